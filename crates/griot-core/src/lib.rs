@@ -1,0 +1,24 @@
+//! Griot's native core: the rules of traditional board games (the mancala family and its
+//! neighbours) and, later, the search engine. Pure Rust; the Python bindings live in `griot-py`.
+//!
+//! - [`game`]: the one [`Game`](game::Game) trait every game family implements.
+//! - [`variant`]: variant strings and their options.
+//! - [`sowing`]: two-row sowing games as data (the Awale rule collection, abapa, Leb Bbut Ahbochen).
+//! - [`registry`]: every game behind one enum, for the boundary.
+
+#![warn(missing_docs)]
+
+pub mod error;
+pub mod game;
+pub mod registry;
+pub mod sowing;
+pub mod variant;
+
+pub use error::{Error, IllegalMove, NotationError, VariantError};
+pub use game::{perft, CaptureKind, EndReason, Event, Game, Geometry, MoveList, Outcome, Player};
+pub use registry::{game, parse_position, AnyGame, AnyMove, AnyPosition};
+pub use variant::Variant;
+
+/// The engine version, part of every shared-cache key so that a rules or search change never
+/// reads stale entries.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");

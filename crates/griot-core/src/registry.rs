@@ -1,0 +1,490 @@
+//! Every game Griot plays, behind one enum for the boundary (Python, services, CLI): a variant
+//! string becomes an [`AnyGame`], positions and moves travel as [`AnyPosition`] / [`AnyMove`].
+//! The hot paths (perft, search) dispatch once and then run monomorphised code.
+//!
+//! To add a game family: implement [`Game`], add one line to `define_games!` below and one entry
+//! to [`families`].
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+use crate::error::{Error, IllegalMove, NotationError, VariantError};
+use crate::game::{self, Event, Game, Geometry, MoveList, Outcome, Player};
+use crate::sowing::{self, RuleSet, SowingGame};
+use crate::variant::{OptionSpec, Variant, VariantSpec};
+
+/// The rule files shipped with Griot, as (file name, text).
+pub const BUILTIN_RULE_FILES: &[(&str, &str)] = &[
+    ("2-4.toml", include_str!("../rules/2-4.toml")),
+    ("abapa.toml", include_str!("../rules/abapa.toml")),
+    ("adji-boto.toml", include_str!("../rules/adji-boto.toml")),
+    ("adjito.toml", include_str!("../rules/adjito.toml")),
+    ("awale.toml", include_str!("../rules/awale.toml")),
+    ("dakar.toml", include_str!("../rules/dakar.toml")),
+    ("darra.toml", include_str!("../rules/darra.toml")),
+    (
+        "french-wari.toml",
+        include_str!("../rules/french-wari.toml"),
+    ),
+    ("halusa.toml", include_str!("../rules/halusa.toml")),
+    ("jodu.toml", include_str!("../rules/jodu.toml")),
+    ("kale.toml", include_str!("../rules/kale.toml")),
+    (
+        "leb-bbut-ahbochen.toml",
+        include_str!("../rules/leb-bbut-ahbochen.toml"),
+    ),
+    ("nyakun.toml", include_str!("../rules/nyakun.toml")),
+    ("ot-tjin.toml", include_str!("../rules/ot-tjin.toml")),
+    ("oware.toml", include_str!("../rules/oware.toml")),
+    (
+        "songo-duala.toml",
+        include_str!("../rules/songo-duala.toml"),
+    ),
+    (
+        "vai-lung-thlan.toml",
+        include_str!("../rules/vai-lung-thlan.toml"),
+    ),
+    ("wouri.toml", include_str!("../rules/wouri.toml")),
+];
+
+fn builtin_rules() -> &'static Vec<Arc<RuleSet>> {
+    static RULES: OnceLock<Vec<Arc<RuleSet>>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        BUILTIN_RULE_FILES
+            .iter()
+            .map(|(name, text)| {
+                Arc::new(
+                    RuleSet::from_toml(text)
+                        .unwrap_or_else(|e| panic!("built-in rule file {name}: {e}")),
+                )
+            })
+            .collect()
+    })
+}
+
+fn user_rules() -> &'static RwLock<Vec<Arc<RuleSet>>> {
+    static RULES: OnceLock<RwLock<Vec<Arc<RuleSet>>>> = OnceLock::new();
+    RULES.get_or_init(|| RwLock::new(Vec::new()))
+}
+
+/// Registers a user rule file's text; its id becomes a variant. Replaces an earlier user file with
+/// the same id; refuses the id of a built-in game.
+pub fn register_rule_file(text: &str) -> Result<Arc<RuleSet>, VariantError> {
+    let rules = Arc::new(RuleSet::from_toml(text)?);
+    if families().iter().any(|f| f.id == rules.id && f.builtin) {
+        return Err(VariantError::RuleFile {
+            field: "id".into(),
+            message: format!(
+                "{:?} is a built-in variant; give your rule file another id",
+                rules.id
+            ),
+        });
+    }
+    let mut list = user_rules().write().unwrap_or_else(|e| e.into_inner());
+    list.retain(|r| r.id != rules.id);
+    list.push(rules.clone());
+    game_cache()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|k, _| {
+            VariantSpec::parse(k)
+                .map(|s| s.id != rules.id)
+                .unwrap_or(true)
+        });
+    Ok(rules)
+}
+
+/// What kind of game a family is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FamilyKind {
+    /// A two-row sowing game described by a rule file.
+    RuleFile,
+    /// A game with its own module.
+    Module,
+}
+
+/// A game family: one id, its options, its description.
+#[derive(Clone, Debug)]
+pub struct Family {
+    /// The variant id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// How it is implemented.
+    pub kind: FamilyKind,
+    /// Whether it ships with Griot.
+    pub builtin: bool,
+    /// The options it takes.
+    pub options: Vec<OptionSpec>,
+    /// A paragraph about it.
+    pub description: String,
+    /// Where its rules come from.
+    pub source: String,
+}
+
+/// Every game family: built-in rule files, built-in modules, then registered user rule files.
+pub fn families() -> Vec<Family> {
+    let mut out = Vec::new();
+    let from_rules = |r: &Arc<RuleSet>, builtin: bool| Family {
+        id: r.id.clone(),
+        name: r.name.clone(),
+        kind: FamilyKind::RuleFile,
+        builtin,
+        options: sowing::option_specs(r),
+        description: r.description.clone(),
+        source: r.source.clone(),
+    };
+    for r in builtin_rules() {
+        out.push(from_rules(r, true));
+    }
+    out.extend(module_families());
+    for r in user_rules()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+    {
+        out.push(from_rules(r, false));
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
+/// Families implemented as their own modules (not rule files).
+fn module_families() -> Vec<Family> {
+    Vec::new()
+}
+
+fn game_cache() -> &'static Mutex<HashMap<String, Arc<AnyGame>>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<AnyGame>>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+/// The game for a variant string, e.g. `abapa(holes=4)`. Games are immutable and shared.
+pub fn game(variant: &str) -> Result<Arc<AnyGame>, VariantError> {
+    if let Some(g) = game_cache()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(variant)
+    {
+        return Ok(g.clone());
+    }
+    let spec = VariantSpec::parse(variant)?;
+    let g = Arc::new(build_game(&spec)?);
+    let mut cache = game_cache().lock().unwrap_or_else(|e| e.into_inner());
+    if cache.len() > 4096 {
+        cache.clear();
+    }
+    cache.insert(variant.to_string(), g.clone());
+    Ok(g)
+}
+
+fn build_game(spec: &VariantSpec) -> Result<AnyGame, VariantError> {
+    if let Some(r) = builtin_rules().iter().find(|r| r.id == spec.id) {
+        return Ok(AnyGame::Sowing(SowingGame::new(r.clone(), spec)?));
+    }
+    if let Some(g) = build_module_game(spec)? {
+        return Ok(g);
+    }
+    let user = user_rules().read().unwrap_or_else(|e| e.into_inner());
+    if let Some(r) = user.iter().find(|r| r.id == spec.id) {
+        return Ok(AnyGame::Sowing(SowingGame::new(r.clone(), spec)?));
+    }
+    Err(VariantError::Unknown(spec.id.clone()))
+}
+
+/// Games with their own modules, by id.
+fn build_module_game(_spec: &VariantSpec) -> Result<Option<AnyGame>, VariantError> {
+    Ok(None)
+}
+
+/// Parses a full position: variant string, space, body.
+pub fn parse_position(text: &str) -> Result<(Arc<AnyGame>, AnyPosition), Error> {
+    let text = text.trim();
+    let (variant, body) = text.split_once(' ').ok_or_else(|| {
+        NotationError::new("a position is the variant string, a space, then the board fields")
+    })?;
+    let g = game(variant)?;
+    let pos = g.parse_body(body)?;
+    Ok((g, pos))
+}
+
+fn mismatch() -> Error {
+    Error::Notation(NotationError::new(
+        "the position or move belongs to another game",
+    ))
+}
+
+macro_rules! define_games {
+    ($($name:ident: $game:ty),* $(,)?) => {
+        /// Any game Griot plays.
+        #[derive(Clone, Debug)]
+        pub enum AnyGame { $(
+            #[allow(missing_docs)]
+            $name($game)
+        ),* }
+
+        /// A position of any game.
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum AnyPosition { $(
+            #[allow(missing_docs)]
+            $name(<$game as Game>::Position)
+        ),* }
+
+        /// A move of any game.
+        #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+        pub enum AnyMove { $(
+            #[allow(missing_docs)]
+            $name(<$game as Game>::Move)
+        ),* }
+
+        /// Runs `$body` with the concrete game bound to `$g`.
+        macro_rules! with_game {
+            ($self_:expr, $g_:ident => $body_:expr) => {
+                match $self_ { $(AnyGame::$name($g_) => $body_),* }
+            };
+        }
+
+        /// Runs `$body` with the concrete game and position bound, wrapping positions and moves
+        /// back with the arm's constructor `$wrap`.
+        macro_rules! with_pos {
+            ($self_:expr, $pos_:expr, $g_:ident, $p_:ident, $wrap_:ident => $body_:expr) => {
+                #[allow(unreachable_patterns)]
+                match ($self_, $pos_) {
+                    $((AnyGame::$name($g_), AnyPosition::$name($p_)) => {
+                        #[allow(unused_imports)]
+                        use AnyMove::$name as $wrap_;
+                        $body_
+                    })*
+                    _ => Err(mismatch()),
+                }
+            };
+        }
+
+        /// Like `with_pos` with a move too.
+        macro_rules! with_move {
+            ($self_:expr, $pos_:expr, $mv_:expr, $g_:ident, $p_:ident, $m_:ident => $body_:expr) => {
+                #[allow(unreachable_patterns)]
+                match ($self_, $pos_, $mv_) {
+                    $((AnyGame::$name($g_), AnyPosition::$name($p_), AnyMove::$name($m_)) => $body_,)*
+                    _ => Err(mismatch()),
+                }
+            };
+        }
+
+        $(
+            impl From<<$game as Game>::Position> for AnyPosition {
+                fn from(p: <$game as Game>::Position) -> Self { AnyPosition::$name(p) }
+            }
+        )*
+    };
+}
+
+define_games! {
+    Sowing: SowingGame,
+}
+
+/// A legal move with the position it leads to.
+pub type Successor = (AnyMove, AnyPosition);
+
+impl AnyGame {
+    /// The variant (canonical string via `Display`).
+    pub fn variant(&self) -> &Variant {
+        with_game!(self, g => g.variant())
+    }
+
+    /// The family id of this game.
+    pub fn family_id(&self) -> &str {
+        self.variant().id()
+    }
+
+    /// The start position.
+    pub fn start(&self) -> AnyPosition {
+        with_game!(self, g => g.start().into())
+    }
+
+    /// Parses a position body (without the variant string).
+    pub fn parse_body(&self, body: &str) -> Result<AnyPosition, NotationError> {
+        with_game!(self, g => g.parse_body(body).map(Into::into))
+    }
+
+    /// The position in full Griot notation.
+    pub fn format_position(&self, pos: &AnyPosition) -> Result<String, Error> {
+        with_pos!(self, pos, g, p, _w => Ok(g.format_position(p)))
+    }
+
+    /// The player to move.
+    pub fn side_to_move(&self, pos: &AnyPosition) -> Result<Player, Error> {
+        with_pos!(self, pos, g, p, _w => Ok(g.side_to_move(p)))
+    }
+
+    /// Turns played.
+    pub fn turns(&self, pos: &AnyPosition) -> Result<u32, Error> {
+        with_pos!(self, pos, g, p, _w => Ok(g.turns(p)))
+    }
+
+    /// The legal moves.
+    pub fn legal_moves(&self, pos: &AnyPosition) -> Result<Vec<AnyMove>, Error> {
+        with_pos!(self, pos, g, p, wrap => {
+            let mut moves = MoveList::new();
+            g.legal_moves(p, &mut moves);
+            Ok(moves.into_iter().map(wrap).collect())
+        })
+    }
+
+    /// Parses a move in this position (not checked for legality).
+    pub fn parse_move(&self, pos: &AnyPosition, text: &str) -> Result<AnyMove, Error> {
+        with_pos!(self, pos, g, p, wrap => Ok(wrap(g.parse_move(p, text)?)))
+    }
+
+    /// The move in move notation.
+    pub fn format_move(&self, pos: &AnyPosition, mv: &AnyMove) -> Result<String, Error> {
+        with_move!(self, pos, mv, g, p, m => Ok(g.format_move(p, *m)))
+    }
+
+    /// Why the move is illegal, or `Ok`.
+    pub fn check_move(&self, pos: &AnyPosition, mv: &AnyMove) -> Result<(), Error> {
+        with_move!(self, pos, mv, g, p, m => g.check_move(p, *m).map_err(Error::from))
+    }
+
+    /// Plays a legal move, returning the new position and the turn's events.
+    pub fn play(
+        &self,
+        pos: &AnyPosition,
+        mv: &AnyMove,
+    ) -> Result<(AnyPosition, Vec<Event>), Error> {
+        with_move!(self, pos, mv, g, p, m => {
+            g.check_move(p, *m)?;
+            let mut events = Vec::new();
+            let next = g.play_traced(p, *m, &mut events);
+            Ok((next.into(), events))
+        })
+    }
+
+    /// Plays a move known to be legal (no check, no events).
+    pub fn play_unchecked(&self, pos: &AnyPosition, mv: &AnyMove) -> Result<AnyPosition, Error> {
+        with_move!(self, pos, mv, g, p, m => Ok(g.play_unchecked(p, *m).into()))
+    }
+
+    /// Every legal move with the position it leads to.
+    pub fn successors(&self, pos: &AnyPosition) -> Result<Vec<Successor>, Error> {
+        with_pos!(self, pos, g, p, wrap => {
+            let mut moves = MoveList::new();
+            g.legal_moves(p, &mut moves);
+            Ok(moves.into_iter().map(|m| (wrap(m), g.play_unchecked(p, m).into())).collect())
+        })
+    }
+
+    /// The outcome, or `None` while the game goes on.
+    pub fn outcome(&self, pos: &AnyPosition) -> Result<Option<Outcome>, Error> {
+        with_pos!(self, pos, g, p, _w => Ok(g.outcome(p)))
+    }
+
+    /// The outcome if the game ended now as an endless cycle (a third repetition).
+    pub fn endless_outcome(&self, pos: &AnyPosition) -> Result<Outcome, Error> {
+        with_pos!(self, pos, g, p, _w => Ok(g.endless_outcome(p)))
+    }
+
+    /// The 64-bit position hash (turn counter excluded).
+    pub fn hash_key(&self, pos: &AnyPosition) -> Result<u64, Error> {
+        with_pos!(self, pos, g, p, _w => Ok(g.hash_key(p)))
+    }
+
+    /// The exact position key (turn counter excluded).
+    pub fn key_bytes(&self, pos: &AnyPosition) -> Result<Vec<u8>, Error> {
+        with_pos!(self, pos, g, p, _w => {
+            let mut out = Vec::with_capacity(48);
+            g.write_key(p, &mut out);
+            Ok(out)
+        })
+    }
+
+    /// Static evaluation from the side to move's view.
+    pub fn evaluate(&self, pos: &AnyPosition) -> Result<i32, Error> {
+        with_pos!(self, pos, g, p, _w => Ok(g.evaluate(p)))
+    }
+
+    /// Perft: leaves `depth` turns deep.
+    pub fn perft(&self, pos: &AnyPosition, depth: u32) -> Result<u64, Error> {
+        with_pos!(self, pos, g, p, _w => Ok(game::perft(g, p, depth)))
+    }
+
+    /// Perft split by root move.
+    pub fn divide(&self, pos: &AnyPosition, depth: u32) -> Result<Vec<(AnyMove, u64)>, Error> {
+        with_pos!(self, pos, g, p, wrap => Ok(game::divide(g, p, depth).into_iter().map(|(m, n)| (wrap(m), n)).collect()))
+    }
+
+    /// Board geometry for frontends.
+    pub fn geometry(&self) -> Geometry {
+        with_game!(self, g => g.geometry())
+    }
+
+    /// The rules as readable sentences.
+    pub fn describe_rules(&self) -> Vec<String> {
+        match self {
+            AnyGame::Sowing(g) => {
+                let v = g.variant();
+                g.rules()
+                    .describe(v.int("holes") as u8, v.int("seeds") as u8)
+            }
+        }
+    }
+
+    /// Plays `count` random games from `pos` with a small deterministic generator seeded by `seed`;
+    /// returns the total number of turns played (a benchmark of move generation and play).
+    pub fn random_playouts(&self, pos: &AnyPosition, count: u32, seed: u64) -> Result<u64, Error> {
+        with_pos!(self, pos, g, p, _w => Ok(random_playouts(g, p, count, seed)))
+    }
+}
+
+/// A small, fast, deterministic generator (SplitMix64) for playouts and tests.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number below `n` (n > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_u64() >> 32) * n as u64 >> 32) as usize
+    }
+}
+
+/// Plays `count` random games from `start`; returns the turns played in all.
+pub fn random_playouts<G: Game>(g: &G, start: &G::Position, count: u32, seed: u64) -> u64 {
+    let mut rng = SplitMix64(seed);
+    let mut turns = 0u64;
+    let mut moves = MoveList::new();
+    for _ in 0..count {
+        let mut pos = *start;
+        loop {
+            moves.clear();
+            g.legal_moves(&pos, &mut moves);
+            if moves.is_empty() {
+                break;
+            }
+            pos = g.play_unchecked(&pos, moves[rng.below(moves.len())]);
+            turns += 1;
+        }
+    }
+    turns
+}
+
+#[allow(dead_code)]
+fn _assert_send_sync() {
+    fn is<T: Send + Sync>() {}
+    is::<AnyGame>();
+    is::<AnyPosition>();
+    is::<AnyMove>();
+}
+
+/// An illegal move as an [`Error`].
+pub fn illegal(code: &'static str, message: impl Into<String>) -> Error {
+    Error::Illegal(IllegalMove::new(code, message))
+}

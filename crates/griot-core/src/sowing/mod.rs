@@ -1,0 +1,1098 @@
+//! Two-row sowing games as data: one engine interprets a [`RuleSet`].
+//!
+//! Rule decisions of the engine (each is the reading of `shared/rules/DECISIONS.md` or, where it is
+//! silent, the one written here):
+//! - Holes are indexed `0..n` for South's row from South's left and `n..2n` for North's row from
+//!   North's left, so counter-clockwise sowing is index + 1 modulo 2n and the hole opposite `i` is
+//!   `2n - 1 - i` (docs/NOTATION.md).
+//! - A turn is the whole sowing with every lap and capture (DECISIONS "Everywhere").
+//! - Multiple sowing: when the last seed of a lap does not end the sowing, that hole is lifted (all,
+//!   or all but one with `leave_one`) and sown on from the next hole; the capture rule is applied to
+//!   the last hole of the final lap (DECISIONS "Awale"). "The origin" skipped on a full lap is the
+//!   hole the current lap was lifted from. A lap that would lift nothing ends the sowing.
+//! - A relay sowing is cut after 1,000 laps: the position gets the `cycle` flag and the game ends as
+//!   an endless cycle (DECISIONS "Everywhere", docs/NOTATION.md).
+//! - Flow capture applies to holes reached during a lap other than its last hole (DECISIONS); the
+//!   seeds are taken at once and later seeds of the lap fall into the emptied hole.
+//! - The capture chain walks from the last hole against (backward) or along (forward) the sowing
+//!   direction while holes match the capture values and territory; without `chain_crosses` it stops at
+//!   the edge of the last hole's row; it may take the final lap's origin hole but never goes past it
+//!   (DECISIONS "Previous holes").
+//! - Grand slam: a final capture is a grand slam when the opponent's row holds no seed once it is
+//!   made, whichever row the captured holes are on ("if capture doesn't leave any seed to the
+//!   opponent", read literally). Flow captures never count as a grand slam.
+//! - Starving is judged on the position after the whole turn: a move starves when the opponent's row
+//!   is empty afterwards (DECISIONS).
+//! - A player who cannot play in a `pass` variant plays the move `pass` (one turn); the game ends when
+//!   neither player can play (DECISIONS "When a player can't play").
+//! - End conditions (a cut relay, store threshold, board empty, fewer than N seeds, all singletons)
+//!   are checked before each turn; then a player to move without a legal move ends the game (or
+//!   passes); only then the turn limit, so a natural end takes precedence over the limit.
+//! - "The player who performed the last capture" is the last player to take seeds by any capture
+//!   (flow captures included, in the order they happened); if nobody has captured, each player takes
+//!   their own row. "The player who did the last move" is the opponent of the player to move.
+
+pub mod rules;
+
+use std::sync::Arc;
+
+use crate::error::{IllegalMove, NotationError, VariantError};
+use crate::game::{
+    CaptureKind, Cell, EndReason, Event, Game, Geometry, MoveList, Outcome, Player, Trace,
+};
+use crate::variant::{Allowed, OptionSpec, Variant, VariantSpec};
+pub use rules::RuleSet;
+use rules::{
+    Chain, Direction, FlowTaker, GrandSlam, Playable, RelayMode, Remaining, Scoring, Starving,
+    Stuck, Target, Territory,
+};
+
+/// Largest number of holes on a board (both rows).
+pub const MAX_PITS: usize = 2 * rules::MAX_HOLES_PER_ROW;
+/// Laps after which a relay sowing is cut as an endless cycle.
+pub const MAX_LAPS: u32 = 1000;
+
+const FLAG_CAP_SOUTH: u8 = 1;
+const FLAG_CAP_NORTH: u8 = 2;
+const FLAG_CAP_MASK: u8 = 3;
+const FLAG_CYCLE: u8 = 4;
+
+/// A position of a two-row sowing game: 42 bytes, `Copy`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SowingPosition {
+    /// Seeds in each hole; holes past `2n` are always zero.
+    pub pits: [u8; MAX_PITS],
+    /// Seeds captured by South and North.
+    pub stores: [u8; 2],
+    /// Turns played.
+    pub turns: u16,
+    /// The player to move.
+    pub to_move: Player,
+    flags: u8,
+}
+
+impl SowingPosition {
+    /// The player who made the last capture, if any.
+    pub fn last_capturer(&self) -> Option<Player> {
+        match self.flags & FLAG_CAP_MASK {
+            FLAG_CAP_SOUTH => Some(Player::South),
+            FLAG_CAP_NORTH => Some(Player::North),
+            _ => None,
+        }
+    }
+
+    fn set_last_capturer(&mut self, p: Player) {
+        self.flags = (self.flags & !FLAG_CAP_MASK)
+            | if p == Player::South {
+                FLAG_CAP_SOUTH
+            } else {
+                FLAG_CAP_NORTH
+            };
+    }
+
+    /// Whether the last turn was cut as an endless relay sowing.
+    pub fn is_cut(&self) -> bool {
+        self.flags & FLAG_CYCLE != 0
+    }
+}
+
+/// A sowing move: a hole and a direction, or a pass. One byte.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SowingMove(u8);
+
+impl SowingMove {
+    /// Missing the turn.
+    pub const PASS: SowingMove = SowingMove(0xFF);
+    const CW: u8 = 0x80;
+
+    /// Sowing from `hole` counter-clockwise.
+    pub fn ccw(hole: usize) -> Self {
+        SowingMove(hole as u8)
+    }
+
+    /// Sowing from `hole` clockwise.
+    pub fn cw(hole: usize) -> Self {
+        SowingMove(hole as u8 | Self::CW)
+    }
+
+    /// Whether this is a pass.
+    pub fn is_pass(self) -> bool {
+        self == Self::PASS
+    }
+
+    /// The hole sown from.
+    pub fn hole(self) -> usize {
+        (self.0 & 0x7F) as usize
+    }
+
+    /// Whether the sowing goes clockwise.
+    pub fn clockwise(self) -> bool {
+        !self.is_pass() && self.0 & Self::CW != 0
+    }
+}
+
+/// What a turn did, beyond the position: used for move legality.
+#[derive(Copy, Clone, Default)]
+struct TurnInfo {
+    grand_slam: bool,
+}
+
+/// A two-row sowing game: a rule set with board size and seeds fixed by the variant's options.
+#[derive(Clone, Debug)]
+pub struct SowingGame {
+    rules: Arc<RuleSet>,
+    variant: Variant,
+    n: usize,
+    len: usize,
+    seeds: u8,
+    max_turns: u32,
+}
+
+/// The options a rule-file variant accepts.
+pub fn option_specs(rules: &RuleSet) -> Vec<OptionSpec> {
+    let holes_allowed = match &rules.allowed_holes {
+        Some(list) => Allowed::OneOf(list.iter().map(|&h| h as i64).collect()),
+        None => Allowed::Range(1, rules::MAX_HOLES_PER_ROW as i64),
+    };
+    vec![
+        OptionSpec::int(
+            "holes",
+            rules.holes as i64,
+            holes_allowed,
+            "holes in each row",
+        ),
+        OptionSpec::int(
+            "seeds",
+            rules.seeds as i64,
+            Allowed::Range(1, 255),
+            "seeds in each hole at the start",
+        ),
+        OptionSpec::max_turns(),
+    ]
+}
+
+impl SowingGame {
+    /// The game for `rules` with the options of `spec` (whose id must be the rule set's).
+    pub fn new(rules: Arc<RuleSet>, spec: &VariantSpec) -> Result<SowingGame, VariantError> {
+        let variant = Variant::resolve(spec, &option_specs(&rules))?;
+        let holes = variant.int("holes") as u8;
+        let seeds = variant.int("seeds") as u8;
+        rules
+            .check_size(holes, seeds)
+            .map_err(|message| VariantError::BadOption {
+                option: "seeds".into(),
+                message,
+            })?;
+        let n = holes as usize;
+        Ok(SowingGame {
+            n,
+            len: 2 * n,
+            seeds,
+            max_turns: variant.max_turns(),
+            rules,
+            variant,
+        })
+    }
+
+    /// The rule set.
+    pub fn rules(&self) -> &RuleSet {
+        &self.rules
+    }
+
+    /// Holes per row.
+    pub fn holes(&self) -> usize {
+        self.n
+    }
+
+    #[inline(always)]
+    fn owner(&self, hole: usize) -> Player {
+        if hole < self.n {
+            Player::South
+        } else {
+            Player::North
+        }
+    }
+
+    #[inline(always)]
+    fn row_range(&self, p: Player) -> std::ops::Range<usize> {
+        match p {
+            Player::South => 0..self.n,
+            Player::North => self.n..self.len,
+        }
+    }
+
+    #[inline(always)]
+    fn row_sum(&self, pos: &SowingPosition, p: Player) -> u32 {
+        pos.pits[self.row_range(p)].iter().map(|&s| s as u32).sum()
+    }
+
+    #[inline(always)]
+    fn step(&self, hole: usize, clockwise: bool) -> usize {
+        if clockwise {
+            if hole == 0 {
+                self.len - 1
+            } else {
+                hole - 1
+            }
+        } else if hole + 1 == self.len {
+            0
+        } else {
+            hole + 1
+        }
+    }
+
+    #[inline(always)]
+    fn in_territory(&self, hole: usize, t: Territory, mover: Player) -> bool {
+        match t {
+            Territory::Any => true,
+            Territory::Own => self.owner(hole) == mover,
+            Territory::Opponent => self.owner(hole) != mover,
+        }
+    }
+
+    /// Hole label: `a..` for South, `A..` for North.
+    pub fn label(&self, hole: usize) -> String {
+        if hole < self.n {
+            ((b'a' + hole as u8) as char).to_string()
+        } else {
+            ((b'A' + (hole - self.n) as u8) as char).to_string()
+        }
+    }
+
+    fn parse_label(&self, s: &str) -> Option<usize> {
+        let mut chars = s.chars();
+        let c = chars.next()?;
+        if chars.next().is_some() {
+            return None;
+        }
+        let (base, offset) = if c.is_ascii_lowercase() {
+            (b'a', 0)
+        } else if c.is_ascii_uppercase() {
+            (b'A', self.n)
+        } else {
+            return None;
+        };
+        let i = (c as u8 - base) as usize;
+        (i < self.n).then_some(i + offset)
+    }
+
+    /// Sows `pos` for `mover` from `mv`, then captures. Returns what the legality check needs.
+    fn apply<T: Trace>(&self, p: &mut SowingPosition, mv: SowingMove, trace: &mut T) -> TurnInfo {
+        let r = &*self.rules;
+        let mover = p.to_move;
+        let clockwise = mv.clockwise();
+        let mut lap_origin = mv.hole();
+        let mut lifted = p.pits[lap_origin] - if r.leave_one { 1 } else { 0 };
+        p.pits[lap_origin] -= lifted;
+        let mut laps = 1u32;
+        let mut last;
+        loop {
+            let mut sown: Vec<u8> = Vec::new();
+            let lap_lifted = lifted;
+            let mut hole = lap_origin;
+            last = lap_origin;
+            if r.first_into_origin && lifted > 0 {
+                p.pits[lap_origin] += 1;
+                lifted -= 1;
+                if T::ENABLED {
+                    sown.push(lap_origin as u8);
+                }
+            }
+            let mut skipped_in_a_row = 0;
+            while lifted > 0 {
+                hole = self.step(hole, clockwise);
+                if (r.skip_origin && hole == lap_origin)
+                    || r.skip_above.is_some_and(|m| p.pits[hole] > m)
+                {
+                    skipped_in_a_row += 1;
+                    if skipped_in_a_row >= self.len {
+                        // Nowhere to sow: the rest goes back into the origin.
+                        p.pits[lap_origin] += lifted;
+                        lifted = 0;
+                        hole = lap_origin;
+                    }
+                    continue;
+                }
+                skipped_in_a_row = 0;
+                p.pits[hole] += 1;
+                lifted -= 1;
+                if T::ENABLED {
+                    sown.push(hole as u8);
+                }
+                if lifted > 0 {
+                    if let Some(flow) = &r.flow {
+                        if flow.values.contains(p.pits[hole]) {
+                            let owner = self.owner(hole);
+                            let taker = match flow.taker {
+                                FlowTaker::Owner => Some(owner),
+                                FlowTaker::MoverOnOpponentSide => (owner != mover).then_some(mover),
+                            };
+                            if let Some(taker) = taker {
+                                let seeds = p.pits[hole];
+                                p.pits[hole] = 0;
+                                p.stores[taker.index()] += seeds;
+                                p.set_last_capturer(taker);
+                                if T::ENABLED {
+                                    trace.push(Event::Lap {
+                                        origin: lap_origin as u8,
+                                        lifted: lap_lifted as u16,
+                                        sown: std::mem::take(&mut sown),
+                                    });
+                                    trace.push(Event::Capture {
+                                        cell: hole as u8,
+                                        seeds: seeds as u16,
+                                        player: taker,
+                                        kind: CaptureKind::Flow,
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            last = if lap_lifted == 0 { last } else { hole };
+            if T::ENABLED && !sown.is_empty() {
+                trace.push(Event::Lap {
+                    origin: lap_origin as u8,
+                    lifted: lap_lifted as u16,
+                    sown,
+                });
+            }
+            let Some(relay) = &r.relay else { break };
+            if lap_lifted == 0 {
+                break;
+            }
+            let matches = relay.values.contains(p.pits[last])
+                && self.in_territory(last, relay.territory, mover);
+            let goes_on = match relay.mode {
+                RelayMode::EndsOn => !matches,
+                RelayMode::ContinuesOn => matches,
+            };
+            if !goes_on {
+                break;
+            }
+            let take = p.pits[last] - if r.leave_one { 1 } else { 0 };
+            if take == 0 {
+                break;
+            }
+            if laps >= MAX_LAPS {
+                p.flags |= FLAG_CYCLE;
+                if T::ENABLED {
+                    trace.push(Event::Cut { laps });
+                }
+                return TurnInfo::default();
+            }
+            laps += 1;
+            lap_origin = last;
+            lifted = take;
+            p.pits[lap_origin] -= take;
+        }
+        self.capture(p, last, lap_origin, clockwise, mover, trace)
+    }
+
+    fn capture<T: Trace>(
+        &self,
+        p: &mut SowingPosition,
+        last: usize,
+        lap_origin: usize,
+        clockwise: bool,
+        mover: Player,
+        trace: &mut T,
+    ) -> TurnInfo {
+        let Some(cap) = &self.rules.capture else {
+            return TurnInfo::default();
+        };
+        if !self.in_territory(last, cap.territory, mover) || !cap.values.contains(p.pits[last]) {
+            return TurnInfo::default();
+        }
+        // Matching holes, the last hole first.
+        let mut matched = [0u8; MAX_PITS];
+        let mut count = 1;
+        matched[0] = last as u8;
+        if cap.chain != Chain::None && last != lap_origin {
+            let backward = cap.chain == Chain::Backward;
+            let walk_cw = if backward { !clockwise } else { clockwise };
+            let mut h = last;
+            loop {
+                h = self.step(h, walk_cw);
+                if h == last
+                    || (!cap.chain_crosses && self.owner(h) != self.owner(last))
+                    || !self.in_territory(h, cap.territory, mover)
+                    || !cap.values.contains(p.pits[h])
+                {
+                    break;
+                }
+                matched[count] = h as u8;
+                count += 1;
+                if h == lap_origin {
+                    break;
+                }
+            }
+        }
+        // Target holes, deduplicated, in the order matched.
+        let mut targets = [0u8; 2 * MAX_PITS];
+        let mut nt = 0;
+        let mut first_group = 0;
+        for (i, &m) in matched[..count].iter().enumerate() {
+            let m = m as usize;
+            let opp = self.len - 1 - m;
+            let cells: [Option<usize>; 2] = match cap.target {
+                Target::Reached => [Some(m), None],
+                Target::Opposite => [Some(opp), None],
+                Target::ReachedAndOpposite => [Some(m), Some(opp)],
+                Target::Next => [Some(self.step(m, clockwise)), None],
+            };
+            for c in cells.into_iter().flatten() {
+                if p.pits[c] > 0 && !targets[..nt].contains(&(c as u8)) {
+                    targets[nt] = c as u8;
+                    nt += 1;
+                }
+            }
+            if i == 0 {
+                first_group = nt;
+            }
+        }
+        if nt == 0 {
+            return TurnInfo::default();
+        }
+        let opponent = mover.other();
+        let opp_before = self.row_sum(p, opponent);
+        let opp_taken: u32 = targets[..nt]
+            .iter()
+            .filter(|&&c| self.owner(c as usize) == opponent)
+            .map(|&c| p.pits[c as usize] as u32)
+            .sum();
+        // "If capture doesn't leave any seed to the opponent": the opponent's row is empty once the
+        // capture is made, whichever row the captured holes are on.
+        let grand_slam = opp_taken == opp_before;
+        let mut info = TurnInfo { grand_slam };
+        let take_from = if grand_slam {
+            match cap.grand_slam {
+                GrandSlam::Allowed => 0,
+                GrandSlam::SpareLast => first_group,
+                GrandSlam::NoCapture | GrandSlam::Illegal => nt,
+            }
+        } else {
+            0
+        };
+        if T::ENABLED && take_from > 0 {
+            trace.push(Event::CaptureForfeited {
+                cells: targets[..take_from].to_vec(),
+            });
+        }
+        for (i, &c) in targets[..nt].iter().enumerate().skip(take_from) {
+            let c = c as usize;
+            let seeds = p.pits[c];
+            p.pits[c] = 0;
+            p.stores[mover.index()] += seeds;
+            p.set_last_capturer(mover);
+            if T::ENABLED {
+                let kind = if i < first_group {
+                    CaptureKind::Final
+                } else {
+                    CaptureKind::Chain
+                };
+                trace.push(Event::Capture {
+                    cell: c as u8,
+                    seeds: seeds as u16,
+                    player: mover,
+                    kind,
+                });
+            }
+        }
+        if grand_slam && cap.grand_slam == GrandSlam::Illegal {
+            info.grand_slam = true;
+        }
+        info
+    }
+
+    /// Sowing moves for `player` in `pos` (ignoring whose turn it is), with the starving and
+    /// grand-slam filters applied.
+    fn sowing_moves(&self, pos: &SowingPosition, player: Player, moves: &mut MoveList<SowingMove>) {
+        let r = &*self.rules;
+        let min = r.min_seeds.max(1);
+        let range = match r.playable {
+            Playable::Own => self.row_range(player),
+            Playable::Any => 0..self.len,
+        };
+        for h in range {
+            if pos.pits[h] >= min {
+                match r.direction {
+                    Direction::Ccw => moves.push(SowingMove::ccw(h)),
+                    Direction::Cw => moves.push(SowingMove::cw(h)),
+                    Direction::Choice => {
+                        moves.push(SowingMove::ccw(h));
+                        moves.push(SowingMove::cw(h));
+                    }
+                }
+            }
+        }
+        let grand_slam_illegal = r
+            .capture
+            .is_some_and(|c| c.grand_slam == GrandSlam::Illegal);
+        if r.starving == Starving::Allowed && !grand_slam_illegal {
+            return;
+        }
+        let opponent = player.other();
+        let opponent_empty = self.row_sum(pos, opponent) == 0;
+        if r.starving == Starving::MustFeed && !opponent_empty && !grand_slam_illegal {
+            return;
+        }
+        // Only captures empty the opponent's row; when no capture can and the opponent has seeds,
+        // no move starves and none is a grand slam.
+        let captures_cannot_empty = r.relay.is_none()
+            && r.flow.is_none()
+            && r.capture
+                .is_none_or(|c| c.grand_slam == GrandSlam::NoCapture);
+        if !opponent_empty && captures_cannot_empty {
+            return;
+        }
+        let mut starving = [false; crate::game::MAX_MOVES];
+        let mut any_feeding = false;
+        let mut keep = [true; crate::game::MAX_MOVES];
+        for (i, &mv) in moves.iter().enumerate() {
+            let mut next = *pos;
+            next.to_move = player;
+            let info = self.apply(&mut next, mv, &mut crate::game::NoTrace);
+            if grand_slam_illegal && info.grand_slam {
+                keep[i] = false;
+                continue;
+            }
+            starving[i] = !next.is_cut() && self.row_sum(&next, opponent) == 0;
+            any_feeding |= !starving[i];
+        }
+        let drop_starving = match r.starving {
+            Starving::Allowed => false,
+            Starving::Avoid => any_feeding,
+            Starving::Forbidden => true,
+            Starving::MustFeed => opponent_empty,
+        };
+        let mut i = 0;
+        moves.retain(|_| {
+            let k = keep[i] && !(drop_starving && starving[i]);
+            i += 1;
+            k
+        });
+    }
+
+    /// The end conditions checked before a turn, other than being unable to move.
+    fn terminal_by_rule(&self, pos: &SowingPosition) -> Option<EndReason> {
+        if pos.is_cut() {
+            return Some(EndReason::EndlessCycle);
+        }
+        let e = &self.rules.end;
+        if let Some(n) = e.store_above {
+            if pos.stores.iter().any(|&s| s as u16 > n) {
+                return Some(EndReason::StoreThreshold);
+            }
+        }
+        let on_board: u32 = pos.pits[..self.len].iter().map(|&s| s as u32).sum();
+        if e.board_empty && on_board == 0 {
+            return Some(EndReason::BoardEmpty);
+        }
+        if let Some(n) = e.fewer_than {
+            if on_board < n as u32 {
+                return Some(EndReason::FewSeeds);
+            }
+        }
+        if e.all_singletons && pos.pits[..self.len].iter().all(|&s| s <= 1) {
+            return Some(EndReason::AllSingletons);
+        }
+        None
+    }
+
+    fn at_turn_limit(&self, pos: &SowingPosition) -> bool {
+        pos.turns as u32 >= self.max_turns
+    }
+
+    fn has_sowing_move(&self, pos: &SowingPosition, player: Player) -> bool {
+        let mut moves = MoveList::new();
+        self.sowing_moves(pos, player, &mut moves);
+        !moves.is_empty()
+    }
+
+    /// Final scores when the game ends with `pos` under `rule`; `stuck` says whether the player to
+    /// move cannot move, and `other_can_move` whether the opponent could.
+    fn final_scores(
+        &self,
+        pos: &SowingPosition,
+        rule: Remaining,
+        stuck: bool,
+        other_can_move: bool,
+    ) -> [i32; 2] {
+        let mut scores = [pos.stores[0] as i32, pos.stores[1] as i32];
+        let rows = [
+            self.row_sum(pos, Player::South) as i32,
+            self.row_sum(pos, Player::North) as i32,
+        ];
+        let all = rows[0] + rows[1];
+        let last_mover = (pos.turns > 0).then(|| pos.to_move.other());
+        let give_all = |scores: &mut [i32; 2], p: Player| scores[p.index()] += all;
+        let own_rows = |scores: &mut [i32; 2]| {
+            scores[0] += rows[0];
+            scores[1] += rows[1];
+        };
+        let not_stuck = (stuck && other_can_move).then(|| pos.to_move.other());
+        match rule {
+            Remaining::OwnRow => own_rows(&mut scores),
+            Remaining::Nobody => {}
+            Remaining::LastMover => match last_mover {
+                Some(p) => give_all(&mut scores, p),
+                None => own_rows(&mut scores),
+            },
+            Remaining::LastCapturer => match pos.last_capturer() {
+                Some(p) => give_all(&mut scores, p),
+                None => own_rows(&mut scores),
+            },
+            Remaining::NotStuckElseLastMover => match not_stuck.or(last_mover) {
+                Some(p) => give_all(&mut scores, p),
+                None => own_rows(&mut scores),
+            },
+            Remaining::NotStuckElseOwnRow => match not_stuck {
+                Some(p) => give_all(&mut scores, p),
+                None => own_rows(&mut scores),
+            },
+            Remaining::OpponentOfStuck => {
+                if stuck {
+                    give_all(&mut scores, pos.to_move.other())
+                } else {
+                    own_rows(&mut scores)
+                }
+            }
+        }
+        if self.rules.scoring == Scoring::StoreAndRow && matches!(rule, Remaining::Nobody) {
+            scores[0] += rows[0];
+            scores[1] += rows[1];
+        }
+        scores
+    }
+}
+
+impl Game for SowingGame {
+    type Position = SowingPosition;
+    type Move = SowingMove;
+
+    fn variant(&self) -> &Variant {
+        &self.variant
+    }
+
+    fn start(&self) -> SowingPosition {
+        let mut pits = [0u8; MAX_PITS];
+        pits[..self.len].fill(self.seeds);
+        SowingPosition {
+            pits,
+            stores: [0, 0],
+            turns: 0,
+            to_move: Player::South,
+            flags: 0,
+        }
+    }
+
+    fn side_to_move(&self, pos: &SowingPosition) -> Player {
+        pos.to_move
+    }
+
+    fn turns(&self, pos: &SowingPosition) -> u32 {
+        pos.turns as u32
+    }
+
+    fn legal_moves(&self, pos: &SowingPosition, moves: &mut MoveList<SowingMove>) {
+        if self.terminal_by_rule(pos).is_some() || self.at_turn_limit(pos) {
+            return;
+        }
+        self.sowing_moves(pos, pos.to_move, moves);
+        if moves.is_empty()
+            && self.rules.end.stuck == Stuck::Pass
+            && self.has_sowing_move(pos, pos.to_move.other())
+        {
+            moves.push(SowingMove::PASS);
+        }
+    }
+
+    fn play_traced<T: Trace>(
+        &self,
+        pos: &SowingPosition,
+        mv: SowingMove,
+        trace: &mut T,
+    ) -> SowingPosition {
+        let mut p = *pos;
+        if mv.is_pass() {
+            if T::ENABLED {
+                trace.push(Event::Pass { player: p.to_move });
+            }
+        } else {
+            self.apply(&mut p, mv, trace);
+        }
+        p.to_move = p.to_move.other();
+        p.turns = p.turns.saturating_add(1);
+        p
+    }
+
+    fn outcome(&self, pos: &SowingPosition) -> Option<Outcome> {
+        if let Some(reason) = self.terminal_by_rule(pos) {
+            if reason == EndReason::EndlessCycle {
+                return Some(self.endless_outcome(pos));
+            }
+            return Some(Outcome::by_score(
+                self.final_scores(pos, self.rules.remaining, false, false),
+                reason,
+            ));
+        }
+        // A natural end (the player to move cannot move) takes precedence over the turn limit.
+        let turn_limit = || {
+            let mut o = self.endless_outcome(pos);
+            o.reason = EndReason::TurnLimit;
+            Some(o)
+        };
+        if self.has_sowing_move(pos, pos.to_move) {
+            return if self.at_turn_limit(pos) {
+                turn_limit()
+            } else {
+                None
+            };
+        }
+        let other_can_move = self.has_sowing_move(pos, pos.to_move.other());
+        if self.rules.end.stuck == Stuck::Pass && other_can_move {
+            return if self.at_turn_limit(pos) {
+                turn_limit()
+            } else {
+                None
+            };
+        }
+        let reason = if other_can_move {
+            EndReason::Stuck
+        } else {
+            EndReason::NeitherCanMove
+        };
+        Some(Outcome::by_score(
+            self.final_scores(pos, self.rules.remaining, true, other_can_move),
+            reason,
+        ))
+    }
+
+    fn endless_outcome(&self, pos: &SowingPosition) -> Outcome {
+        Outcome::by_score(
+            self.final_scores(pos, self.rules.endless, false, false),
+            EndReason::EndlessCycle,
+        )
+    }
+
+    fn hash_key(&self, pos: &SowingPosition) -> u64 {
+        let mut h: u64 = 0x9E37_79B9_7F4A_7C15;
+        for chunk in pos.pits.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            h = (h.rotate_left(23) ^ u64::from_le_bytes(w)).wrapping_mul(0x2127_599B_F432_5C37);
+        }
+        let tail = pos.stores[0] as u64
+            | (pos.stores[1] as u64) << 8
+            | (pos.to_move as u64) << 16
+            | (pos.flags as u64) << 24;
+        h = (h.rotate_left(23) ^ tail).wrapping_mul(0x2127_599B_F432_5C37);
+        h ^= h >> 29;
+        h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        h ^ (h >> 32)
+    }
+
+    fn write_key(&self, pos: &SowingPosition, out: &mut Vec<u8>) {
+        out.extend_from_slice(&pos.pits[..self.len]);
+        out.extend_from_slice(&pos.stores);
+        out.push(pos.to_move as u8);
+        out.push(pos.flags);
+    }
+
+    fn format_body(&self, pos: &SowingPosition) -> String {
+        let row = |r: std::ops::Range<usize>| {
+            r.map(|i| pos.pits[i].to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let mut flags = Vec::new();
+        if let Some(p) = pos.last_capturer() {
+            flags.push(format!("cap={}", p.letter()));
+        }
+        if pos.is_cut() {
+            flags.push("cycle".to_string());
+        }
+        format!(
+            "{}/{} {}-{} {} {} {}",
+            row(0..self.n),
+            row(self.n..self.len),
+            pos.stores[0],
+            pos.stores[1],
+            pos.to_move.letter(),
+            pos.turns,
+            if flags.is_empty() {
+                "-".to_string()
+            } else {
+                flags.join(",")
+            }
+        )
+    }
+
+    fn parse_body(&self, body: &str) -> Result<SowingPosition, NotationError> {
+        let fields: Vec<&str> = body.split(' ').collect();
+        const NAMES: [&str; 5] = ["board", "stores", "side", "turns", "flags"];
+        if fields.len() != NAMES.len() {
+            return Err(NotationError::new(format!(
+                "expected {} fields after the variant (board stores side turns flags), found {}",
+                NAMES.len(),
+                fields.len()
+            )));
+        }
+        let f = |i: usize, m: String| NotationError::field(i + 2, NAMES[i], m);
+        let mut pos = SowingPosition {
+            pits: [0; MAX_PITS],
+            stores: [0; 2],
+            turns: 0,
+            to_move: Player::South,
+            flags: 0,
+        };
+        let rows: Vec<&str> = fields[0].split('/').collect();
+        if rows.len() != 2 {
+            return Err(f(
+                0,
+                format!(
+                    "expected South's row '/' North's row, found {} row(s)",
+                    rows.len()
+                ),
+            ));
+        }
+        let mut total: u32 = 0;
+        for (r, row) in rows.iter().enumerate() {
+            let who = if r == 0 { "South" } else { "North" };
+            let holes: Vec<&str> = row.split(',').collect();
+            if holes.len() != self.n {
+                return Err(f(
+                    0,
+                    format!(
+                        "{who}'s row has {} holes; {} has {}",
+                        holes.len(),
+                        self.variant,
+                        self.n
+                    ),
+                ));
+            }
+            for (i, h) in holes.iter().enumerate() {
+                let v: u8 = h.parse().map_err(|_| {
+                    f(
+                        0,
+                        format!("hole {} of {who}: {h:?} is not a seed count (0-255)", i + 1),
+                    )
+                })?;
+                pos.pits[r * self.n + i] = v;
+                total += v as u32;
+            }
+        }
+        let (s, n) = fields[1]
+            .split_once('-')
+            .ok_or_else(|| f(1, format!("{:?} is not South-North, e.g. 0-0", fields[1])))?;
+        for (i, (who, v)) in [("South", s), ("North", n)].into_iter().enumerate() {
+            pos.stores[i] = v.parse().map_err(|_| {
+                f(
+                    1,
+                    format!("{who}'s store {v:?} is not a seed count (0-255)"),
+                )
+            })?;
+            total += pos.stores[i] as u32;
+        }
+        if total > rules::MAX_TOTAL_SEEDS {
+            return Err(NotationError::new(format!(
+                "{total} seeds in all; a board holds at most {}",
+                rules::MAX_TOTAL_SEEDS
+            )));
+        }
+        pos.to_move = Player::from_letter(fields[2])
+            .ok_or_else(|| f(2, format!("{:?} is not S or N", fields[2])))?;
+        pos.turns = fields[3]
+            .parse()
+            .map_err(|_| f(3, format!("{:?} is not a number of turns", fields[3])))?;
+        if pos.turns as u32 > self.max_turns {
+            return Err(f(
+                3,
+                format!(
+                    "{} turns is past the limit of {}",
+                    pos.turns, self.max_turns
+                ),
+            ));
+        }
+        if fields[4] != "-" {
+            for flag in fields[4].split(',') {
+                match flag {
+                    "cap=S" => pos.set_last_capturer(Player::South),
+                    "cap=N" => pos.set_last_capturer(Player::North),
+                    "cycle" => pos.flags |= FLAG_CYCLE,
+                    _ => {
+                        return Err(f(
+                            4,
+                            format!("unknown flag {flag:?} (flags are cap=S, cap=N, cycle, or -)"),
+                        ))
+                    }
+                }
+            }
+        }
+        Ok(pos)
+    }
+
+    fn format_move(&self, _pos: &SowingPosition, mv: SowingMove) -> String {
+        if mv.is_pass() {
+            return "pass".into();
+        }
+        let label = self.label(mv.hole());
+        if self.rules.direction == Direction::Choice {
+            format!("{label}:{}", if mv.clockwise() { "cw" } else { "ccw" })
+        } else {
+            label
+        }
+    }
+
+    fn parse_move(&self, _pos: &SowingPosition, text: &str) -> Result<SowingMove, NotationError> {
+        let text = text.trim();
+        if text == "pass" {
+            return Ok(SowingMove::PASS);
+        }
+        let (label, dir) = match text.split_once(':') {
+            Some((l, d)) => (l, Some(d)),
+            None => (text, None),
+        };
+        let hole = self.parse_label(label).ok_or_else(|| {
+            NotationError::new(format!(
+                "{text:?} is not a move: moves are a hole label a-{} (South) or A-{} (North), or pass",
+                (b'a' + self.n as u8 - 1) as char,
+                (b'A' + self.n as u8 - 1) as char
+            ))
+        })?;
+        let clockwise = match (dir, self.rules.direction) {
+            (None, Direction::Cw) => true,
+            (None, Direction::Ccw) => false,
+            (None, Direction::Choice) => {
+                return Err(NotationError::new(format!(
+                    "{text:?}: this variant needs a direction, {label}:cw or {label}:ccw"
+                )))
+            }
+            (Some("cw"), Direction::Cw | Direction::Choice) => true,
+            (Some("ccw"), Direction::Ccw | Direction::Choice) => false,
+            (Some(d), _) => {
+                return Err(NotationError::new(format!(
+                    "{text:?}: direction {d:?} is not available in this variant"
+                )))
+            }
+        };
+        Ok(if clockwise {
+            SowingMove::cw(hole)
+        } else {
+            SowingMove::ccw(hole)
+        })
+    }
+
+    fn check_move(&self, pos: &SowingPosition, mv: SowingMove) -> Result<(), IllegalMove> {
+        if let Some(o) = self.outcome(pos) {
+            return Err(IllegalMove::new(
+                "game_over",
+                format!("the game is over ({})", o.reason.name()),
+            ));
+        }
+        let mut moves = MoveList::new();
+        self.legal_moves(pos, &mut moves);
+        if moves.contains(&mv) {
+            return Ok(());
+        }
+        let me = pos.to_move;
+        if mv.is_pass() {
+            return Err(IllegalMove::new(
+                "cannot_pass",
+                format!("{me} has a move and may not pass"),
+            ));
+        }
+        let h = mv.hole();
+        let label = self.label(h);
+        let r = &*self.rules;
+        if r.playable == Playable::Own && self.owner(h) != me {
+            return Err(IllegalMove::new(
+                "not_own_hole",
+                format!(
+                    "hole {label} belongs to {}; {me} plays from their own row",
+                    me.other()
+                ),
+            ));
+        }
+        if pos.pits[h] == 0 {
+            return Err(IllegalMove::new(
+                "empty_hole",
+                format!("hole {label} is empty"),
+            ));
+        }
+        if pos.pits[h] < r.min_seeds {
+            return Err(IllegalMove::new(
+                "too_few_seeds",
+                format!(
+                    "hole {label} holds {} seed(s); a hole needs at least {} to be played",
+                    pos.pits[h], r.min_seeds
+                ),
+            ));
+        }
+        let mut next = *pos;
+        let info = self.apply(&mut next, mv, &mut crate::game::NoTrace);
+        if info.grand_slam
+            && r.capture
+                .is_some_and(|c| c.grand_slam == GrandSlam::Illegal)
+        {
+            return Err(IllegalMove::new(
+                "grand_slam",
+                format!("{label} would capture every seed of {}'s row", me.other()),
+            ));
+        }
+        if self.row_sum(&next, me.other()) == 0 && r.starving != Starving::Allowed {
+            if r.starving == Starving::MustFeed {
+                return Err(IllegalMove::new(
+                    "must_feed",
+                    format!(
+                        "{} has no seeds: {label} does not give them any, and a move must",
+                        me.other()
+                    ),
+                ));
+            }
+            return Err(IllegalMove::new(
+                "must_not_starve",
+                format!("{label} would leave {} without seeds; a move that gives them seeds must be played", me.other()),
+            ));
+        }
+        Err(IllegalMove::new(
+            "not_legal",
+            format!("{} is not a legal move here", self.format_move(pos, mv)),
+        ))
+    }
+
+    fn evaluate(&self, pos: &SowingPosition) -> i32 {
+        let me = pos.to_move.index();
+        pos.stores[me] as i32 - pos.stores[1 - me] as i32
+    }
+
+    fn geometry(&self) -> Geometry {
+        let mut cells = Vec::with_capacity(self.len);
+        for i in 0..self.len {
+            let (row, col) = if i < self.n {
+                (0u8, i)
+            } else {
+                (1u8, self.len - 1 - i)
+            };
+            cells.push(Cell {
+                row,
+                col: col as u8,
+                owner: Some(self.owner(i)),
+                label: self.label(i),
+            });
+        }
+        Geometry {
+            rows: 2,
+            cols: self.n as u8,
+            cells,
+            stores: true,
+            sowing: match self.rules.direction {
+                Direction::Ccw => "counter-clockwise".into(),
+                Direction::Cw => "clockwise".into(),
+                Direction::Choice => "chosen by the player".into(),
+            },
+        }
+    }
+}

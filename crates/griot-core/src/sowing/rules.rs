@@ -1,0 +1,1070 @@
+//! The rule language of two-row sowing games: a typed, validated [`RuleSet`] read from a TOML rule
+//! file. It speaks the parameter language of the Awale rule collection (seed 004: seeds per hole,
+//! playable holes, minimum seeds to play, leave one behind, origin skipped on a full lap, multiple
+//! sowing and its end values, flow capture, capture values / territory / target, chaining of
+//! previous holes, starving, grand slam, game end, pass or end when stuck, who takes the remaining
+//! seeds), plus what DECISIONS.md asks the language to express as well (grand slam illegal, first
+//! seed back into the origin, clockwise or chosen direction, capture of the hole after the last,
+//! forward chains, holes skipped above a count, the end when every hole holds at most one seed or
+//! a store passes a threshold, scoring of stores only or stores plus own row).
+//!
+//! `docs/RULE_FILES.md` documents every field. A bad file gets a [`VariantError::RuleFile`] naming
+//! the field (`capture.values`) and the reason.
+
+use toml::{Table, Value};
+
+use crate::error::VariantError;
+
+/// Most holes a row may have.
+pub const MAX_HOLES_PER_ROW: usize = 18;
+/// Most seeds a board may hold in all (positions store counts in bytes).
+pub const MAX_TOTAL_SEEDS: u32 = 255;
+
+/// A set of seed counts (0..=255), e.g. {2, 3} or "even".
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct CountSet([u64; 4]);
+
+impl CountSet {
+    /// The empty set.
+    pub const EMPTY: CountSet = CountSet([0; 4]);
+
+    /// Whether `count` is in the set.
+    #[inline(always)]
+    pub fn contains(&self, count: u8) -> bool {
+        (self.0[(count >> 6) as usize] >> (count & 63)) & 1 == 1
+    }
+
+    /// Adds `count`.
+    pub fn insert(&mut self, count: u8) {
+        self.0[(count >> 6) as usize] |= 1 << (count & 63);
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0 == [0; 4]
+    }
+
+    /// A readable description: `2, 3`, `1..48`, `even`.
+    pub fn describe(&self) -> String {
+        let members: Vec<u32> = (0..=255u32).filter(|&c| self.contains(c as u8)).collect();
+        let evens: Vec<u32> = (2..=254u32).step_by(2).collect();
+        if members == evens {
+            return "even".into();
+        }
+        let odds: Vec<u32> = (1..=255u32).step_by(2).collect();
+        if members == odds {
+            return "odd".into();
+        }
+        let mut parts = Vec::new();
+        let mut i = 0;
+        while i < members.len() {
+            let mut j = i;
+            while j + 1 < members.len() && members[j + 1] == members[j] + 1 {
+                j += 1;
+            }
+            if j >= i + 2 {
+                parts.push(format!("{}..{}", members[i], members[j]));
+            } else {
+                for m in &members[i..=j] {
+                    parts.push(m.to_string());
+                }
+            }
+            i = j + 1;
+        }
+        parts.join(", ")
+    }
+}
+
+/// Whose holes a rule is about, relative to the player making the move.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Territory {
+    /// The mover's row.
+    Own,
+    /// The opponent's row.
+    Opponent,
+    /// Either row.
+    Any,
+}
+
+/// Which holes a player may sow from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Playable {
+    /// Holes of the player's own row.
+    Own,
+    /// Any hole on the board (Nyakun).
+    Any,
+}
+
+/// The direction of sowing.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Counter-clockwise: along South's row left to right, then North's row.
+    Ccw,
+    /// Clockwise.
+    Cw,
+    /// The player chooses for each move.
+    Choice,
+}
+
+/// When a multiple (relay) sowing goes on.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RelayMode {
+    /// The sowing ends when the last seed makes the hole one of the values (in the territory);
+    /// otherwise the player lifts the hole and sows on.
+    EndsOn,
+    /// The sowing goes on only when the last seed makes the hole one of the values (in the
+    /// territory); otherwise it ends.
+    ContinuesOn,
+}
+
+/// Multiple sowing.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Relay {
+    /// Whether the values end or continue the sowing.
+    pub mode: RelayMode,
+    /// The counts that end (or continue) the sowing.
+    pub values: CountSet,
+    /// Where those counts count.
+    pub territory: Territory,
+}
+
+/// Who takes a flow capture.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FlowTaker {
+    /// "For the player as well as his opponent ... only into his own territory": each player takes
+    /// the matching holes of their own row.
+    Owner,
+    /// "For the player only ... only into his opponent's territory": the mover takes the matching
+    /// holes of the opponent's row.
+    MoverOnOpponentSide,
+}
+
+/// Flow capture: holes reached during the sowing, other than the last hole of a lap.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Flow {
+    /// The counts that are captured.
+    pub values: CountSet,
+    /// Who takes them.
+    pub taker: FlowTaker,
+}
+
+/// Which hole a capture takes, given the hole that matched.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// The hole itself.
+    Reached,
+    /// The hole opposite it.
+    Opposite,
+    /// The hole and the hole opposite it.
+    ReachedAndOpposite,
+    /// The hole after it in the sowing direction.
+    Next,
+}
+
+/// Which way the capture chain walks from the last hole.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Chain {
+    /// No chain: only the last hole.
+    None,
+    /// Previous holes (against the sowing direction).
+    Backward,
+    /// Following holes (in the sowing direction).
+    Forward,
+}
+
+/// What happens when a capture would take every seed of the opponent's row.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum GrandSlam {
+    /// The capture is made.
+    Allowed,
+    /// "The capture isn't performed at all": the move stands and captures nothing.
+    NoCapture,
+    /// "The last hole isn't captured": only the last hole is spared.
+    SpareLast,
+    /// The move is illegal.
+    Illegal,
+}
+
+/// The capture at the end of the sowing.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Capture {
+    /// Counts that capture.
+    pub values: CountSet,
+    /// Where the last hole must be.
+    pub territory: Territory,
+    /// What is taken.
+    pub target: Target,
+    /// The chain of further holes.
+    pub chain: Chain,
+    /// Whether the chain may cross from one row to the other.
+    pub chain_crosses: bool,
+    /// The grand-slam rule.
+    pub grand_slam: GrandSlam,
+}
+
+/// Moves that leave the opponent without seeds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Starving {
+    /// No rule.
+    Allowed,
+    /// "If possible, the player must not starve his opponent."
+    Avoid,
+    /// "The player isn't allowed to starve his opponent."
+    Forbidden,
+    /// When the opponent's row is empty, only moves that give them seeds are legal (abapa, Leb
+    /// Bbut Ahbochen); with none, the player cannot move.
+    MustFeed,
+}
+
+/// What happens when the player to move cannot play.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Stuck {
+    /// The game ends.
+    Ends,
+    /// The player misses the turn (the move `pass`); the game ends when neither can play.
+    Pass,
+}
+
+/// Conditions ending the game, checked before every turn.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct End {
+    /// Stuck rule.
+    pub stuck: Stuck,
+    /// The game ends when the board is empty.
+    pub board_empty: bool,
+    /// The game ends when fewer than this many seeds are left on the board.
+    pub fewer_than: Option<u16>,
+    /// The game ends when a player has captured more than this many seeds.
+    pub store_above: Option<u16>,
+    /// The game ends when every hole holds at most one seed.
+    pub all_singletons: bool,
+}
+
+/// Who takes the seeds left on the board when the game ends.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Remaining {
+    /// Each player takes the seeds in their own row.
+    OwnRow,
+    /// The player who made the last move takes them all.
+    LastMover,
+    /// The player who made the last capture takes them all (each their own row if nobody captured).
+    LastCapturer,
+    /// The player who is not stuck takes them all; if both are stuck, the last mover.
+    NotStuckElseLastMover,
+    /// The player who is not stuck takes them all; if both are stuck, each their own row.
+    NotStuckElseOwnRow,
+    /// When the player to move cannot move, the opponent takes them all; otherwise each their own.
+    OpponentOfStuck,
+    /// Nobody: they are not counted.
+    Nobody,
+}
+
+/// What decides the winner.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Scoring {
+    /// Captured seeds only.
+    Store,
+    /// Captured seeds plus those left in the player's own row.
+    StoreAndRow,
+}
+
+/// A complete, validated rule set of a two-row sowing game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleSet {
+    /// The variant id (the slug of its name).
+    pub id: String,
+    /// The display name.
+    pub name: String,
+    /// A paragraph about the game.
+    pub description: String,
+    /// Where the rules come from.
+    pub source: String,
+    /// Default holes per row.
+    pub holes: u8,
+    /// Default seeds per hole.
+    pub seeds: u8,
+    /// The only board sizes allowed, if restricted.
+    pub allowed_holes: Option<Vec<u8>>,
+    /// Which holes may be played.
+    pub playable: Playable,
+    /// A hole must hold at least this many seeds to be played.
+    pub min_seeds: u8,
+    /// One seed stays in the hole when it is lifted.
+    pub leave_one: bool,
+    /// The origin hole of a lap is skipped when the lap goes round the board.
+    pub skip_origin: bool,
+    /// The first seed goes back into the origin hole.
+    pub first_into_origin: bool,
+    /// The sowing direction.
+    pub direction: Direction,
+    /// Holes holding more than this are skipped by the sowing.
+    pub skip_above: Option<u8>,
+    /// Multiple sowing.
+    pub relay: Option<Relay>,
+    /// Flow capture.
+    pub flow: Option<Flow>,
+    /// The capture at the end of the sowing.
+    pub capture: Option<Capture>,
+    /// The starving rule.
+    pub starving: Starving,
+    /// The end of the game.
+    pub end: End,
+    /// Who takes the remaining seeds at the end.
+    pub remaining: Remaining,
+    /// Who takes the seeds on the board after an endless cycle.
+    pub endless: Remaining,
+    /// What decides the winner.
+    pub scoring: Scoring,
+}
+
+fn err(field: &str, message: impl Into<String>) -> VariantError {
+    VariantError::RuleFile {
+        field: field.to_string(),
+        message: message.into(),
+    }
+}
+
+/// Reads typed fields from one TOML table, remembering which keys were used so unknown keys
+/// are reported.
+struct Section<'a> {
+    name: &'a str,
+    table: Option<&'a Table>,
+    used: Vec<&'static str>,
+}
+
+impl<'a> Section<'a> {
+    fn new(name: &'a str, table: Option<&'a Table>) -> Self {
+        Section {
+            name,
+            table,
+            used: Vec::new(),
+        }
+    }
+
+    fn path(&self, key: &str) -> String {
+        if self.name.is_empty() {
+            key.to_string()
+        } else {
+            format!("{}.{}", self.name, key)
+        }
+    }
+
+    fn get(&mut self, key: &'static str) -> Option<&'a Value> {
+        self.used.push(key);
+        self.table.and_then(|t| t.get(key))
+    }
+
+    fn present(&self) -> bool {
+        self.table.is_some()
+    }
+
+    fn string(&mut self, key: &'static str) -> Result<Option<String>, VariantError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(v) => Err(err(
+                &self.path(key),
+                format!("expected a string, found {}", v.type_str()),
+            )),
+        }
+    }
+
+    fn boolean(&mut self, key: &'static str, default: bool) -> Result<bool, VariantError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(Value::Boolean(b)) => Ok(*b),
+            Some(v) => Err(err(
+                &self.path(key),
+                format!("expected true or false, found {}", v.type_str()),
+            )),
+        }
+    }
+
+    fn int(&mut self, key: &'static str, lo: i64, hi: i64) -> Result<Option<i64>, VariantError> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Integer(i)) if (lo..=hi).contains(i) => Ok(Some(*i)),
+            Some(Value::Integer(i)) => {
+                Err(err(&self.path(key), format!("{i} is outside {lo}..={hi}")))
+            }
+            Some(v) => Err(err(
+                &self.path(key),
+                format!("expected an integer, found {}", v.type_str()),
+            )),
+        }
+    }
+
+    fn word<T: Copy>(
+        &mut self,
+        key: &'static str,
+        choices: &[(&str, T)],
+    ) -> Result<Option<T>, VariantError> {
+        let Some(s) = self.string(key)? else {
+            return Ok(None);
+        };
+        choices
+            .iter()
+            .find(|(w, _)| *w == s)
+            .map(|(_, t)| Some(*t))
+            .ok_or_else(|| {
+                let names: Vec<&str> = choices.iter().map(|(w, _)| *w).collect();
+                err(
+                    &self.path(key),
+                    format!("{s:?} is not one of {}", names.join(", ")),
+                )
+            })
+    }
+
+    fn counts(&mut self, key: &'static str) -> Result<Option<CountSet>, VariantError> {
+        let path = self.path(key);
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => parse_counts(v, &path).map(Some),
+        }
+    }
+
+    fn finish(self) -> Result<(), VariantError> {
+        if let Some(t) = self.table {
+            for k in t.keys() {
+                if !self.used.iter().any(|u| u == k) {
+                    return Err(err(
+                        &self.path(k),
+                        format!("unknown field (known: {})", self.used.join(", ")),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn parse_count_item(item: &Value, path: &str, set: &mut CountSet) -> Result<(), VariantError> {
+    match item {
+        Value::Integer(i) if (0..=255).contains(i) => {
+            set.insert(*i as u8);
+            Ok(())
+        }
+        Value::Integer(i) => Err(err(path, format!("count {i} is outside 0..=255"))),
+        Value::String(s) => {
+            let s = s.trim();
+            match s {
+                "even" => (2..=254u16).step_by(2).for_each(|c| set.insert(c as u8)),
+                "odd" => (1..=255u16).step_by(2).for_each(|c| set.insert(c as u8)),
+                _ => {
+                    let (a, b) = s.split_once("..").ok_or_else(|| {
+                        err(
+                            path,
+                            format!(
+                                "{s:?} is not a count, a range like \"1..48\", \"even\" or \"odd\""
+                            ),
+                        )
+                    })?;
+                    let lo: u16 = a
+                        .trim()
+                        .parse()
+                        .map_err(|_| err(path, format!("{a:?} is not a count")))?;
+                    let hi: u16 = if b.trim().is_empty() {
+                        255
+                    } else {
+                        b.trim()
+                            .parse()
+                            .map_err(|_| err(path, format!("{b:?} is not a count")))?
+                    };
+                    if lo > hi || hi > 255 {
+                        return Err(err(path, format!("range {s:?} is empty or goes past 255")));
+                    }
+                    (lo..=hi).for_each(|c| set.insert(c as u8));
+                }
+            }
+            Ok(())
+        }
+        v => Err(err(
+            path,
+            format!("expected counts, found {}", v.type_str()),
+        )),
+    }
+}
+
+fn parse_counts(v: &Value, path: &str) -> Result<CountSet, VariantError> {
+    let mut set = CountSet::EMPTY;
+    match v {
+        Value::Array(items) => {
+            for item in items {
+                parse_count_item(item, path, &mut set)?;
+            }
+        }
+        other => parse_count_item(other, path, &mut set)?,
+    }
+    if set.is_empty() {
+        return Err(err(path, "the set of counts is empty"));
+    }
+    Ok(set)
+}
+
+const TERRITORIES: [(&str, Territory); 3] = [
+    ("own", Territory::Own),
+    ("opponent", Territory::Opponent),
+    ("any", Territory::Any),
+];
+
+const REMAINING: [(&str, Remaining); 7] = [
+    ("own-row", Remaining::OwnRow),
+    ("last-mover", Remaining::LastMover),
+    ("last-capturer", Remaining::LastCapturer),
+    (
+        "not-stuck-else-last-mover",
+        Remaining::NotStuckElseLastMover,
+    ),
+    ("not-stuck-else-own-row", Remaining::NotStuckElseOwnRow),
+    ("opponent-of-stuck", Remaining::OpponentOfStuck),
+    ("nobody", Remaining::Nobody),
+];
+
+fn sub_table<'a>(root: &'a Table, key: &str) -> Result<Option<&'a Table>, VariantError> {
+    match root.get(key) {
+        None => Ok(None),
+        Some(Value::Table(t)) => Ok(Some(t)),
+        Some(v) => Err(err(
+            key,
+            format!("expected a table [{key}], found {}", v.type_str()),
+        )),
+    }
+}
+
+impl RuleSet {
+    /// Parses and validates a rule file's text.
+    pub fn from_toml(text: &str) -> Result<RuleSet, VariantError> {
+        let root: Table = text.parse().map_err(|e: toml::de::Error| {
+            let field = e
+                .span()
+                .map(|s| line_col(text, s.start))
+                .unwrap_or_else(|| "file".into());
+            err(&field, e.message().to_string())
+        })?;
+        const SECTIONS: [&str; 9] = [
+            "board",
+            "sowing",
+            "relay",
+            "flow_capture",
+            "capture",
+            "starving",
+            "end",
+            "remaining",
+            "scoring",
+        ];
+
+        let mut top = Section::new("", Some(&root));
+        let id = top
+            .string("id")?
+            .ok_or_else(|| err("id", "missing: every rule file needs an id"))?;
+        if id.is_empty()
+            || !id
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        {
+            return Err(err(
+                "id",
+                format!("{id:?} must be lower-case letters, digits and '-'"),
+            ));
+        }
+        let name = top.string("name")?.unwrap_or_else(|| id.clone());
+        let description = top.string("description")?.unwrap_or_default();
+        let source = top.string("source")?.unwrap_or_default();
+        for s in SECTIONS {
+            top.get(s);
+        }
+        top.finish()?;
+
+        let mut board = Section::new("board", sub_table(&root, "board")?);
+        let holes = board
+            .int("holes", 1, MAX_HOLES_PER_ROW as i64)?
+            .unwrap_or(6) as u8;
+        let seeds = board.int("seeds", 1, 255)?.unwrap_or(4) as u8;
+        let allowed_holes = match board.get("allowed_holes") {
+            None => None,
+            Some(Value::Array(items)) => {
+                let mut out = Vec::new();
+                for it in items {
+                    match it {
+                        Value::Integer(i) if (1..=MAX_HOLES_PER_ROW as i64).contains(i) => {
+                            out.push(*i as u8)
+                        }
+                        _ => {
+                            return Err(err(
+                                "board.allowed_holes",
+                                "expected integers from 1 to 18",
+                            ))
+                        }
+                    }
+                }
+                if !out.contains(&holes) {
+                    return Err(err(
+                        "board.allowed_holes",
+                        format!("does not contain the default {holes}"),
+                    ));
+                }
+                Some(out)
+            }
+            Some(_) => return Err(err("board.allowed_holes", "expected an array of integers")),
+        };
+        board.finish()?;
+
+        let mut sowing = Section::new("sowing", sub_table(&root, "sowing")?);
+        let playable = sowing
+            .word(
+                "playable",
+                &[("own", Playable::Own), ("any", Playable::Any)],
+            )?
+            .unwrap_or(Playable::Own);
+        let min_seeds = sowing.int("min_seeds", 1, 255)?.unwrap_or(1) as u8;
+        let leave_one = sowing.boolean("leave_one", false)?;
+        let skip_origin = sowing.boolean("skip_origin", false)?;
+        let first_into_origin = sowing.boolean("first_into_origin", false)?;
+        let direction = sowing
+            .word(
+                "direction",
+                &[
+                    ("ccw", Direction::Ccw),
+                    ("cw", Direction::Cw),
+                    ("choice", Direction::Choice),
+                ],
+            )?
+            .unwrap_or(Direction::Ccw);
+        let skip_above = sowing.int("skip_above", 1, 254)?.map(|v| v as u8);
+        sowing.finish()?;
+        if leave_one && min_seeds < 2 {
+            return Err(err(
+                "sowing.min_seeds",
+                "must be at least 2 when sowing.leave_one is true",
+            ));
+        }
+        if first_into_origin && skip_origin {
+            return Err(err(
+                "sowing.first_into_origin",
+                "cannot be combined with sowing.skip_origin",
+            ));
+        }
+
+        let mut relay_s = Section::new("relay", sub_table(&root, "relay")?);
+        let relay = if relay_s.present() {
+            let mode = relay_s
+                .word(
+                    "mode",
+                    &[
+                        ("ends-on", RelayMode::EndsOn),
+                        ("continues-on", RelayMode::ContinuesOn),
+                    ],
+                )?
+                .ok_or_else(|| err("relay.mode", "missing: \"ends-on\" or \"continues-on\""))?;
+            let values = relay_s
+                .counts("values")?
+                .ok_or_else(|| err("relay.values", "missing"))?;
+            let territory = relay_s
+                .word("territory", &TERRITORIES)?
+                .unwrap_or(Territory::Any);
+            Some(Relay {
+                mode,
+                values,
+                territory,
+            })
+        } else {
+            None
+        };
+        relay_s.finish()?;
+
+        let mut flow_s = Section::new("flow_capture", sub_table(&root, "flow_capture")?);
+        let flow = if flow_s.present() {
+            let values = flow_s
+                .counts("values")?
+                .ok_or_else(|| err("flow_capture.values", "missing"))?;
+            let taker = flow_s
+                .word(
+                    "taker",
+                    &[
+                        ("owner", FlowTaker::Owner),
+                        ("mover-on-opponent-side", FlowTaker::MoverOnOpponentSide),
+                    ],
+                )?
+                .ok_or_else(|| {
+                    err(
+                        "flow_capture.taker",
+                        "missing: \"owner\" or \"mover-on-opponent-side\"",
+                    )
+                })?;
+            Some(Flow { values, taker })
+        } else {
+            None
+        };
+        flow_s.finish()?;
+
+        let mut cap_s = Section::new("capture", sub_table(&root, "capture")?);
+        let capture = if cap_s.present() {
+            let values = cap_s
+                .counts("values")?
+                .ok_or_else(|| err("capture.values", "missing"))?;
+            let territory = cap_s.word("territory", &TERRITORIES)?.ok_or_else(|| {
+                err(
+                    "capture.territory",
+                    "missing: \"own\", \"opponent\" or \"any\"",
+                )
+            })?;
+            let target = cap_s
+                .word(
+                    "target",
+                    &[
+                        ("reached", Target::Reached),
+                        ("opposite", Target::Opposite),
+                        ("reached-and-opposite", Target::ReachedAndOpposite),
+                        ("next", Target::Next),
+                    ],
+                )?
+                .unwrap_or(Target::Reached);
+            let chain = cap_s
+                .word(
+                    "chain",
+                    &[
+                        ("none", Chain::None),
+                        ("backward", Chain::Backward),
+                        ("forward", Chain::Forward),
+                    ],
+                )?
+                .unwrap_or(Chain::None);
+            let chain_crosses = cap_s.boolean("chain_crosses", false)?;
+            let grand_slam = cap_s
+                .word(
+                    "grand_slam",
+                    &[
+                        ("allowed", GrandSlam::Allowed),
+                        ("no-capture", GrandSlam::NoCapture),
+                        ("spare-last", GrandSlam::SpareLast),
+                        ("illegal", GrandSlam::Illegal),
+                    ],
+                )?
+                .unwrap_or(GrandSlam::Allowed);
+            Some(Capture {
+                values,
+                territory,
+                target,
+                chain,
+                chain_crosses,
+                grand_slam,
+            })
+        } else {
+            None
+        };
+        cap_s.finish()?;
+
+        let mut starve_s = Section::new("starving", sub_table(&root, "starving")?);
+        let starving = starve_s
+            .word(
+                "rule",
+                &[
+                    ("allowed", Starving::Allowed),
+                    ("avoid", Starving::Avoid),
+                    ("forbidden", Starving::Forbidden),
+                    ("must-feed", Starving::MustFeed),
+                ],
+            )?
+            .unwrap_or(Starving::Allowed);
+        starve_s.finish()?;
+
+        let mut end_s = Section::new("end", sub_table(&root, "end")?);
+        let stuck = end_s
+            .word("stuck", &[("ends", Stuck::Ends), ("pass", Stuck::Pass)])?
+            .unwrap_or(Stuck::Ends);
+        let board_empty = end_s.boolean("board_empty", false)?;
+        let fewer_than = end_s.int("fewer_than", 1, 255)?.map(|v| v as u16);
+        let store_above = end_s.int("store_above", 0, 255)?.map(|v| v as u16);
+        let all_singletons = end_s.boolean("all_singletons", false)?;
+        end_s.finish()?;
+        let end = End {
+            stuck,
+            board_empty,
+            fewer_than,
+            store_above,
+            all_singletons,
+        };
+
+        let mut rem_s = Section::new("remaining", sub_table(&root, "remaining")?);
+        let remaining = rem_s.word("to", &REMAINING)?.unwrap_or(Remaining::OwnRow);
+        let endless = rem_s
+            .word("endless", &REMAINING)?
+            .unwrap_or(Remaining::OwnRow);
+        rem_s.finish()?;
+
+        let mut score_s = Section::new("scoring", sub_table(&root, "scoring")?);
+        let scoring = score_s
+            .word(
+                "count",
+                &[
+                    ("store", Scoring::Store),
+                    ("store-and-row", Scoring::StoreAndRow),
+                ],
+            )?
+            .unwrap_or(Scoring::Store);
+        score_s.finish()?;
+
+        let rules = RuleSet {
+            id,
+            name,
+            description,
+            source,
+            holes,
+            seeds,
+            allowed_holes,
+            playable,
+            min_seeds,
+            leave_one,
+            skip_origin,
+            first_into_origin,
+            direction,
+            skip_above,
+            relay,
+            flow,
+            capture,
+            starving,
+            end,
+            remaining,
+            endless,
+            scoring,
+        };
+        rules
+            .check_size(holes, seeds)
+            .map_err(|m| err("board.seeds", m))?;
+        Ok(rules)
+    }
+
+    /// Checks that a board of `holes` per row with `seeds` per hole fits the engine.
+    pub fn check_size(&self, holes: u8, seeds: u8) -> Result<(), String> {
+        let total = 2 * holes as u32 * seeds as u32;
+        if total > MAX_TOTAL_SEEDS {
+            return Err(format!(
+                "2 x {holes} holes x {seeds} seeds = {total} seeds; a board holds at most {MAX_TOTAL_SEEDS}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// The rule set as readable sentences, in the order of the seed's parameter language.
+    pub fn describe(&self, holes: u8, seeds: u8) -> Vec<String> {
+        let mut out = Vec::new();
+        let terr = |t: Territory| match t {
+            Territory::Own => "in the player's own row",
+            Territory::Opponent => "in the opponent's row",
+            Territory::Any => "in either row",
+        };
+        out.push(format!(
+            "Board: 2 rows of {holes} holes, {seeds} seeds in each hole."
+        ));
+        out.push(format!(
+            "Play: a {} hole holding at least {} seed(s); {}.",
+            if self.playable == Playable::Own {
+                "player's own"
+            } else {
+                "any non-empty"
+            },
+            self.min_seeds.max(1),
+            if self.leave_one {
+                "all its seeds but one are lifted"
+            } else {
+                "all its seeds are lifted"
+            }
+        ));
+        out.push(format!(
+            "Sowing: {}, one seed a hole{}{}{}.",
+            match self.direction {
+                Direction::Ccw => "counter-clockwise",
+                Direction::Cw => "clockwise",
+                Direction::Choice => "in the direction the player chooses",
+            },
+            if self.first_into_origin {
+                ", the first seed back into the origin hole"
+            } else {
+                ""
+            },
+            if self.skip_origin {
+                ", skipping the origin hole on a full lap"
+            } else {
+                ", the origin hole is not skipped"
+            },
+            self.skip_above
+                .map(|n| format!(", skipping holes holding more than {n}"))
+                .unwrap_or_default()
+        ));
+        if let Some(r) = &self.relay {
+            out.push(match r.mode {
+                RelayMode::EndsOn => format!(
+                    "Multiple sowing: the last hole is lifted and sown on, until the last seed makes a hole {} {}.",
+                    r.values.describe(),
+                    terr(r.territory)
+                ),
+                RelayMode::ContinuesOn => format!(
+                    "Extra laps: when the last seed makes a hole {} {}, it is lifted and sown on.",
+                    r.values.describe(),
+                    terr(r.territory)
+                ),
+            });
+        }
+        if let Some(f) = &self.flow {
+            out.push(format!(
+                "Flow capture: a hole reached during the sowing that now holds {} is taken {}.",
+                f.values.describe(),
+                match f.taker {
+                    FlowTaker::Owner => "by the owner of its row",
+                    FlowTaker::MoverOnOpponentSide => "by the mover, on the opponent's row only",
+                }
+            ));
+        }
+        if let Some(c) = &self.capture {
+            out.push(format!(
+                "Capture: when the last seed makes a hole {} {}, the player takes {}{}.",
+                c.values.describe(),
+                terr(c.territory),
+                match c.target {
+                    Target::Reached => "that hole",
+                    Target::Opposite => "the hole opposite",
+                    Target::ReachedAndOpposite => "that hole and the hole opposite",
+                    Target::Next => "the hole after it",
+                },
+                match (c.chain, c.chain_crosses) {
+                    (Chain::None, _) => String::new(),
+                    (Chain::Backward, false) =>
+                        ", and the previous holes that match, within the row".into(),
+                    (Chain::Backward, true) =>
+                        ", and the previous holes that match, across rows".into(),
+                    (Chain::Forward, false) =>
+                        ", and the following holes that match, within the row".into(),
+                    (Chain::Forward, true) =>
+                        ", and the following holes that match, across rows".into(),
+                }
+            ));
+            out.push(
+                match c.grand_slam {
+                    GrandSlam::Allowed => "Grand slam: allowed.",
+                    GrandSlam::NoCapture => "Grand slam: a capture that would empty the opponent's row takes nothing.",
+                    GrandSlam::SpareLast => "Grand slam: a capture that would empty the opponent's row spares the last hole.",
+                    GrandSlam::Illegal => "Grand slam: a move capturing every seed of the opponent's row is illegal.",
+                }
+                .into(),
+            );
+        } else {
+            out.push("Capture: none at the end of the sowing.".into());
+        }
+        out.push(
+            match self.starving {
+                Starving::Allowed => "Starving: allowed.",
+                Starving::Avoid => "Starving: if possible, a move must leave the opponent seeds.",
+                Starving::Forbidden => "Starving: a move must leave the opponent seeds.",
+                Starving::MustFeed => {
+                    "Must feed: when the opponent has no seeds, a move must give them some."
+                }
+            }
+            .into(),
+        );
+        let mut ends = vec![match self.end.stuck {
+            Stuck::Ends => "the player to move cannot play".to_string(),
+            Stuck::Pass => {
+                "neither player can play (a player who cannot play misses the turn)".to_string()
+            }
+        }];
+        if self.end.board_empty {
+            ends.push("the board is empty".into());
+        }
+        if let Some(n) = self.end.fewer_than {
+            ends.push(format!("fewer than {n} seeds are left on the board"));
+        }
+        if let Some(n) = self.end.store_above {
+            ends.push(format!("a player has captured more than {n}"));
+        }
+        if self.end.all_singletons {
+            ends.push("every hole holds at most one seed".into());
+        }
+        out.push(format!(
+            "End: when {}; or on an endless cycle.",
+            ends.join("; or when ")
+        ));
+        let rem = |r: Remaining| match r {
+            Remaining::OwnRow => "each player takes the seeds in their own row",
+            Remaining::LastMover => "the player who moved last takes them",
+            Remaining::LastCapturer => "the player who captured last takes them",
+            Remaining::NotStuckElseLastMover => {
+                "the player who is not stuck takes them, otherwise the last mover"
+            }
+            Remaining::NotStuckElseOwnRow => {
+                "the player who is not stuck takes them, otherwise each their own row"
+            }
+            Remaining::OpponentOfStuck => {
+                "if the player to move cannot move, the opponent takes them"
+            }
+            Remaining::Nobody => "nobody takes them",
+        };
+        out.push(format!(
+            "Remaining seeds: {}; after an endless cycle {}.",
+            rem(self.remaining),
+            rem(self.endless)
+        ));
+        out.push(
+            match self.scoring {
+                Scoring::Store => "Winner: the player who captured more.",
+                Scoring::StoreAndRow => {
+                    "Winner: the player with more seeds captured plus seeds in their own row."
+                }
+            }
+            .into(),
+        );
+        out
+    }
+}
+
+fn line_col(text: &str, offset: usize) -> String {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rfind('\n').map(|i| offset - i).unwrap_or(offset + 1);
+    format!("line {line}, column {col}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn count_sets() {
+        let v: Value = toml::Value::Array(vec![Value::Integer(2), Value::String("4..6".into())]);
+        let s = parse_counts(&v, "x").unwrap();
+        assert!(
+            s.contains(2) && s.contains(4) && s.contains(6) && !s.contains(3) && !s.contains(7)
+        );
+        assert_eq!(s.describe(), "2, 4..6");
+        let s = parse_counts(&Value::String("even".into()), "x").unwrap();
+        assert!(s.contains(200) && !s.contains(0) && !s.contains(201));
+        assert_eq!(s.describe(), "even");
+        assert!(parse_counts(&Value::String("9..3".into()), "x").is_err());
+    }
+
+    #[test]
+    fn bad_files_name_the_field() {
+        let e = RuleSet::from_toml("id = \"x\"\n[capture]\nvalues = [2]\nterritory = \"theirs\"\n")
+            .unwrap_err();
+        assert_eq!(
+            e,
+            err(
+                "capture.territory",
+                "\"theirs\" is not one of own, opponent, any"
+            )
+        );
+        let e = RuleSet::from_toml("id = \"x\"\n[sowing]\nleave_on = true\n").unwrap_err();
+        assert!(
+            matches!(e, VariantError::RuleFile { ref field, .. } if field == "sowing.leave_on"),
+            "{e:?}"
+        );
+        let e = RuleSet::from_toml("name = \"x\"\n").unwrap_err();
+        assert!(matches!(e, VariantError::RuleFile { ref field, .. } if field == "id"));
+        let e = RuleSet::from_toml("id = \"x\"\n[board]\nholes = 18\nseeds = 10\n").unwrap_err();
+        assert!(matches!(e, VariantError::RuleFile { ref field, .. } if field == "board.seeds"));
+        let e = RuleSet::from_toml("id = \"x\"\n[board\n").unwrap_err();
+        assert!(
+            matches!(e, VariantError::RuleFile { ref field, .. } if field.starts_with("line 2")),
+            "{e:?}"
+        );
+    }
+}

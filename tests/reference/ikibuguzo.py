@@ -1,0 +1,401 @@
+"""Independent pure-Python reference for Ikibuguzo, Opening 1 (seed 002).
+
+Written from the seed text, shared/rules/DECISIONS.md ("Everywhere", "Ikibuguzo"), docs/NOTATION.md
+and docs/rules/ikibuguzo.md (the reading the core and this file share; the numbers K1.. below are
+its sections). Slow and literal on purpose: it exists to be compared with the Rust core on random
+games. Standard library only.
+
+API (all on Griot notation strings)
+-----------------------------------
+    start(variant) -> position
+    legal_moves(position) -> [move]     every whole-turn move string, sorted by plain string order;
+                                        [] when the game is over
+    play(position, move) -> position    the whole turn; ValueError on an illegal move
+    outcome(position) -> None | {"winner": "S"|"N"|None, "score": (south, north), "reason": str}
+
+Variant: `ikibuguzo`, options `end_holes_win` (default true), `max_turns` (default 2000, >= 1).
+Position: `<variant> <south-loop>/<north-loop> <side> <turns> <opening> <flags>`.
+Reasons: "end-holes", "capture-all", "cycle", "no-move", "turn-limit".
+
+Summary of the reading (docs/rules/ikibuguzo.md)
+-------------------------------------------------
+K1  Loop index 0..7 = outer row left to right, 8..15 = inner row right to left (player's view);
+    anticlockwise (ccw) = +1, clockwise (cw) = -1 modulo 16. Labels o1..o8 = 0..7, ik = 16 - k.
+K2  Opening: six scripted turns S,N,S,N,S,N from i3, i3, i5, i5, i7, i7: lift the 3, put 2 in the
+    next hole anticlockwise and 1 in the one after. No relay, no capture.
+K3  A lap lifts a whole hole and sows one counter a hole; the origin is never skipped. The last
+    counter "lands in an empty hole" when the hole holds exactly 1 after the lap: the turn ends.
+    Otherwise, if it is an inner-row hole whose two opposite holes are both non-empty: capture;
+    otherwise relay: lift it and sow on anticlockwise.
+K4  Capture: both opposite holes are emptied into the origin of the lap that ended (the capture
+    hole), which is then sown again (a new lap; the whole hole is lifted).
+K5  Special holes o1 (loop 0) and i2 (loop 14). A cw lap is only ever allowed from a special hole
+    and only if that very lap ends in a capture. cw is possible (a) as the turn's first play, (b)
+    for re-sowing the capture hole when it is special, if every lap so far was cw or no lap so far
+    was cw, (c) after `keep` (see K6).
+K6  After a capture made by a turn whose laps have all been cw: `keep` leaves the captured counters
+    in the capture hole and plays the other special hole cw (if that lap captures); once a keep has
+    been made and neither cw re-sowing nor a keep-switch is possible, `keep+<hole>` leaves them and
+    plays any other hole with 2+ counters anticlockwise.
+K7  A turn stops at once when it wins: opponent left with no counters, or (end_holes_win) both
+    opponent inner end holes captured this turn (flag win=X). Lap 1,001 is never started: the turn
+    is cut (flag cycle).
+K8  Move: tokens joined by '+': the first play (`o3`, `i2:cw`), then one token per capture at which
+    there was more than one option: `ccw`, `cw`, `keep+o1:cw`, `keep+o5`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+GAME_ID = "ikibuguzo"
+DEFAULT_OPTIONS = {"end_holes_win": True, "max_turns": 2000}
+HOLES = 16
+START_LOOP = (0, 6, 0, 0, 0, 0, 0, 17, 0, 3, 0, 3, 0, 3, 0, 0)
+OPENING_TURNS = 6
+OPENING_HOLES = (13, 11, 9)  # i3, i5, i7: the holes holding three, left to right
+SPECIAL_HOLES = (0, 14)  # o1 (outer row, leftmost) and i2 (inner row, second from the left)
+LAP_LIMIT = 1000
+CW, CCW = -1, +1
+SIDES = "SN"
+FLAGS = ("-", "win=S", "win=N", "cycle")
+
+
+# --------------------------------------------------------------------------- variant strings
+
+
+def parse_variant(text: str) -> dict:
+    """Return the full option dict of a variant string; ValueError if it is not a valid one."""
+    if "(" in text:
+        if not text.endswith(")"):
+            raise ValueError(f"variant {text!r}: missing ')'")
+        game_id, body = text[:-1].split("(", 1)
+        items = body.split(",")
+        if body == "":
+            raise ValueError(f"variant {text!r}: empty option list")
+    else:
+        game_id, items = text, []
+    if game_id != GAME_ID:
+        raise ValueError(f"variant {text!r}: not {GAME_ID}")
+    options = dict(DEFAULT_OPTIONS)
+    seen = set()
+    for item in items:
+        if item.count("=") != 1:
+            raise ValueError(f"variant {text!r}: option {item!r} is not key=value")
+        key, value = item.split("=")
+        if key not in DEFAULT_OPTIONS:
+            raise ValueError(f"variant {text!r}: unknown option {key!r}")
+        if key in seen:
+            raise ValueError(f"variant {text!r}: option {key!r} given twice")
+        seen.add(key)
+        if key == "end_holes_win":
+            if value not in ("true", "false"):
+                raise ValueError(f"variant {text!r}: option {key!r}: {value!r} is not true/false")
+            options[key] = value == "true"
+        else:
+            if not value.isdigit():
+                raise ValueError(f"variant {text!r}: option {key!r}: {value!r} is not an integer")
+            options[key] = int(value)
+    if options["max_turns"] < 1:
+        raise ValueError(f"variant {text!r}: max_turns must be at least 1")
+    return options
+
+
+def format_variant(options: dict) -> str:
+    """Canonical form: only non-default options, sorted by key."""
+    def text(value):
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        return str(value)
+
+    changed = [f"{k}={text(options[k])}" for k in sorted(options) if options[k] != DEFAULT_OPTIONS[k]]
+    return GAME_ID + (f"({','.join(changed)})" if changed else "")
+
+
+# --------------------------------------------------------------------------- positions
+
+
+@dataclass
+class Position:
+    options: dict
+    loops: list  # loops[0] = South's 16 holes, loops[1] = North's, each in loop order
+    side: int  # 0 = South, 1 = North
+    turns: int
+    opening: int  # scripted opening turns still to play
+    flags: str
+
+
+def _parse_int(text: str, what: str) -> int:
+    if not text.isdigit():
+        raise ValueError(f"{what}: {text!r} is not a number")
+    return int(text)
+
+
+def parse_position(text: str) -> Position:
+    fields = text.split(" ")
+    if len(fields) != 6:
+        raise ValueError(f"position {text!r}: expected 6 fields, got {len(fields)}")
+    options = parse_variant(fields[0])
+    rows = fields[1].split("/")
+    if len(rows) != 2:
+        raise ValueError("field 2 (board): expected <south>/<north>")
+    loops = []
+    for player, row in zip(("South", "North"), rows):
+        holes = row.split(",")
+        if len(holes) != HOLES:
+            raise ValueError(f"field 2 (board): {player} has {len(holes)} holes, not {HOLES}")
+        loops.append([_parse_int(h, f"field 2 (board): hole {i + 1} of {player}")
+                      for i, h in enumerate(holes)])
+    if fields[2] not in SIDES:
+        raise ValueError(f"field 3 (side): {fields[2]!r} is not S or N")
+    side = SIDES.index(fields[2])
+    turns = _parse_int(fields[3], "field 4 (turns)")
+    opening = _parse_int(fields[4], "field 5 (opening)")
+    if opening > OPENING_TURNS:
+        raise ValueError(f"field 5 (opening): {opening} is more than {OPENING_TURNS}")
+    if opening and side != (OPENING_TURNS - opening) % 2:
+        raise ValueError("field 5 (opening): the side to move does not match the opening turn")
+    if opening:
+        hole = OPENING_HOLES[(OPENING_TURNS - opening) // 2]
+        if loops[side][hole] != 3:
+            raise ValueError(f"field 5 (opening): scripted hole {_label(hole)} does not hold 3")
+    flags = fields[5]
+    if flags not in FLAGS:
+        raise ValueError(f"field 6 (flags): {flags!r} is not one of {', '.join(FLAGS)}")
+    if flags != "-" and opening:
+        raise ValueError("field 6 (flags): a flag during the opening")
+    if flags.startswith("win") and not options["end_holes_win"]:
+        raise ValueError("field 6 (flags): win flag but end_holes_win=false")
+    return Position(options, loops, side, turns, opening, flags)
+
+
+def format_position(pos: Position) -> str:
+    board = "/".join(",".join(str(n) for n in loop) for loop in pos.loops)
+    return (f"{format_variant(pos.options)} {board} {SIDES[pos.side]} {pos.turns} "
+            f"{pos.opening} {pos.flags}")
+
+
+def start(variant: str) -> str:
+    options = parse_variant(variant)
+    return format_position(Position(options, [list(START_LOOP), list(START_LOOP)], 0, 0,
+                                    OPENING_TURNS, "-"))
+
+
+# --------------------------------------------------------------------------- holes and labels
+
+
+def _label(hole: int) -> str:
+    """o1..o8 = loop 0..7 (outer, left to right); i1..i8 = loop 15..8 (inner, left to right)."""
+    return f"o{hole + 1}" if hole < 8 else f"i{16 - hole}"
+
+
+def _is_inner(hole: int) -> bool:
+    return hole >= 8
+
+
+def _opposite(hole: int) -> tuple[int, int]:
+    """The opponent's (inner, outer) loop indices facing the mover's inner hole `hole`."""
+    column = 15 - hole  # 0 = the mover's left
+    return 8 + column, 7 - column
+
+
+def _other_special(hole: int) -> int:
+    return SPECIAL_HOLES[1] if hole == SPECIAL_HOLES[0] else SPECIAL_HOLES[0]
+
+
+# --------------------------------------------------------------------------- sowing
+
+
+def _sow_lap(mine: list, origin: int, direction: int) -> int:
+    """Lift the whole origin hole and sow one counter a hole; return the last hole."""
+    counters = mine[origin]
+    mine[origin] = 0
+    hole = origin
+    for _ in range(counters):
+        hole = (hole + direction) % HOLES
+        mine[hole] += 1
+    return hole
+
+
+def _captures_here(mine: list, theirs: list, last: int) -> bool:
+    """After a lap ended in `last`: was the hole occupied before the last counter, and in opposition?"""
+    if mine[last] == 1 or not _is_inner(last):
+        return False
+    inner, outer = _opposite(last)
+    return theirs[inner] > 0 and theirs[outer] > 0
+
+
+def _lap_captures(mine: list, theirs: list, origin: int, direction: int) -> bool:
+    """Would a lap from `origin` in `direction` end in a capture ("leads to a capture", K5)?"""
+    trial = list(mine)
+    last = _sow_lap(trial, origin, direction)
+    return _captures_here(trial, theirs, last)
+
+
+@dataclass
+class _Turn:
+    """A turn in progress: the mover's and the opponent's loops and the turn's memory."""
+    mine: list
+    theirs: list
+    laps: int = 0  # laps started so far (the first sowing is lap 1)
+    cw_laps: int = 0
+    all_cw: bool = True  # every lap so far was clockwise
+    kept: bool = False  # a `keep` has been made this turn
+    end_columns: set = field(default_factory=set)  # columns 0 / 7 where a capture took an end hole
+    won: bool = False  # end-holes win
+    cut: bool = False  # relay cut after LAP_LIMIT laps
+
+    def copy(self) -> "_Turn":
+        return _Turn(list(self.mine), list(self.theirs), self.laps, self.cw_laps, self.all_cw,
+                     self.kept, set(self.end_columns), self.won, self.cut)
+
+
+def _decisions(turn: _Turn, capture_hole: int) -> list:
+    """Options after a capture (K5, K6): (token, origin, direction, is_keep)."""
+    options = [("ccw", capture_hole, CCW, False)]
+    cw_resow = (capture_hole in SPECIAL_HOLES and (turn.all_cw or turn.cw_laps == 0)
+                and _lap_captures(turn.mine, turn.theirs, capture_hole, CW))
+    if cw_resow:
+        options.append(("cw", capture_hole, CW, False))
+    if turn.all_cw:  # the capture was made by a clockwise play from a special hole
+        other = _other_special(capture_hole)
+        switch = turn.mine[other] >= 2 and _lap_captures(turn.mine, turn.theirs, other, CW)
+        if switch:
+            options.append((f"keep+{_label(other)}:cw", other, CW, True))
+        if turn.kept and not cw_resow and not switch:
+            for hole in range(HOLES):
+                if hole != capture_hole and turn.mine[hole] >= 2:
+                    options.append((f"keep+{_label(hole)}", hole, CCW, True))
+    return options
+
+
+def _run(turn: _Turn, origin: int, direction: int, tokens: list, end_holes_win: bool,
+         results: list) -> None:
+    """Play laps from `origin`; append (tokens, finished turn) for every way the turn can end."""
+    while True:
+        if turn.laps == LAP_LIMIT:
+            turn.cut = True
+            results.append((tokens, turn))
+            return
+        turn.laps += 1
+        if direction == CW:
+            turn.cw_laps += 1
+        else:
+            turn.all_cw = False
+        last = _sow_lap(turn.mine, origin, direction)
+        if turn.mine[last] == 1:  # landed in an empty hole: the turn is over
+            results.append((tokens, turn))
+            return
+        if _captures_here(turn.mine, turn.theirs, last):
+            inner, outer = _opposite(last)
+            turn.mine[origin] += turn.theirs[inner] + turn.theirs[outer]
+            turn.theirs[inner] = turn.theirs[outer] = 0
+            column = 15 - last
+            if column in (0, 7):
+                turn.end_columns.add(column)
+            if end_holes_win and turn.end_columns == {0, 7}:
+                turn.won = True
+                results.append((tokens, turn))
+                return
+            if sum(turn.theirs) == 0:
+                results.append((tokens, turn))
+                return
+            if turn.laps == LAP_LIMIT:
+                turn.cut = True
+                results.append((tokens, turn))
+                return
+            options = _decisions(turn, origin)
+            if len(options) == 1:
+                _, origin, direction, _ = options[0]
+                continue
+            for token, next_origin, next_direction, is_keep in options:
+                branch = turn.copy()
+                branch.kept = branch.kept or is_keep
+                _run(branch, next_origin, next_direction, tokens + [token], end_holes_win, results)
+            return
+        # occupied, no capture: relay. Clockwise laps always capture (K5), so this is anticlockwise.
+        assert direction == CCW
+        origin = last
+
+
+def _successors(pos: Position) -> dict:
+    """Every legal move of the side to move -> the position after it (ignores whether the game is over)."""
+    mine = pos.loops[pos.side]
+    theirs = pos.loops[1 - pos.side]
+    other_side = 1 - pos.side
+
+    def finish(loops_by_side, flags):
+        loops = [None, None]
+        loops[pos.side], loops[other_side] = loops_by_side
+        return Position(pos.options, loops, other_side, pos.turns + 1,
+                        max(pos.opening - 1, 0), flags)
+
+    if pos.opening:
+        hole = OPENING_HOLES[(OPENING_TURNS - pos.opening) // 2]
+        after = list(mine)
+        after[hole] = 0
+        after[(hole + 1) % HOLES] += 2
+        after[(hole + 2) % HOLES] += 1
+        return {_label(hole): finish((after, list(theirs)), "-")}
+
+    results = []
+    for hole in range(HOLES):
+        if mine[hole] < 2:
+            continue
+        _run(_Turn(list(mine), list(theirs)), hole, CCW, [_label(hole)],
+             pos.options["end_holes_win"], results)
+        if hole in SPECIAL_HOLES and _lap_captures(mine, theirs, hole, CW):
+            _run(_Turn(list(mine), list(theirs)), hole, CW, [_label(hole) + ":cw"],
+                 pos.options["end_holes_win"], results)
+    successors = {}
+    for tokens, turn in results:
+        flags = f"win={SIDES[pos.side]}" if turn.won else ("cycle" if turn.cut else "-")
+        move = "+".join(tokens)
+        assert move not in successors
+        successors[move] = finish((turn.mine, turn.theirs), flags)
+    return successors
+
+
+# --------------------------------------------------------------------------- API
+
+
+def _shared_out(south: int, north: int, reason: str) -> dict:
+    winner = "S" if south > north else "N" if north > south else None
+    return {"winner": winner, "score": (south, north), "reason": reason}
+
+
+def _outcome(pos: Position) -> dict | None:
+    south, north = sum(pos.loops[0]), sum(pos.loops[1])
+    score = (south, north)
+    if pos.flags.startswith("win="):
+        return {"winner": pos.flags[4], "score": score, "reason": "end-holes"}
+    if south == 0 or north == 0:
+        return {"winner": "S" if north == 0 else "N", "score": score, "reason": "capture-all"}
+    if pos.flags == "cycle":
+        return _shared_out(south, north, "cycle")
+    if not pos.opening and not _successors(pos):
+        return {"winner": SIDES[1 - pos.side], "score": score, "reason": "no-move"}
+    if pos.turns >= pos.options["max_turns"]:
+        return _shared_out(south, north, "turn-limit")
+    return None
+
+
+def outcome(position: str) -> dict | None:
+    return _outcome(parse_position(position))
+
+
+def legal_moves(position: str) -> list:
+    pos = parse_position(position)
+    if _outcome(pos) is not None:
+        return []
+    return sorted(_successors(pos))
+
+
+def play(position: str, move: str) -> str:
+    pos = parse_position(position)
+    if _outcome(pos) is not None:
+        raise ValueError(f"move {move!r}: the game is over")
+    successors = _successors(pos)
+    if move not in successors:
+        raise ValueError(f"move {move!r} is not legal here")
+    return format_position(successors[move])
