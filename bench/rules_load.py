@@ -57,7 +57,6 @@ async def _client_process_main(
     target: str, clients: int, duration: float, warmup: float, variants: list[str], seed: int, channels: int
 ) -> tuple[int, int, list[float]]:
     import grpc
-
     from griot.v1 import rules_pb2, rules_pb2_grpc
 
     # A local subchannel pool gives each channel its own TCP connection (SO_REUSEPORT balances
@@ -107,7 +106,9 @@ async def _client_process_main(
     return counts[0], counts[1], latencies
 
 
-def _client_process(args: tuple[str, int, float, float, list[str], int, int], out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+def _client_process(
+    args: tuple[str, int, float, float, list[str], int, int], out: multiprocessing.Queue
+) -> None:  # type: ignore[type-arg]
     out.put(asyncio.run(_client_process_main(*args)))
 
 
@@ -122,7 +123,9 @@ def run_level(
     workers = []
     for i, n in enumerate(shares):
         channels = max(1, n // 8)
-        p = ctx.Process(target=_client_process, args=((target, n, duration, warmup, variants, i, channels), out))
+        p = ctx.Process(
+            target=_client_process, args=((target, n, duration, warmup, variants, i, channels), out)
+        )
         p.start()
         workers.append(p)
     results = [out.get() for _ in workers]
@@ -146,8 +149,17 @@ def start_server(workers: int) -> tuple[subprocess.Popen[bytes], str]:
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     cmd = [
-        sys.executable, "-m", "services.rules",
-        "--port", str(port), "--metrics-port", "off", "--workers", str(workers), "--log-level", "WARNING",
+        sys.executable,
+        "-m",
+        "services.rules",
+        "--port",
+        str(port),
+        "--metrics-port",
+        "off",
+        "--workers",
+        str(workers),
+        "--log-level",
+        "WARNING",
     ]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
     target = f"127.0.0.1:{port}"
@@ -166,7 +178,9 @@ def start_server(workers: int) -> tuple[subprocess.Popen[bytes], str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--target", help="host:port of a running server (default: start one)")
     parser.add_argument("--server-workers", type=int, default=2, help="server processes when starting one")
     parser.add_argument("--client-procs", type=int, default=2, help="load-generator processes")
@@ -184,13 +198,15 @@ def main() -> None:
     try:
         print(
             f"# rules_load: target={target} server_workers={args.server_workers if proc else '?'} "
-            f"client_procs={args.client_procs} duration={args.duration}s variants={len(variants)} cpus={os.cpu_count()}"
+            f"client_procs={args.client_procs} duration={args.duration}s variants={len(variants)} "
+            f"cpus={os.cpu_count()}"
         )
         print(f"{'clients':>8} {'requests':>9} {'errors':>7} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8}")
         for c in [int(x) for x in args.concurrency.split(",")]:
             r = run_level(target, c, args.client_procs, args.duration, args.warmup, variants)
             print(
-                f"{c:>8} {r.requests:>9} {r.errors:>7} {r.rps:>9.0f} {r.percentile(0.5):>8.2f} {r.percentile(0.99):>8.2f}",
+                f"{c:>8} {r.requests:>9} {r.errors:>7} {r.rps:>9.0f} "
+                f"{r.percentile(0.5):>8.2f} {r.percentile(0.99):>8.2f}",
                 flush=True,
             )
     finally:

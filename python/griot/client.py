@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf import duration_pb2
 
-from griot._core import GriotError, Move, Position, Variant
+from griot._core import Move, Position, Variant
 from griot.status import error_from_rpc
 from griot.v1 import analysis_pb2, analysis_pb2_grpc, common_pb2, rules_pb2, rules_pb2_grpc
 
@@ -104,7 +104,9 @@ class _Base:
                 raise ValueError("give a target ('host:port') or a channel")
             mod: Any = grpc.aio if aio else grpc
             if secure:
-                channel = mod.secure_channel(target, grpc.ssl_channel_credentials(), options=DEFAULT_CHANNEL_OPTIONS)
+                channel = mod.secure_channel(
+                    target, grpc.ssl_channel_credentials(), options=DEFAULT_CHANNEL_OPTIONS
+                )
             else:
                 channel = mod.insecure_channel(target, options=DEFAULT_CHANNEL_OPTIONS)
             self._owns_channel = True
@@ -212,13 +214,17 @@ class RulesClient(_SyncBase):
         """Every game family with its options, sorted by id."""
         return list(self._call(self.stub.ListVariants, rules_pb2.ListVariantsRequest(), timeout).families)
 
-    def describe_variant(self, variant: VariantLike, *, timeout: float | None = None) -> rules_pb2.DescribeVariantResponse:
+    def describe_variant(
+        self, variant: VariantLike, *, timeout: float | None = None
+    ) -> rules_pb2.DescribeVariantResponse:
         """Rules text, options and board geometry of a variant."""
         req = rules_pb2.DescribeVariantRequest(variant=_text(variant))
         result: rules_pb2.DescribeVariantResponse = self._call(self.stub.DescribeVariant, req, timeout)
         return result
 
-    def start_position(self, variant: VariantLike, *, timeout: float | None = None) -> rules_pb2.StartPositionResponse:
+    def start_position(
+        self, variant: VariantLike, *, timeout: float | None = None
+    ) -> rules_pb2.StartPositionResponse:
         """The start position of a variant, with its legal moves."""
         req = rules_pb2.StartPositionRequest(variant=_text(variant))
         result: rules_pb2.StartPositionResponse = self._call(self.stub.StartPosition, req, timeout)
@@ -246,7 +252,9 @@ class RulesClient(_SyncBase):
         result: rules_pb2.ValidateMoveResponse = self._call(self.stub.ValidateMove, req, timeout)
         return result
 
-    def parse_position(self, position: PositionLike, *, timeout: float | None = None) -> common_pb2.PositionInfo:
+    def parse_position(
+        self, position: PositionLike, *, timeout: float | None = None
+    ) -> common_pb2.PositionInfo:
         """The canonical notation and fields of a position."""
         req = rules_pb2.ParsePositionRequest(position=_text(position))
         result: common_pb2.PositionInfo = self._call(self.stub.ParsePosition, req, timeout).position
@@ -310,7 +318,9 @@ class AsyncRulesClient(_AsyncBase):
         result: rules_pb2.ValidateMoveResponse = await self._call(self.stub.ValidateMove, req, timeout)
         return result
 
-    async def parse_position(self, position: PositionLike, *, timeout: float | None = None) -> common_pb2.PositionInfo:
+    async def parse_position(
+        self, position: PositionLike, *, timeout: float | None = None
+    ) -> common_pb2.PositionInfo:
         """The canonical notation and fields of a position."""
         req = rules_pb2.ParsePositionRequest(position=_text(position))
         result: common_pb2.PositionInfo = (await self._call(self.stub.ParsePosition, req, timeout)).position
@@ -371,7 +381,9 @@ def _best_move_request(
 ) -> analysis_pb2.BestMoveRequest:
     if not 1 <= level <= 10:
         raise ValueError("level is 1..10")
-    return analysis_pb2.BestMoveRequest(position=_text(position), level=level, max_time=_duration(max_time), seed=seed)
+    return analysis_pb2.BestMoveRequest(
+        position=_text(position), level=level, max_time=_duration(max_time), seed=seed
+    )
 
 
 class AnalysisClient(_SyncBase):
@@ -491,5 +503,3 @@ class AsyncAnalysisClient(_AsyncBase):
         req = _best_move_request(position, level, max_time, seed)
         result: analysis_pb2.BestMoveResponse = await self._call(self.stub.BestMove, req, timeout)
         return result
-
-

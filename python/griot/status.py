@@ -24,6 +24,7 @@ never has to parse messages.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 from google.protobuf import any_pb2
@@ -65,7 +66,8 @@ class RpcStatus:
         detail = any_pb2.Any()
         detail.Pack(info)
         proto = status_pb2.Status(code=self.code.value[0], message=self.message, details=[detail])
-        return rpc_status.to_status(proto)
+        status: grpc.Status = rpc_status.to_status(proto)
+        return status
 
 
 def status_for(error: GriotError) -> RpcStatus:
@@ -105,7 +107,7 @@ _ERROR_CLASSES: dict[str, type[GriotError]] = {
 }
 
 
-def error_info(call: grpc.Call | grpc.aio.AioRpcError) -> error_details_pb2.ErrorInfo | None:
+def error_info(call: grpc.RpcError | grpc.Call) -> error_details_pb2.ErrorInfo | None:
     """The ``ErrorInfo`` detail of a failed call, if it has one."""
     status = _status_of(call)
     if status is None:
@@ -118,8 +120,9 @@ def error_info(call: grpc.Call | grpc.aio.AioRpcError) -> error_details_pb2.Erro
     return None
 
 
-def _status_of(call: grpc.Call | grpc.aio.AioRpcError) -> status_pb2.Status | None:
-    for key, value in call.trailing_metadata() or ():
+def _status_of(call: grpc.RpcError | grpc.Call) -> status_pb2.Status | None:
+    metadata: Any = call.trailing_metadata()
+    for key, value in metadata or ():
         if key == rpc_status.GRPC_DETAILS_METADATA_KEY and isinstance(value, bytes):
             status = status_pb2.Status()
             status.ParseFromString(value)
@@ -127,7 +130,7 @@ def _status_of(call: grpc.Call | grpc.aio.AioRpcError) -> status_pb2.Status | No
     return None
 
 
-def error_from_rpc(call: grpc.Call | grpc.aio.AioRpcError) -> GriotError | None:
+def error_from_rpc(call: grpc.RpcError | grpc.Call) -> GriotError | None:
     """The Griot exception a failed call stands for, or None if it is not a Griot input error.
 
     Only errors with an ErrorInfo of domain :data:`ERROR_DOMAIN` map back; anything else (an

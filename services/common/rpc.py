@@ -21,10 +21,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
-
 from griot import GriotError
 from griot.status import status_for
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 log = logging.getLogger("griot.rpc")
 
@@ -33,7 +32,22 @@ Resp = TypeVar("Resp")
 
 #: Latency buckets (seconds): rules RPCs take tens of microseconds; analysis RPCs take seconds.
 LATENCY_BUCKETS = (
-    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+    0.0001,
+    0.00025,
+    0.0005,
+    0.001,
+    0.0025,
+    0.005,
+    0.01,
+    0.025,
+    0.05,
+    0.1,
+    0.25,
+    0.5,
+    1.0,
+    2.5,
+    5.0,
+    10.0,
 )
 
 

@@ -284,7 +284,9 @@ def run(spec_factory: Callable[[], ServiceSpec], config: ServerConfig) -> None:
             if not w.is_alive() and w.pid is not None:
                 multiprocess.mark_process_dead(w.pid, metrics_dir)
             if not w.is_alive() and not stopping:
-                log.error("worker exited; stopping the others", extra={"worker": w.name, "exitcode": w.exitcode})
+                log.error(
+                    "worker exited; stopping the others", extra={"worker": w.name, "exitcode": w.exitcode}
+                )
                 forward(signal.SIGTERM, None)
         time.sleep(0.1)
     reserved.close()
@@ -308,14 +310,18 @@ def add_arguments(parser: Any, prefix: str, defaults: ServerConfig) -> None:
 
     p = parser
     p.add_argument("--host", default=env("HOST", defaults.host), help=f"listen address [{prefix}_HOST]")
-    p.add_argument("--port", type=int, default=env("PORT", defaults.port), help=f"gRPC port, 0 = any [{prefix}_PORT]")
+    p.add_argument(
+        "--port", type=int, default=env("PORT", defaults.port), help=f"gRPC port, 0 = any [{prefix}_PORT]"
+    )
     p.add_argument(
         "--metrics-port",
         type=opt_int,
         default=env("METRICS_PORT", defaults.metrics_port),
         help=f"Prometheus /metrics port, 0 = any, 'off' = none [{prefix}_METRICS_PORT]",
     )
-    p.add_argument("--metrics-host", default=env("METRICS_HOST", defaults.metrics_host), help=f"[{prefix}_METRICS_HOST]")
+    p.add_argument(
+        "--metrics-host", default=env("METRICS_HOST", defaults.metrics_host), help=f"[{prefix}_METRICS_HOST]"
+    )
     p.add_argument(
         "--max-receive-bytes",
         type=int,
@@ -341,7 +347,10 @@ def add_arguments(parser: Any, prefix: str, defaults: ServerConfig) -> None:
         help=f"shutdown grace period [{prefix}_GRACE_SECONDS]",
     )
     p.add_argument(
-        "--workers", type=int, default=env("WORKERS", defaults.workers), help=f"server processes [{prefix}_WORKERS]"
+        "--workers",
+        type=int,
+        default=env("WORKERS", defaults.workers),
+        help=f"server processes [{prefix}_WORKERS]",
     )
     p.add_argument("--log-level", default=env("LOG_LEVEL", defaults.log_level), help=f"[{prefix}_LOG_LEVEL]")
     p.add_argument(

@@ -12,7 +12,8 @@ def main(argv: list[str] | None = None) -> None:
     """Parses flags (defaults from GRIOT_RULES_* variables) and serves."""
     parser = argparse.ArgumentParser(
         prog="python -m services.rules",
-        description="Griot rules service: griot.v1.RulesService over gRPC, with health, reflection and metrics.",
+        description="Griot rules service: griot.v1.RulesService over gRPC, "
+        "with health checking, reflection and Prometheus metrics.",
     )
     add_arguments(parser, "GRIOT_RULES", ServerConfig())
     run(service_spec, config_from_args(parser.parse_args(argv)))

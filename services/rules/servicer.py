@@ -10,18 +10,22 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import grpc
-
 import griot
+import grpc
 from griot import GameOutcome, IllegalMoveError, NotationError, Position, TurnEvent, Variant
 from griot.v1 import common_pb2, rules_pb2, rules_pb2_grpc
+
 from services.common.rpc import RpcMetrics, unary
 from services.common.server import ServiceSpec
 
 SERVICE_NAME: str = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
 
 _PLAYERS = {"S": common_pb2.PLAYER_SOUTH, "N": common_pb2.PLAYER_NORTH, None: common_pb2.PLAYER_UNSPECIFIED}
-_RESULTS = {"S": common_pb2.GAME_RESULT_SOUTH_WINS, "N": common_pb2.GAME_RESULT_NORTH_WINS, None: common_pb2.GAME_RESULT_DRAW}
+_RESULTS = {
+    "S": common_pb2.GAME_RESULT_SOUTH_WINS,
+    "N": common_pb2.GAME_RESULT_NORTH_WINS,
+    None: common_pb2.GAME_RESULT_DRAW,
+}
 _EVENT_KINDS = {
     "lap": common_pb2.TURN_EVENT_KIND_LAP,
     "capture": common_pb2.TURN_EVENT_KIND_CAPTURE,
@@ -116,7 +120,9 @@ def geometry_message(geometry: dict[str, Any]) -> rules_pb2.BoardGeometry:
         sowing_direction=geometry["sowing"],
     )
     for index, cell in enumerate(geometry["cells"]):
-        msg.cells.add(index=index, row=cell["row"], col=cell["col"], owner=_PLAYERS[cell["owner"]], label=cell["label"])
+        msg.cells.add(
+            index=index, row=cell["row"], col=cell["col"], owner=_PLAYERS[cell["owner"]], label=cell["label"]
+        )
     return msg
 
 
@@ -152,7 +158,9 @@ def _servicer_class(metrics: RpcMetrics) -> type[rules_pb2_grpc.RulesServiceServ
             return rules_pb2.ListVariantsResponse(families=list(families.values()))
 
         @rpc("DescribeVariant")
-        def DescribeVariant(self, request: rules_pb2.DescribeVariantRequest) -> rules_pb2.DescribeVariantResponse:
+        def DescribeVariant(
+            self, request: rules_pb2.DescribeVariantRequest
+        ) -> rules_pb2.DescribeVariantResponse:
             variant = Variant(request.variant)
             family = _families().get(variant.id) or family_message(
                 next(f for f in griot.variants() if f.id == variant.id)
@@ -161,7 +169,8 @@ def _servicer_class(metrics: RpcMetrics) -> type[rules_pb2_grpc.RulesServiceServ
                 variant=variant.canonical,
                 family=family,
                 settings=[
-                    rules_pb2.OptionSetting(name=k, value=option_value(v)) for k, v in sorted(variant.options.items())
+                    rules_pb2.OptionSetting(name=k, value=option_value(v))
+                    for k, v in sorted(variant.options.items())
                 ],
                 rules=variant.rules,
                 geometry=geometry_message(variant.geometry),
@@ -174,7 +183,9 @@ def _servicer_class(metrics: RpcMetrics) -> type[rules_pb2_grpc.RulesServiceServ
             return rules_pb2.StartPositionResponse(position=position_info(pos), legal_moves=_moves(pos))
 
         @rpc("ListLegalMoves")
-        def ListLegalMoves(self, request: rules_pb2.ListLegalMovesRequest) -> rules_pb2.ListLegalMovesResponse:
+        def ListLegalMoves(
+            self, request: rules_pb2.ListLegalMovesRequest
+        ) -> rules_pb2.ListLegalMovesResponse:
             return rules_pb2.ListLegalMovesResponse(moves=_moves(Position(request.position)))
 
         @rpc("ApplyMove")
@@ -205,7 +216,10 @@ def _servicer_class(metrics: RpcMetrics) -> type[rules_pb2_grpc.RulesServiceServ
                 pos.check(move)
             except IllegalMoveError as e:
                 return rules_pb2.ValidateMoveResponse(
-                    legal=False, move=move.text, reason=getattr(e, "code", None) or "illegal_move", message=str(e)
+                    legal=False,
+                    move=move.text,
+                    reason=getattr(e, "code", None) or "illegal_move",
+                    message=str(e),
                 )
             return rules_pb2.ValidateMoveResponse(legal=True, move=move.text)
 
@@ -214,7 +228,9 @@ def _servicer_class(metrics: RpcMetrics) -> type[rules_pb2_grpc.RulesServiceServ
             return rules_pb2.ParsePositionResponse(position=position_info(Position(request.position)))
 
         @rpc("FormatPosition")
-        def FormatPosition(self, request: rules_pb2.FormatPositionRequest) -> rules_pb2.FormatPositionResponse:
+        def FormatPosition(
+            self, request: rules_pb2.FormatPositionRequest
+        ) -> rules_pb2.FormatPositionResponse:
             pos = Variant(request.variant).position(request.body)
             return rules_pb2.FormatPositionResponse(position=position_info(pos))
 

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-
 from griot.client import RulesClient
+
 from services.common.server import RunningServer, ServerConfig, start
 from services.rules import service_spec
 

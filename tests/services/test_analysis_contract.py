@@ -14,10 +14,9 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import griot
 import grpc
 import pytest
-
-import griot
 from griot.client import AnalysisClient, AsyncAnalysisClient, search_limits
 from griot.status import status_for
 from griot.v1 import analysis_pb2, analysis_pb2_grpc, common_pb2
@@ -62,7 +61,9 @@ class ReferenceAnalysis(analysis_pb2_grpc.AnalysisServiceServicer):
                         ev.move_scores.add(move=mv, score=common_pb2.Score(centi=sc))
             yield analysis_pb2.EvaluateResponse(position=str(pos), evaluation=ev)
 
-    async def AnalyzeGame(self, request: Any, context: Any) -> AsyncIterator[analysis_pb2.AnalyzeGameResponse]:
+    async def AnalyzeGame(
+        self, request: Any, context: Any
+    ) -> AsyncIterator[analysis_pb2.AnalyzeGameResponse]:
         if request.WhichOneof("game") == "resume_job_id":
             if request.resume_job_id not in self.jobs:
                 await context.abort(grpc.StatusCode.NOT_FOUND, "unknown job")
@@ -81,10 +82,14 @@ class ReferenceAnalysis(analysis_pb2_grpc.AnalysisServiceServicer):
                 pos.check(played)
                 best = max(scores, key=lambda m: scores[m])
                 loss = scores[best] - scores[played]
-                t = report.turns.add(turn=turn, position=str(pos), played_move=played, best_move=best, loss=loss)
+                t = report.turns.add(
+                    turn=turn, position=str(pos), played_move=played, best_move=best, loss=loss
+                )
                 t.player = common_pb2.PLAYER_SOUTH if pos.side_to_move == "S" else common_pb2.PLAYER_NORTH
                 t.classification = (
-                    analysis_pb2.MOVE_CLASSIFICATION_BEST if loss == 0 else analysis_pb2.MOVE_CLASSIFICATION_BLUNDER
+                    analysis_pb2.MOVE_CLASSIFICATION_BEST
+                    if loss == 0
+                    else analysis_pb2.MOVE_CLASSIFICATION_BLUNDER
                 )
                 pos = pos.play(played)
                 msg = analysis_pb2.AnalyzeGameResponse(job_id=job)
@@ -99,7 +104,9 @@ class ReferenceAnalysis(analysis_pb2_grpc.AnalysisServiceServicer):
         sent.append(final)
         yield final
 
-    async def LiveSession(self, request_iterator: Any, context: Any) -> AsyncIterator[analysis_pb2.LiveSessionResponse]:
+    async def LiveSession(
+        self, request_iterator: Any, context: Any
+    ) -> AsyncIterator[analysis_pb2.LiveSessionResponse]:
         session = uuid.uuid4().hex
         pos: griot.Position | None = None
         async for req in request_iterator:
@@ -111,7 +118,9 @@ class ReferenceAnalysis(analysis_pb2_grpc.AnalysisServiceServicer):
             except griot.GriotError as e:
                 await self._abort(context, e)
             assert pos is not None
-            resp = analysis_pb2.LiveSessionResponse(session_id=session, update_id=req.update_id, position=str(pos))
+            resp = analysis_pb2.LiveSessionResponse(
+                session_id=session, update_id=req.update_id, position=str(pos)
+            )
             scores = _scores(pos)
             if scores:
                 resp.evaluation.best_move, resp.evaluation.score.centi = scores[0]
@@ -123,7 +132,9 @@ class ReferenceAnalysis(analysis_pb2_grpc.AnalysisServiceServicer):
             scores = _scores(griot.Position(request.position))
         except griot.GriotError as e:
             await self._abort(context, e)
-        return analysis_pb2.BestMoveResponse(move=scores[0][0], score=common_pb2.Score(centi=scores[0][1]), depth=1)
+        return analysis_pb2.BestMoveResponse(
+            move=scores[0][0], score=common_pb2.Score(centi=scores[0][1]), depth=1
+        )
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +158,9 @@ def analysis_target() -> Iterator[str]:
 
 def test_evaluate_streams_one_message_per_depth(analysis_target: str) -> None:
     with AnalysisClient(analysis_target) as c:
-        msgs = list(c.evaluate(ABAPA, search_limits(max_depth=4, max_time=2.5), include_move_scores=True, timeout=10))
+        msgs = list(
+            c.evaluate(ABAPA, search_limits(max_depth=4, max_time=2.5), include_move_scores=True, timeout=10)
+        )
     assert [m.evaluation.depth for m in msgs] == [1, 2, 3, 4]
     assert [m.evaluation.final for m in msgs] == [False, False, False, True]
     assert len(msgs[-1].evaluation.move_scores) == 6

@@ -6,17 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import griot
 import grpc
 import pytest
 from conftest import MAX_RECEIVE_BYTES, ServerHandle
 from google.rpc import error_details_pb2
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-import griot
 from griot.client import RulesClient, ServiceError
 from griot.status import ERROR_DOMAIN, error_info
 from griot.v1 import rules_pb2, rules_pb2_grpc
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
 NOT_FOUND = grpc.StatusCode.NOT_FOUND
@@ -76,14 +75,44 @@ BAD_INPUTS: list[tuple[str, dict[str, str], grpc.StatusCode, str, dict[str, str]
     ("StartPosition", {"variant": "abapa(holes=99)"}, INVALID, "bad_option", {"option": "holes"}),
     ("StartPosition", {"variant": "abapa(holes=x)"}, INVALID, "bad_option", {"option": "holes"}),
     ("DescribeVariant", {"variant": "abapa(colour=red)"}, INVALID, "bad_option", {"option": "colour"}),
-    ("DescribeVariant", {"variant": "leb-bbut-ahbochen(holes=3)"}, INVALID, "bad_option", {"option": "holes"}),
-    ("ParsePosition", {"position": "abapa(seeds=0) 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -"}, INVALID, "bad_option", {}),
+    (
+        "DescribeVariant",
+        {"variant": "leb-bbut-ahbochen(holes=3)"},
+        INVALID,
+        "bad_option",
+        {"option": "holes"},
+    ),
+    (
+        "ParsePosition",
+        {"position": "abapa(seeds=0) 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -"},
+        INVALID,
+        "bad_option",
+        {},
+    ),
     # illegal moves, one of each kind the two-row engine has
-    ("ApplyMove", {"position": ABAPA, "move": "A"}, INVALID, "not_own_hole", {"error": "illegal_move", "move": "A"}),
-    ("ApplyMove", {"position": "abapa 4,4,0,5,5,5/5,4,4,4,4,4 0-0 S 2 -", "move": "c"}, INVALID, "empty_hole", {"move": "c"}),
+    (
+        "ApplyMove",
+        {"position": ABAPA, "move": "A"},
+        INVALID,
+        "not_own_hole",
+        {"error": "illegal_move", "move": "A"},
+    ),
+    (
+        "ApplyMove",
+        {"position": "abapa 4,4,0,5,5,5/5,4,4,4,4,4 0-0 S 2 -", "move": "c"},
+        INVALID,
+        "empty_hole",
+        {"move": "c"},
+    ),
     ("ApplyMove", {"position": MUST_FEED, "move": "a"}, INVALID, "must_feed", {"move": "a"}),
     ("ApplyMove", {"position": MUST_NOT_STARVE, "move": "a"}, INVALID, "must_not_starve", {"move": "a"}),
-    ("ApplyMove", {"position": "2-4 1,4,4,4,4,4/4,4,4,4,4,4 0-0 S 2 -", "move": "a"}, INVALID, "too_few_seeds", {}),
+    (
+        "ApplyMove",
+        {"position": "2-4 1,4,4,4,4,4/4,4,4,4,4,4 0-0 S 2 -", "move": "a"},
+        INVALID,
+        "too_few_seeds",
+        {},
+    ),
     ("ApplyMove", {"position": OVER, "move": "a"}, INVALID, "game_over", {}),
     ("ApplyMove", {"position": ABAPA, "move": "pass"}, INVALID, "cannot_pass", {}),
 ]
@@ -151,7 +180,9 @@ def test_unknown_variant_is_a_variant_error(rules: RulesClient) -> None:
         rules.describe_variant("chess")
 
 
-def test_oversized_request_is_resource_exhausted(stub: rules_pb2_grpc.RulesServiceStub, rules: RulesClient) -> None:
+def test_oversized_request_is_resource_exhausted(
+    stub: rules_pb2_grpc.RulesServiceStub, rules: RulesClient
+) -> None:
     huge = "abapa " + "4," * MAX_RECEIVE_BYTES
     result = call(stub, "ParsePosition", position=huge)
     assert isinstance(result, grpc.RpcError)
@@ -223,7 +254,10 @@ def test_garbage_positions_and_moves(stub: rules_pb2_grpc.RulesServiceStub, posi
 
 
 @FUZZ
-@given(variant=st.one_of(text, notation_like, st.builds(lambda s: "abapa(" + s, notation_like)), body=notation_like)
+@given(
+    variant=st.one_of(text, notation_like, st.builds(lambda s: "abapa(" + s, notation_like)),
+    body=notation_like,
+)
 def test_garbage_variants(stub: rules_pb2_grpc.RulesServiceStub, variant: str, body: str) -> None:
     _assert_clean(call(stub, "StartPosition", variant=variant))
     _assert_clean(call(stub, "DescribeVariant", variant=variant))

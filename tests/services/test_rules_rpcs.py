@@ -6,9 +6,8 @@ from __future__ import annotations
 import asyncio
 import random
 
-import pytest
-
 import griot
+import pytest
 from griot.client import AsyncRulesClient, RulesClient
 from griot.v1 import common_pb2, rules_pb2
 
@@ -85,19 +84,30 @@ def test_apply_move_reports_captures(rules: RulesClient) -> None:
     lap, capture = r.events
     assert (lap.kind, lap.cell, list(lap.cells), lap.seeds) == (common_pb2.TURN_EVENT_KIND_LAP, 5, [6], 1)
     assert capture.kind == common_pb2.TURN_EVENT_KIND_CAPTURE
-    assert (capture.player, capture.cell, capture.seeds, capture.detail) == (common_pb2.PLAYER_SOUTH, 6, 2, "final")
+    assert (capture.player, capture.cell, capture.seeds, capture.detail) == (
+        common_pb2.PLAYER_SOUTH,
+        6,
+        2,
+        "final",
+    )
     assert not capture.cells
 
 
 def test_apply_move_that_ends_the_game_reports_the_outcome(rules: RulesClient) -> None:
     # A grand slam (forfeited in abapa) leaves neither player a move: the game ends, North ahead.
     r = rules.apply_move("abapa 0,0,0,0,0,1/1,0,0,0,0,0 20-20 S 30 -", "f")
-    assert [e.kind for e in r.events] == [common_pb2.TURN_EVENT_KIND_LAP, common_pb2.TURN_EVENT_KIND_CAPTURE_FORFEITED]
+    assert [e.kind for e in r.events] == [
+        common_pb2.TURN_EVENT_KIND_LAP,
+        common_pb2.TURN_EVENT_KIND_CAPTURE_FORFEITED,
+    ]
     assert list(r.events[1].cells) == [6]
     assert r.position.HasField("outcome")
     o = r.position.outcome
     assert (o.result, o.south_score, o.north_score, o.reason) == (
-        common_pb2.GAME_RESULT_NORTH_WINS, 20, 22, "neither_can_move"
+        common_pb2.GAME_RESULT_NORTH_WINS,
+        20,
+        22,
+        "neither_can_move",
     )
     assert not r.legal_moves
     with pytest.raises(griot.IllegalMoveError) as info:
@@ -124,7 +134,11 @@ def test_apply_move_to_the_end_of_a_game(rules: RulesClient) -> None:
     assert core is not None
     assert (info.outcome.south_score, info.outcome.north_score) == core.scores
     assert info.outcome.reason == core.reason
-    expected = {"S": common_pb2.GAME_RESULT_SOUTH_WINS, "N": common_pb2.GAME_RESULT_NORTH_WINS, None: common_pb2.GAME_RESULT_DRAW}
+    expected = {
+        "S": common_pb2.GAME_RESULT_SOUTH_WINS,
+        "N": common_pb2.GAME_RESULT_NORTH_WINS,
+        None: common_pb2.GAME_RESULT_DRAW,
+    }
     assert info.outcome.result == expected[core.winner]
 
 

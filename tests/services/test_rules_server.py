@@ -14,13 +14,14 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import griot
 import grpc
 import pytest
 from conftest import ServerHandle
+from griot.client import RulesClient
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from griot.client import RulesClient
 from services.rules import SERVICE_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,7 +42,9 @@ def test_health(rules_server: ServerHandle) -> None:
     assert e.value.code() == grpc.StatusCode.NOT_FOUND
 
 
-def _reflect(target: str, request: reflection_pb2.ServerReflectionRequest) -> reflection_pb2.ServerReflectionResponse:
+def _reflect(
+    target: str, request: reflection_pb2.ServerReflectionRequest
+) -> reflection_pb2.ServerReflectionResponse:
     with grpc.insecure_channel(target) as ch:
         stub = reflection_pb2_grpc.ServerReflectionStub(ch)
         return next(iter(stub.ServerReflectionInfo(iter([request]), timeout=5)))
@@ -50,18 +53,32 @@ def _reflect(target: str, request: reflection_pb2.ServerReflectionRequest) -> re
 def test_reflection_lists_services_and_serves_descriptors(rules_server: ServerHandle) -> None:
     resp = _reflect(rules_server.target, reflection_pb2.ServerReflectionRequest(list_services=""))
     names = {s.name for s in resp.list_services_response.service}
-    assert {"griot.v1.RulesService", "grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection"} <= names
+    assert {
+        "griot.v1.RulesService",
+        "grpc.health.v1.Health",
+        "grpc.reflection.v1alpha.ServerReflection",
+    } <= names
     files = _reflect(
-        rules_server.target, reflection_pb2.ServerReflectionRequest(file_containing_symbol="griot.v1.RulesService")
+        rules_server.target,
+        reflection_pb2.ServerReflectionRequest(file_containing_symbol="griot.v1.RulesService"),
     )
     from google.protobuf import descriptor_pb2
 
-    protos = [descriptor_pb2.FileDescriptorProto.FromString(b) for b in files.file_descriptor_response.file_descriptor_proto]
+    protos = [
+        descriptor_pb2.FileDescriptorProto.FromString(b)
+        for b in files.file_descriptor_response.file_descriptor_proto
+    ]
     rules = next(p for p in protos if p.name == "griot/v1/rules.proto")
     methods = {m.name for s in rules.service for m in s.method}
     assert methods == {
-        "ListVariants", "DescribeVariant", "StartPosition", "ListLegalMoves",
-        "ApplyMove", "ValidateMove", "ParsePosition", "FormatPosition",
+        "ListVariants",
+        "DescribeVariant",
+        "StartPosition",
+        "ListLegalMoves",
+        "ApplyMove",
+        "ValidateMove",
+        "ParsePosition",
+        "FormatPosition",
     }
 
 
@@ -84,17 +101,25 @@ def metric(text: str, name: str, **labels: str) -> float:
 def test_metrics_count_requests_errors_and_latency(rules_server: ServerHandle, rules: RulesClient) -> None:
     before = scrape(rules_server.metrics_port)
     ok0 = metric(before, "griot_rpc_requests_total", method="ApplyMove", code="OK")
-    bad0 = metric(before, "griot_rpc_errors_total", method="ApplyMove", code="INVALID_ARGUMENT", reason="not_own_hole")
+    bad0 = metric(
+        before, "griot_rpc_errors_total", method="ApplyMove", code="INVALID_ARGUMENT", reason="not_own_hole"
+    )
     for m in "abc":
         rules.apply_move(ABAPA, m)
     for _ in range(2):
-        with pytest.raises(Exception):
+        with pytest.raises(griot.IllegalMoveError):
             rules.apply_move(ABAPA, "A")
     after = scrape(rules_server.metrics_port)
     assert metric(after, "griot_rpc_requests_total", method="ApplyMove", code="OK") == ok0 + 3
     assert metric(after, "griot_rpc_requests_total", method="ApplyMove", code="INVALID_ARGUMENT") >= 2
     assert (
-        metric(after, "griot_rpc_errors_total", method="ApplyMove", code="INVALID_ARGUMENT", reason="not_own_hole")
+        metric(
+            after,
+            "griot_rpc_errors_total",
+            method="ApplyMove",
+            code="INVALID_ARGUMENT",
+            reason="not_own_hole",
+        )
         == bad0 + 2
     )
     assert metric(after, "griot_rpc_duration_seconds_count", method="ApplyMove") >= 5
@@ -188,7 +213,9 @@ def test_workers_share_one_port_and_aggregate_metrics() -> None:
         assert len({w["pid"] for w in workers}) == 2
         # Separate connections reach both workers (SO_REUSEPORT balances connections).
         for _ in range(8):
-            with RulesClient(target, channel=grpc.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)])) as c:
+            with RulesClient(
+                target, channel=grpc.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)])
+            ) as c:
                 assert c.parse_position(ABAPA).notation == ABAPA
         text = scrape(int(str(supervisor["metrics_port"])))
         assert metric(text, "griot_rpc_requests_total", method="ParsePosition", code="OK") == 8
@@ -202,8 +229,19 @@ def test_workers_share_one_port_and_aggregate_metrics() -> None:
 def test_help_lists_flags_and_env_variables() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "services.rules", "--help"],
-        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, check=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
-    for flag in ("--port", "--metrics-port", "--max-receive-bytes", "--max-concurrent-rpcs", "--workers", "--log-format"):
+    for flag in (
+        "--port",
+        "--metrics-port",
+        "--max-receive-bytes",
+        "--max-concurrent-rpcs",
+        "--workers",
+        "--log-format",
+    ):
         assert flag in out
     assert re.search(r"GRIOT_RULES_PORT", out)
