@@ -18,6 +18,7 @@ lint:
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(PYTHON) -m ruff check python tests bench
 	$(PYTHON) -m mypy
+	$(MAKE) buf-lint
 
 ## fmt: format Rust and Python
 fmt:
