@@ -80,7 +80,7 @@ def test_apply_move_returns_position_events_and_moves(rules: RulesClient) -> Non
 def test_apply_move_reports_captures(rules: RulesClient) -> None:
     # South's single seed in f lands in North's A, making it 2: a final capture.
     r = rules.apply_move("abapa 0,0,0,0,0,1/1,4,4,4,4,4 0-0 S 10 -", "f")
-    assert r.position.notation == "abapa 0,0,0,0,0,0/0,4,4,4,4,4 2-0 N 11 cap=S"
+    assert r.position.notation == "abapa 0,0,0,0,0,0/0,4,4,4,4,4 2-0 N 11 -"
     lap, capture = r.events
     assert (lap.kind, lap.cell, list(lap.cells), lap.seeds) == (common_pb2.TURN_EVENT_KIND_LAP, 5, [6], 1)
     assert capture.kind == common_pb2.TURN_EVENT_KIND_CAPTURE
