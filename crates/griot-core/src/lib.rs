@@ -4,10 +4,12 @@
 //! - [`game`]: the one [`Game`](game::Game) trait every game family implements.
 //! - [`variant`]: variant strings and their options.
 //! - [`sowing`]: two-row sowing games as data (the Awale rule collection, abapa, Leb Bbut Ahbochen).
+//! - [`bechi`]: Béchi, a whole multi-round match (its own module).
 //! - [`registry`]: every game behind one enum, for the boundary.
 
 #![warn(missing_docs)]
 
+pub mod bechi;
 pub mod error;
 pub mod game;
 pub mod registry;

@@ -127,7 +127,7 @@ pub fn families() -> Vec<Family> {
 
 /// Families implemented as their own modules (not rule files).
 fn module_families() -> Vec<Family> {
-    Vec::new()
+    vec![crate::bechi::family()]
 }
 
 fn game_cache() -> &'static Mutex<HashMap<String, Arc<AnyGame>>> {
@@ -165,7 +165,10 @@ fn build_game(spec: &VariantSpec) -> Result<AnyGame, VariantError> {
 }
 
 /// Games with their own modules, by id.
-fn build_module_game(_spec: &VariantSpec) -> Result<Option<AnyGame>, VariantError> {
+fn build_module_game(spec: &VariantSpec) -> Result<Option<AnyGame>, VariantError> {
+    if spec.id == crate::bechi::ID {
+        return Ok(Some(AnyGame::Bechi(crate::bechi::BechiGame::new(spec)?)));
+    }
     Ok(None)
 }
 
@@ -251,6 +254,7 @@ macro_rules! define_games {
 
 define_games! {
     Sowing: SowingGame,
+    Bechi: crate::bechi::BechiGame,
 }
 
 /// A legal move with the position it leads to.
@@ -401,6 +405,7 @@ impl AnyGame {
                 let v = g.variant();
                 g.rules().describe(v.int("holes") as u8, v.int("seeds") as u8)
             }
+            AnyGame::Bechi(g) => g.describe_rules(),
         }
     }
 
