@@ -13,9 +13,9 @@ from __future__ import annotations
 import random
 from types import ModuleType
 
+import griot
 import pytest
 
-import griot
 from tests.reference import bechi, leb
 
 Outcome = tuple[str | None, tuple[int, int]] | None

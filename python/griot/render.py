@@ -8,11 +8,22 @@ from rich.text import Text
 from griot._core import Position
 
 
+def bechi_state(pos: Position) -> dict[str, str] | None:
+    """Béchi's match fields (round, phase, moved, off, carry) from its notation; None for other games."""
+    if pos.variant.id != "bechi":
+        return None
+    _, _, _, _, _, round_, phase, moved, off, carry = str(pos).split(" ")
+    return {"round": round_, "phase": phase, "moved": moved, "off": off, "carry": carry}
+
+
 def board_table(pos: Position, highlight: set[int] | None = None) -> Table:
-    """A rich table of the board as South sees it: top row first, labels beside each cell."""
+    """A rich table of the board as South sees it: top row first, labels beside each cell.
+
+    Béchi: a hole out of play shows `x`, a hole already moved this round is marked `*`."""
     geo = pos.variant.geometry
     rows, cols = geo["rows"], geo["cols"]
     values = pos.cells
+    bechi = bechi_state(pos)
     grid: list[list[Text]] = [[Text("") for _ in range(cols)] for _ in range(rows)]
     pieces = geo["stores"] is False and geo["sowing"] == ""
     for i, cell in enumerate(geo["cells"]):
@@ -21,6 +32,11 @@ def board_table(pos: Position, highlight: set[int] | None = None) -> Table:
             shown = {0: ".", 1: "S", 2: "N"}.get(v, str(v))
         else:
             shown = str(v)
+        if bechi is not None:
+            if cell["label"] in bechi["off"]:
+                shown = "x"
+            elif cell["label"] in bechi["moved"]:
+                shown += "*"
         owner = cell["owner"]
         style = "bold cyan" if owner == "S" else "bold magenta" if owner == "N" else "bold"
         if highlight and i in highlight:
@@ -42,6 +58,10 @@ def describe(pos: Position) -> str:
     stores = pos.stores
     if stores is not None:
         parts.append(f"stores S {stores[0]} - N {stores[1]}")
+    bechi = bechi_state(pos)
+    if bechi is not None:
+        carry_s, carry_n = bechi["carry"].split("-")
+        parts.append(f"round {bechi['round']} ({bechi['phase']}) · aside S {carry_s} - N {carry_n}")
     outcome = pos.outcome
     if outcome is None:
         parts.append(f"{'South' if pos.side_to_move == 'S' else 'North'} to move")

@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import griot  # noqa: E402
+
 from tests.reference import bechi, leb  # noqa: E402
 
 CORE_LEAVES = 1_000_000

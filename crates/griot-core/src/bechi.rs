@@ -60,9 +60,7 @@
 use std::fmt::Write as _;
 
 use crate::error::{IllegalMove, NotationError, VariantError};
-use crate::game::{
-    CaptureKind, Cell, EndReason, Event, Game, Geometry, MoveList, Outcome, Player, Trace,
-};
+use crate::game::{CaptureKind, Cell, EndReason, Event, Game, Geometry, MoveList, Outcome, Player, Trace};
 use crate::registry::{Family, FamilyKind};
 use crate::variant::{Allowed, OptionSpec, Variant, VariantSpec};
 
@@ -318,8 +316,7 @@ impl BechiGame {
     /// Each player's counters: store + own row + carry.
     fn totals(&self, pos: &BechiPosition) -> [i32; 2] {
         Player::BOTH.map(|p| {
-            (pos.stores[p.index()] as u32 + pos.carry[p.index()] as u32 + self.row_sum(pos, p))
-                as i32
+            (pos.stores[p.index()] as u32 + pos.carry[p.index()] as u32 + self.row_sum(pos, p)) as i32
         })
     }
 
@@ -348,10 +345,7 @@ impl BechiGame {
         if mask == 0 {
             return "-".into();
         }
-        (0..self.len)
-            .filter(|&i| mask & bit(i) != 0)
-            .map(|i| self.label(i))
-            .collect()
+        (0..self.len).filter(|&i| mask & bit(i) != 0).map(|i| self.label(i)).collect()
     }
 
     fn sow<T: Trace>(&self, p: &mut BechiPosition, hole: usize, clockwise: bool, trace: &mut T) {
@@ -376,11 +370,7 @@ impl BechiGame {
             }
         }
         if T::ENABLED {
-            trace.push(Event::Lap {
-                origin: hole as u8,
-                lifted: lifted as u16,
-                sown,
-            });
+            trace.push(Event::Lap { origin: hole as u8, lifted: lifted as u16, sown });
         }
         let last = at;
         if held_before > 0 && p.pits[last] % 2 == 0 && moved_before & bit(last) != 0 {
@@ -405,11 +395,7 @@ impl BechiGame {
                         cell,
                         seeds: seeds as u16,
                         player: mover,
-                        kind: if k == 0 {
-                            CaptureKind::Final
-                        } else {
-                            CaptureKind::Chain
-                        },
+                        kind: if k == 0 { CaptureKind::Final } else { CaptureKind::Chain },
                     });
                 }
             }
@@ -440,21 +426,13 @@ impl BechiGame {
         p.off = 0;
         p.to_move = Player::South;
         if T::ENABLED {
-            trace.push(Event::Note {
-                name: "round_end",
-                player: None,
-            });
+            trace.push(Event::Note { name: "round_end", player: None });
         }
-        let short = Player::BOTH
-            .into_iter()
-            .find(|&q| Self::holding(p, q) < COUNTERS_PER_HOLE as u32);
+        let short = Player::BOTH.into_iter().find(|&q| Self::holding(p, q) < COUNTERS_PER_HOLE as u32);
         if let Some(loser) = short {
             p.phase = Phase::Over;
             if T::ENABLED {
-                trace.push(Event::Note {
-                    name: "match_lost",
-                    player: Some(loser),
-                });
+                trace.push(Event::Note { name: "match_lost", player: Some(loser) });
             }
         } else {
             p.phase = Phase::FillSouth;
@@ -489,16 +467,9 @@ impl BechiGame {
             p.round = p.round.saturating_add(1);
             p.phase = Phase::Play;
             p.moved = 0;
-            p.to_move = if p.round % 2 == 1 {
-                Player::South
-            } else {
-                Player::North
-            };
+            p.to_move = if p.round % 2 == 1 { Player::South } else { Player::North };
             if T::ENABLED {
-                trace.push(Event::Note {
-                    name: "round_start",
-                    player: Some(p.to_move),
-                });
+                trace.push(Event::Note { name: "round_start", player: Some(p.to_move) });
             }
         }
     }
@@ -528,8 +499,7 @@ impl BechiGame {
         out.push(if self.empty_breaks_chain {
             "An empty hole stops the capture chain.".to_string()
         } else {
-            "An empty hole counts as even: the chain walks on over it (at most once round)."
-                .to_string()
+            "An empty hole counts as even: the chain walks on over it (at most once round).".to_string()
         });
         out.push(
             "A player who cannot sow passes; when neither can, each takes the counters in their own \
@@ -547,8 +517,7 @@ impl BechiGame {
             }
         ));
         out.push(
-            "The match is lost by the player who cannot fill one hole (fewer than 6 counters)."
-                .to_string(),
+            "The match is lost by the player who cannot fill one hole (fewer than 6 counters).".to_string(),
         );
         out.push(format!(
             "After {} turns the match ends: each counts store, own row and counters aside; more wins.",
@@ -557,24 +526,16 @@ impl BechiGame {
         out
     }
 
-    fn illegal_sow(
-        &self,
-        pos: &BechiPosition,
-        hole: usize,
-        clockwise: bool,
-    ) -> Result<(), IllegalMove> {
+    fn illegal_sow(&self, pos: &BechiPosition, hole: usize, clockwise: bool) -> Result<(), IllegalMove> {
         let me = pos.to_move;
-        let label = self.label(hole);
         if hole >= self.len {
             return Err(IllegalMove::new("no_such_hole", "no such hole"));
         }
+        let label = self.label(hole);
         if self.owner(hole) != me {
             return Err(IllegalMove::new(
                 "not_own_hole",
-                format!(
-                    "hole {label} belongs to {}; {me} sows from their own row",
-                    me.other()
-                ),
+                format!("hole {label} belongs to {}; {me} sows from their own row", me.other()),
             ));
         }
         if !self.can_sow(pos, me) {
@@ -681,16 +642,10 @@ impl Game for BechiGame {
                 if self.sowable(pos, i) {
                     let (cw, ccw) = self.directions(i);
                     if cw {
-                        moves.push(BechiMove::Sow {
-                            hole: i as u8,
-                            clockwise: true,
-                        });
+                        moves.push(BechiMove::Sow { hole: i as u8, clockwise: true });
                     }
                     if ccw {
-                        moves.push(BechiMove::Sow {
-                            hole: i as u8,
-                            clockwise: false,
-                        });
+                        moves.push(BechiMove::Sow { hole: i as u8, clockwise: false });
                     }
                 }
             }
@@ -711,18 +666,11 @@ impl Game for BechiGame {
         // Lexicographic order of label strings = order of the reversed bit patterns.
         subsets.sort_by_key(|&m| std::cmp::Reverse(m.reverse_bits()));
         for local in subsets {
-            moves.push(BechiMove::Fill {
-                holes: local << base,
-            });
+            moves.push(BechiMove::Fill { holes: local << base });
         }
     }
 
-    fn play_traced<T: Trace>(
-        &self,
-        pos: &BechiPosition,
-        mv: BechiMove,
-        trace: &mut T,
-    ) -> BechiPosition {
+    fn play_traced<T: Trace>(&self, pos: &BechiPosition, mv: BechiMove, trace: &mut T) -> BechiPosition {
         let mut p = *pos;
         match mv {
             BechiMove::Sow { hole, clockwise } => {
@@ -748,14 +696,8 @@ impl Game for BechiGame {
         if pos.phase == Phase::Over {
             let scores = self.totals(pos);
             // The parser and `end_round` guarantee exactly one player is short.
-            let loser = Player::BOTH
-                .into_iter()
-                .find(|&q| Self::holding(pos, q) < COUNTERS_PER_HOLE as u32);
-            return Some(Outcome {
-                winner: loser.map(Player::other),
-                scores,
-                reason: EndReason::MatchLost,
-            });
+            let loser = Player::BOTH.into_iter().find(|&q| Self::holding(pos, q) < COUNTERS_PER_HOLE as u32);
+            return Some(Outcome { winner: loser.map(Player::other), scores, reason: EndReason::MatchLost });
         }
         if self.at_turn_limit(pos) {
             let mut o = self.endless_outcome(pos);
@@ -770,13 +712,21 @@ impl Game for BechiGame {
     }
 
     fn hash_key(&self, pos: &BechiPosition) -> u64 {
-        let mut key = Vec::with_capacity(24);
-        self.write_key(pos, &mut key);
+        // Everything but the turn counter, in two words (holes past 2h are always zero).
+        let board = u64::from_le_bytes(pos.pits);
+        let rest = u64::from_le_bytes([
+            pos.stores[0],
+            pos.stores[1],
+            pos.carry[0],
+            pos.carry[1],
+            pos.moved,
+            pos.off,
+            pos.to_move as u8 | (pos.phase as u8) << 1,
+            0,
+        ]) ^ (pos.round as u64) << 56;
         let mut h: u64 = 0x9E37_79B9_7F4A_7C15;
-        for chunk in key.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            h = (h.rotate_left(23) ^ u64::from_le_bytes(w)).wrapping_mul(0x2127_599B_F432_5C37);
+        for w in [board, rest] {
+            h = (h.rotate_left(23) ^ w).wrapping_mul(0x2127_599B_F432_5C37);
         }
         h ^= h >> 29;
         h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -795,12 +745,8 @@ impl Game for BechiGame {
     }
 
     fn format_body(&self, pos: &BechiPosition) -> String {
-        let row = |p: Player| {
-            self.row_range(p)
-                .map(|i| pos.pits[i].to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        };
+        let row =
+            |p: Player| self.row_range(p).map(|i| pos.pits[i].to_string()).collect::<Vec<_>>().join(",");
         let mut s = String::with_capacity(48);
         let _ = write!(
             s,
@@ -822,9 +768,8 @@ impl Game for BechiGame {
     }
 
     fn parse_body(&self, body: &str) -> Result<BechiPosition, NotationError> {
-        const NAMES: [&str; 9] = [
-            "board", "stores", "side", "turns", "round", "phase", "moved", "off", "carry",
-        ];
+        const NAMES: [&str; 9] =
+            ["board", "stores", "side", "turns", "round", "phase", "moved", "off", "carry"];
         let fields: Vec<&str> = body.split(' ').collect();
         if fields.len() != NAMES.len() {
             return Err(NotationError::new(format!(
@@ -841,13 +786,7 @@ impl Game for BechiGame {
 
         let rows: Vec<&str> = fields[0].split('/').collect();
         if rows.len() != 2 {
-            return Err(f(
-                0,
-                format!(
-                    "expected South's row '/' North's row, found {} row(s)",
-                    rows.len()
-                ),
-            ));
+            return Err(f(0, format!("expected South's row '/' North's row, found {} row(s)", rows.len())));
         }
         for (r, row) in rows.iter().enumerate() {
             let who = if r == 0 { "South" } else { "North" };
@@ -855,23 +794,12 @@ impl Game for BechiGame {
             if holes.len() != self.h {
                 return Err(f(
                     0,
-                    format!(
-                        "{who}'s row has {} holes; {} has {}",
-                        holes.len(),
-                        self.variant,
-                        self.h
-                    ),
+                    format!("{who}'s row has {} holes; {} has {}", holes.len(), self.variant, self.h),
                 ));
             }
             for (i, text) in holes.iter().enumerate() {
                 let v: u8 = text.parse().map_err(|_| {
-                    f(
-                        0,
-                        format!(
-                            "hole {} of {who}: {text:?} is not a counter count (0-255)",
-                            i + 1
-                        ),
-                    )
+                    f(0, format!("hole {} of {who}: {text:?} is not a counter count (0-255)", i + 1))
                 })?;
                 pos.pits[r * self.h + i] = v;
                 total += v as u32;
@@ -879,72 +807,41 @@ impl Game for BechiGame {
         }
 
         let pair = |i: usize, what: &str| -> Result<[u8; 2], NotationError> {
-            let (s, n) = fields[i].split_once('-').ok_or_else(|| {
-                f(
-                    i,
-                    format!("{:?} is not <South>-<North>, e.g. 0-0", fields[i]),
-                )
-            })?;
+            let (s, n) = fields[i]
+                .split_once('-')
+                .ok_or_else(|| f(i, format!("{:?} is not <South>-<North>, e.g. 0-0", fields[i])))?;
             let mut out = [0u8; 2];
             for (k, (who, v)) in [("South", s), ("North", n)].into_iter().enumerate() {
-                out[k] = v.parse().map_err(|_| {
-                    f(
-                        i,
-                        format!("{who}'s {what} {v:?} is not a counter count (0-255)"),
-                    )
-                })?;
+                out[k] = v
+                    .parse()
+                    .map_err(|_| f(i, format!("{who}'s {what} {v:?} is not a counter count (0-255)")))?;
             }
             Ok(out)
         };
         pos.stores = pair(1, "store")?;
         pos.carry = pair(8, "carry")?;
-        total += pos
-            .stores
-            .iter()
-            .chain(&pos.carry)
-            .map(|&c| c as u32)
-            .sum::<u32>();
+        total += pos.stores.iter().chain(&pos.carry).map(|&c| c as u32).sum::<u32>();
         if total > MAX_TOTAL {
             return Err(NotationError::new(format!(
                 "{total} counters in all (board, stores and carry); a position holds at most {MAX_TOTAL}"
             )));
         }
 
-        pos.to_move = Player::from_letter(fields[2])
-            .ok_or_else(|| f(2, format!("{:?} is not S or N", fields[2])))?;
-        pos.turns = fields[3]
-            .parse()
-            .map_err(|_| f(3, format!("{:?} is not a number of turns", fields[3])))?;
+        pos.to_move =
+            Player::from_letter(fields[2]).ok_or_else(|| f(2, format!("{:?} is not S or N", fields[2])))?;
+        pos.turns =
+            fields[3].parse().map_err(|_| f(3, format!("{:?} is not a number of turns", fields[3])))?;
         if pos.turns > self.max_turns {
-            return Err(f(
-                3,
-                format!(
-                    "{} turns is past the limit of {}",
-                    pos.turns, self.max_turns
-                ),
-            ));
+            return Err(f(3, format!("{} turns is past the limit of {}", pos.turns, self.max_turns)));
         }
         pos.round = match fields[4].parse::<u16>() {
             Ok(r) if r >= 1 => r,
-            _ => {
-                return Err(f(
-                    4,
-                    format!("{:?} is not a round number (1-65535)", fields[4]),
-                ))
-            }
+            _ => return Err(f(4, format!("{:?} is not a round number (1-65535)", fields[4]))),
         };
         pos.phase = Phase::ALL
             .into_iter()
             .find(|p| p.name() == fields[5])
-            .ok_or_else(|| {
-                f(
-                    5,
-                    format!(
-                        "{:?} is not a phase (play, fill-S, fill-N or over)",
-                        fields[5]
-                    ),
-                )
-            })?;
+            .ok_or_else(|| f(5, format!("{:?} is not a phase (play, fill-S, fill-N or over)", fields[5])))?;
 
         let holes = |i: usize| -> Result<u8, NotationError> {
             if fields[i] == "-" {
@@ -984,20 +881,13 @@ impl Game for BechiGame {
         if pos.off != 0 && self.empty_holes_in_play {
             return Err(f(
                 7,
-                format!(
-                    "no hole is out of play in {} (empty_holes_in_play=true)",
-                    self.variant
-                ),
+                format!("no hole is out of play in {} (empty_holes_in_play=true)", self.variant),
             ));
         }
         if let Some(i) = (0..self.len).find(|&i| pos.off & bit(i) != 0 && pos.pits[i] > 0) {
             return Err(f(
                 7,
-                format!(
-                    "hole {} is out of play but holds {} counter(s)",
-                    self.label(i),
-                    pos.pits[i]
-                ),
+                format!("hole {} is out of play but holds {} counter(s)", self.label(i), pos.pits[i]),
             ));
         }
         if pos.moved & pos.off != 0 {
@@ -1035,33 +925,19 @@ impl Game for BechiGame {
                 if pos.to_move != filler {
                     return Err(f(
                         2,
-                        format!(
-                            "{} is to move in phase {}",
-                            filler.letter(),
-                            pos.phase.name()
-                        ),
+                        format!("{} is to move in phase {}", filler.letter(), pos.phase.name()),
                     ));
                 }
-                let must_be_empty = if filler == Player::South {
-                    0xFF
-                } else {
-                    self.row_mask(Player::North)
-                };
+                let must_be_empty = if filler == Player::South { 0xFF } else { self.row_mask(Player::North) };
                 if !board_empty(must_be_empty) {
-                    return Err(f(
-                        0,
-                        format!("{} refills an empty row, but it holds counters", filler),
-                    ));
+                    return Err(f(0, format!("{filler} refills an empty row, but it holds counters")));
                 }
-                if filler == Player::South && pos.off != 0
-                    || pos.off & self.row_mask(Player::North) != 0
-                {
+                let early_off =
+                    if filler == Player::South { pos.off } else { pos.off & self.row_mask(Player::North) };
+                if early_off != 0 {
                     return Err(f(
                         7,
-                        format!(
-                            "holes of {} cannot be out of play before they refill",
-                            filler
-                        ),
+                        format!("{} cannot be out of play before {filler} refills", self.labels(early_off)),
                     ));
                 }
                 for q in Player::BOTH {
@@ -1070,19 +946,14 @@ impl Game for BechiGame {
                     {
                         return Err(f(
                             5,
-                            format!(
-                                "{q} has fewer than 6 counters to refill with: the phase would be over"
-                            ),
+                            format!("{q} has fewer than 6 counters to refill with: the phase would be over"),
                         ));
                     }
                 }
             }
             Phase::Over => {
                 if !board_empty(0xFF) || pos.off != 0 {
-                    return Err(f(
-                        5,
-                        "over, but the board is not cleared (holes or off set)".to_string(),
-                    ));
+                    return Err(f(5, "over, but the board is not cleared (holes or off set)".to_string()));
                 }
                 let short = Player::BOTH
                     .into_iter()
@@ -1115,11 +986,7 @@ impl Game for BechiGame {
                 if forced {
                     self.label(hole).to_string()
                 } else {
-                    format!(
-                        "{}:{}",
-                        self.label(hole),
-                        if clockwise { "cw" } else { "ccw" }
-                    )
+                    format!("{}:{}", self.label(hole), if clockwise { "cw" } else { "ccw" })
                 }
             }
         }
@@ -1146,13 +1013,9 @@ impl Game for BechiGame {
             }
             let mut holes = 0u8;
             for c in list.chars() {
-                let i = self
-                    .parse_label(c)
-                    .ok_or_else(|| bad_label(&c.to_string()))?;
+                let i = self.parse_label(c).ok_or_else(|| bad_label(&c.to_string()))?;
                 if holes & bit(i) != 0 {
-                    return Err(NotationError::new(format!(
-                        "{text:?}: hole {c} is named twice"
-                    )));
+                    return Err(NotationError::new(format!("{text:?}: hole {c} is named twice")));
                 }
                 holes |= bit(i);
             }
@@ -1176,11 +1039,7 @@ impl Game for BechiGame {
         let clockwise = match dir {
             Some("cw") => true,
             Some("ccw") => false,
-            Some(d) => {
-                return Err(NotationError::new(format!(
-                    "{text:?}: direction {d:?} is not cw or ccw"
-                )))
-            }
+            Some(d) => return Err(NotationError::new(format!("{text:?}: direction {d:?} is not cw or ccw"))),
             None if cw && ccw => {
                 return Err(NotationError::new(format!(
                     "{text:?}: the centre hole sows either way: write {label}:cw or {label}:ccw"
@@ -1188,18 +1047,12 @@ impl Game for BechiGame {
             }
             None => cw,
         };
-        Ok(BechiMove::Sow {
-            hole: hole as u8,
-            clockwise,
-        })
+        Ok(BechiMove::Sow { hole: hole as u8, clockwise })
     }
 
     fn check_move(&self, pos: &BechiPosition, mv: BechiMove) -> Result<(), IllegalMove> {
         if let Some(o) = self.outcome(pos) {
-            return Err(IllegalMove::new(
-                "game_over",
-                format!("the match is over ({})", o.reason.name()),
-            ));
+            return Err(IllegalMove::new("game_over", format!("the match is over ({})", o.reason.name())));
         }
         let me = pos.to_move;
         match (pos.phase, mv) {
@@ -1208,20 +1061,14 @@ impl Game for BechiGame {
             }
             (Phase::Play, BechiMove::Pass) => {
                 if self.can_sow(pos, me) {
-                    Err(IllegalMove::new(
-                        "cannot_pass",
-                        format!("{me} has a hole to sow and may not pass"),
-                    ))
+                    Err(IllegalMove::new("cannot_pass", format!("{me} has a hole to sow and may not pass")))
                 } else {
                     Ok(())
                 }
             }
             (Phase::Play, BechiMove::Fill { .. }) => Err(IllegalMove::new(
                 "wrong_phase",
-                format!(
-                    "round {} is being played; holes are refilled only between rounds",
-                    pos.round
-                ),
+                format!("round {} is being played; holes are refilled only between rounds", pos.round),
             )),
             (_, BechiMove::Fill { holes }) => self.illegal_fill(pos, holes),
             (_, _) => Err(IllegalMove::new(
@@ -1253,17 +1100,8 @@ impl Game for BechiGame {
     fn geometry(&self) -> Geometry {
         let cells = (0..self.len)
             .map(|i| {
-                let (row, col) = if i < self.h {
-                    (0u8, i)
-                } else {
-                    (1u8, self.len - 1 - i)
-                };
-                Cell {
-                    row,
-                    col: col as u8,
-                    owner: Some(self.owner(i)),
-                    label: self.label(i).to_string(),
-                }
+                let (row, col) = if i < self.h { (0u8, i) } else { (1u8, self.len - 1 - i) };
+                Cell { row, col: col as u8, owner: Some(self.owner(i)), label: self.label(i).to_string() }
             })
             .collect();
         Geometry {
@@ -1308,17 +1146,33 @@ mod tests {
     }
 
     #[test]
+    fn positions_and_moves_are_small() {
+        assert!(std::mem::size_of::<BechiPosition>() <= 24);
+        assert!(std::mem::size_of::<BechiMove>() <= 3);
+    }
+
+    #[test]
+    fn hash_ignores_the_turn_counter_only() {
+        let g = game("bechi");
+        let a = g.start();
+        let mut b = a;
+        b.turns = 7;
+        assert_eq!(g.hash_key(&a), g.hash_key(&b));
+        let mut c = a;
+        c.moved = 1;
+        assert_ne!(g.hash_key(&a), g.hash_key(&c));
+        let mut d = a;
+        d.round = 2;
+        assert_ne!(g.hash_key(&a), g.hash_key(&d));
+    }
+
+    #[test]
     fn fill_moves_are_lexicographic() {
         let g = game("bechi");
-        let pos = g
-            .parse_body("6,6,6,6/0,0,0,0 0-16 N 16 1 fill-N - - 8-0")
-            .unwrap();
+        let pos = g.parse_body("6,6,6,6/0,0,0,0 0-16 N 16 1 fill-N - - 8-0").unwrap();
         let mut moves = MoveList::new();
         g.legal_moves(&pos, &mut moves);
         let texts: Vec<String> = moves.iter().map(|&m| g.format_move(&pos, m)).collect();
-        assert_eq!(
-            texts,
-            ["fill:AB", "fill:AC", "fill:AD", "fill:BC", "fill:BD", "fill:CD"]
-        );
+        assert_eq!(texts, ["fill:AB", "fill:AC", "fill:AD", "fill:BC", "fill:BD", "fill:CD"]);
     }
 }

@@ -15,11 +15,7 @@ fn every_board_size_starts_with_four_seeds_a_hole() {
     for holes in [2, 4, 6, 8, 10] {
         let g = game(&format!("{LEB}(holes={holes})")).unwrap();
         let row = vec!["4"; holes].join(",");
-        let variant = if holes == 6 {
-            LEB.to_string()
-        } else {
-            format!("{LEB}(holes={holes})")
-        };
+        let variant = if holes == 6 { LEB.to_string() } else { format!("{LEB}(holes={holes})") };
         let start = g.format_position(&g.start()).unwrap();
         assert_eq!(start, format!("{variant} {row}/{row} 0-0 S 0 -"));
         assert_eq!(moves(&start).len(), holes);
@@ -29,13 +25,8 @@ fn every_board_size_starts_with_four_seeds_a_hole() {
 #[test]
 fn other_board_sizes_are_refused_with_a_clear_error() {
     for holes in [0, 1, 3, 5, 7, 12, 18] {
-        let err = game(&format!("{LEB}(holes={holes})"))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("holes") && err.contains("2, 4, 6, 8, 10"),
-            "holes={holes}: {err}"
-        );
+        let err = game(&format!("{LEB}(holes={holes})")).unwrap_err().to_string();
+        assert!(err.contains("holes") && err.contains("2, 4, 6, 8, 10"), "holes={holes}: {err}");
     }
 }
 
@@ -55,37 +46,24 @@ fn sowing_is_counter_clockwise_and_a_full_lap_does_not_skip_the_origin() {
 #[test]
 fn extra_lap_on_an_opponent_hole_of_six() {
     // f: 1 seed into A (6 -> 7): lift 7, sow B, C, D, E, F, a, b; ends in own b.
-    let (next, events) =
-        after_with_events(&format!("{LEB} 2,2,2,2,2,1/6,1,1,1,1,1 13-13 S 10 -"), "f");
+    let (next, events) = after_with_events(&format!("{LEB} 2,2,2,2,2,1/6,1,1,1,1,1 13-13 S 10 -"), "f");
     assert_eq!(next, format!("{LEB} 3,3,2,2,2,0/0,2,2,2,2,2 13-13 N 11 -"));
-    let laps = events
-        .iter()
-        .filter(|e| matches!(e, Event::Lap { .. }))
-        .count();
+    let laps = events.iter().filter(|e| matches!(e, Event::Lap { .. })).count();
     assert_eq!(laps, 2);
 }
 
 #[test]
 fn no_extra_lap_on_an_own_hole_of_six_or_an_opponent_hole_of_five() {
     let position = format!("{LEB} 2,0,0,0,1,6/5,1,1,1,1,1 15-14 S 10 -");
-    assert_eq!(
-        after(&position, "e"),
-        format!("{LEB} 2,0,0,0,0,7/5,1,1,1,1,1 15-14 N 11 -")
-    );
-    assert_eq!(
-        after(&position, "f"),
-        format!("{LEB} 2,0,0,0,1,0/6,0,0,0,0,0 25-14 N 11 -")
-    );
+    assert_eq!(after(&position, "e"), format!("{LEB} 2,0,0,0,0,7/5,1,1,1,1,1 15-14 N 11 -"));
+    assert_eq!(after(&position, "f"), format!("{LEB} 2,0,0,0,1,0/6,0,0,0,0,0 25-14 N 11 -"));
 }
 
 #[test]
 fn capture_after_the_extra_lap_stops_at_the_emptied_hole() {
     // 2x8. h: A 6 -> 7: lift 7, sow B..H. H 3 -> 4: take H 4, G 2, F 4, E 4; D 3 stops.
     assert_eq!(
-        after(
-            &format!("{LEB}(holes=8) 2,2,0,0,0,0,0,1/6,1,3,2,3,3,1,3 20-17 S 0 -"),
-            "h"
-        ),
+        after(&format!("{LEB}(holes=8) 2,2,0,0,0,0,0,1/6,1,3,2,3,3,1,3 20-17 S 0 -"), "h"),
         format!("{LEB}(holes=8) 2,2,0,0,0,0,0,0/0,2,4,3,0,0,0,0 34-17 N 1 -")
     );
 }
@@ -119,9 +97,7 @@ fn grand_slam_is_forfeited_and_the_move_stands() {
     assert!(moves(&position).contains(&"f".to_string()));
     let (next, events) = after_with_events(&position, "f");
     assert_eq!(next, format!("{LEB} 2,0,0,0,0,0/2,4,0,0,0,0 20-20 N 13 -"));
-    assert!(events
-        .iter()
-        .any(|e| matches!(e, Event::CaptureForfeited { .. })));
+    assert!(events.iter().any(|e| matches!(e, Event::CaptureForfeited { .. })));
     // One more North seed: the same capture takes 6 and leaves 1.
     assert_eq!(
         after(&format!("{LEB} 2,0,0,0,0,2/1,3,0,0,0,1 20-19 S 12 -"), "f"),
@@ -136,10 +112,7 @@ fn must_feed_an_empty_opponent() {
     assert_eq!(illegal(&position, "a"), "must_feed");
     assert_eq!(illegal(&position, "b"), "empty_hole");
     assert_eq!(illegal(&position, "A"), "not_own_hole");
-    assert_eq!(
-        after(&position, "d"),
-        format!("{LEB} 1,0,3,0,1,2/1,0,0,0,0,0 22-18 N 21 -")
-    );
+    assert_eq!(after(&position, "d"), format!("{LEB} 1,0,3,0,1,2/1,0,0,0,0,0 22-18 N 21 -"));
 }
 
 #[test]
@@ -174,10 +147,7 @@ fn endless_cycle_gives_each_player_their_own_row() {
     let position = format!("{LEB} 2,2,2,2,2,0/7,1,1,1,1,1 13-13 N 11 cycle");
     assert!(moves(&position).is_empty());
     let o = outcome(&position).unwrap();
-    assert_eq!(
-        (o.winner, o.scores, o.reason),
-        (Some(Player::North), [23, 25], EndReason::EndlessCycle)
-    );
+    assert_eq!((o.winner, o.scores, o.reason), (Some(Player::North), [23, 25], EndReason::EndlessCycle));
 }
 
 #[test]
@@ -185,10 +155,7 @@ fn turn_limit_ends_like_an_endless_cycle() {
     let position = format!("{LEB}(max_turns=10) 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 10 -");
     assert!(moves(&position).is_empty());
     let o = outcome(&position).unwrap();
-    assert_eq!(
-        (o.winner, o.scores, o.reason),
-        (None, [24, 24], EndReason::TurnLimit)
-    );
+    assert_eq!((o.winner, o.scores, o.reason), (None, [24, 24], EndReason::TurnLimit));
 }
 
 #[test]

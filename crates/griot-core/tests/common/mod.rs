@@ -13,23 +13,15 @@ pub fn after(position: &str, mv: &str) -> String {
 /// The position after playing `mv` (checked), with the turn's events.
 pub fn after_with_events(position: &str, mv: &str) -> (String, Vec<Event>) {
     let (g, p) = parse_position(position).unwrap_or_else(|e| panic!("{position}: {e}"));
-    let m = g
-        .parse_move(&p, mv)
-        .unwrap_or_else(|e| panic!("{position} / {mv}: {e}"));
-    let (next, events) = g
-        .play(&p, &m)
-        .unwrap_or_else(|e| panic!("{position} / {mv}: {e}"));
+    let m = g.parse_move(&p, mv).unwrap_or_else(|e| panic!("{position} / {mv}: {e}"));
+    let (next, events) = g.play(&p, &m).unwrap_or_else(|e| panic!("{position} / {mv}: {e}"));
     (g.format_position(&next).unwrap(), events)
 }
 
 /// The legal moves, in the core's order.
 pub fn moves(position: &str) -> Vec<String> {
     let (g, p) = parse_position(position).unwrap_or_else(|e| panic!("{position}: {e}"));
-    g.legal_moves(&p)
-        .unwrap()
-        .iter()
-        .map(|m| g.format_move(&p, m).unwrap())
-        .collect()
+    g.legal_moves(&p).unwrap().iter().map(|m| g.format_move(&p, m).unwrap()).collect()
 }
 
 /// The outcome, if the game is over.
@@ -41,9 +33,7 @@ pub fn outcome(position: &str) -> Option<Outcome> {
 /// The machine code of why `mv` is illegal in `position` (panics if it is legal).
 pub fn illegal(position: &str, mv: &str) -> &'static str {
     let (g, p) = parse_position(position).unwrap_or_else(|e| panic!("{position}: {e}"));
-    let m = g
-        .parse_move(&p, mv)
-        .unwrap_or_else(|e| panic!("{position} / {mv}: {e}"));
+    let m = g.parse_move(&p, mv).unwrap_or_else(|e| panic!("{position} / {mv}: {e}"));
     match g.play(&p, &m) {
         Err(Error::Illegal(i)) => i.code,
         Err(e) => panic!("{position} / {mv}: unexpected error {e}"),
