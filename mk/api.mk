@@ -23,7 +23,7 @@ protos-check:
 	echo "protos-check: python/griot/v1 is current"
 
 $(BUF):
-	cd $(BUF_DIR) && npm ci --no-audit --no-fund
+	cd $(BUF_DIR) && npm install --no-audit --no-fund --loglevel=error
 
 buf-lint: $(BUF)
 	$(BUF) lint
