@@ -140,7 +140,7 @@ def parse_position(text: str) -> Position:
     if len(rows) != 2:
         raise ValueError("field 2 (board): expected <south>/<north>")
     loops = []
-    for player, row in zip(("South", "North"), rows):
+    for player, row in zip(("South", "North"), rows, strict=True):
         holes = row.split(",")
         if len(holes) != HOLES:
             raise ValueError(f"field 2 (board): {player} has {len(holes)} holes, not {HOLES}")
@@ -245,7 +245,7 @@ class _Turn:
     won: bool = False  # end-holes win
     cut: bool = False  # relay cut after LAP_LIMIT laps
 
-    def copy(self) -> "_Turn":
+    def copy(self) -> _Turn:
         return _Turn(list(self.mine), list(self.theirs), self.laps, self.cw_laps, self.all_cw,
                      self.kept, set(self.end_columns), self.won, self.cut)
 
@@ -311,7 +311,7 @@ def _run(turn: _Turn, origin: int, direction: int, tokens: list, end_holes_win: 
             for token, next_origin, next_direction, is_keep in options:
                 branch = turn.copy()
                 branch.kept = branch.kept or is_keep
-                _run(branch, next_origin, next_direction, tokens + [token], end_holes_win, results)
+                _run(branch, next_origin, next_direction, [*tokens, token], end_holes_win, results)
             return
         # occupied, no capture: relay. Clockwise laps always capture (K5), so this is anticlockwise.
         assert direction == CCW

@@ -40,7 +40,7 @@ Y4  H'ajeb (option hajeb): North may play `hajeb` (its whole turn) when it has a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, pairwise
 
 GAME_ID = "sabouiyya"
 DEFAULT_OPTIONS = {"hajeb": True, "max_turns": 2000}
@@ -49,7 +49,7 @@ PIECES = 12
 CENTRE = 12  # c3
 CENTRE_NEIGHBOURS = (7, 11, 13, 17)  # c2, b3, d3, c4
 ORTHOGONAL = ((1, 0), (-1, 0), (0, 1), (0, -1))
-ALL_DIRECTIONS = ORTHOGONAL + ((1, 1), (1, -1), (-1, 1), (-1, -1))
+ALL_DIRECTIONS = (*ORTHOGONAL, (1, 1), (1, -1), (-1, 1), (-1, -1))
 SIDES = "SN"
 HAJEB_STATES = ("-", "on", "settle-N", "settle-S", "done")
 
@@ -191,7 +191,7 @@ def parse_position(text: str) -> Position:
             raise ValueError("field 6 (hajeb): H'ajeb during placement")
     if hajeb != "-" and not options["hajeb"]:
         raise ValueError("field 6 (hajeb): H'ajeb state but hajeb=false")
-    if hajeb == "settle-N" and side != "N" or hajeb == "settle-S" and side != "S":
+    if (hajeb == "settle-N" and side != "N") or (hajeb == "settle-S" and side != "S"):
         raise ValueError(f"field 6 (hajeb): {hajeb} with {side} to move")
     if (hajeb == "on" and side == "S" and pos.count("S") and pos.count("N")
             and not _has_powered_capture(board)):
@@ -255,8 +255,9 @@ def _normal_moves(board: list, me: str) -> list:
         for target in _steps_of(current, cell):
             after, taken = _move(current, cell, target)
             if taken:
-                moves.append("-".join(path + [_name(target)]))
-                chain(after, target, path + [_name(target)])
+                longer = [*path, _name(target)]
+                moves.append("-".join(longer))
+                chain(after, target, longer)
 
     for origin in range(25):
         if board[origin] != me:
@@ -295,7 +296,7 @@ def _powered_moves(board: list) -> list:
         for origin, target in _queen_moves(current):
             after, taken = _move(current, origin, target)
             if taken:
-                new_parts = parts + [f"{_name(origin)}-{_name(target)}"]
+                new_parts = [*parts, f"{_name(origin)}-{_name(target)}"]
                 moves.append(",".join(new_parts))
                 more(after, new_parts)
 
@@ -379,7 +380,7 @@ def _apply(pos: Position, move: str) -> Position:
     else:
         for part in move.split(","):
             cells = [_cell(name) for name in part.split("-")]
-            for origin, target in zip(cells, cells[1:]):
+            for origin, target in pairwise(cells):
                 board, _ = _move(board, origin, target)
     if (hajeb == "on" and side == "S" and board.count("S") and board.count("N")
             and not _has_powered_capture(board)):
