@@ -382,20 +382,31 @@ def test_sab_hajeb_declaration_needs_a_safe_mover():
 def test_sab_hajeb_multi_piece_captures():
     position = "sabouiyya .NS../...../...NS/S..../S...N S 30 0-0 on"
     moves = Y.legal_moves(position)
-    # Captures: d3 from c3 (e3 behind) reached by a1 (diagonal) or c5 (down); b5 from a5 (c5 behind)
-    # reached by a2 (up). e1 is a corner: never taken.
-    assert [m for m in moves if "," in m] == [
-        "a1-c3,a2-a5", "a1-c3,c3-a5", "a2-a5,a1-c3", "a2-a5,a5-c3", "a2-a5,c5-c3"]
-    # Single queen moves: c5 9 (d5 e5, c4..c1, b4 a3, d4), e3 6 (e4 e5, e2, d4, d2 c1), a2 11 (a3..a5,
-    # b2..e2, b3 c4 d5, b1), a1 7 (b1 c1 d1, b2 c3 d4 e5) = 33, plus the 5 sequences. A single move
-    # need not capture.
-    assert len(moves) == 38 and "a1-b1" in moves and "c5-a3" in moves
-    after = Y.play(position, "a1-c3,a2-a5")
-    assert after == "sabouiyya S.S../...../..S.S/...../....N N 31 0-0 on"
+    # Single queen moves, one API move each: c5 9 (d5 e5, c4..c1, b4 a3, d4), e3 6 (e4 e5, e2, d4,
+    # d2 c1), a2 11 (a3..a5, b2..e2, b3 c4 d5, b1), a1 7 (b1 c1 d1, b2 c3 d4 e5) = 33. A move need
+    # not capture.
+    assert len(moves) == 33 and "a1-b1" in moves and "c5-a3" in moves
+    assert not any("," in m for m in moves)
+    # A non-capturing move ends the turn.
+    assert Y.play(position, "a1-b1") == "sabouiyya .NS../...../...NS/S..../.S..N N 31 0-0 on"
+    # a1-c3 takes d3 (e3 behind). Another capture is left (b5, from a5 with c5 behind), so South
+    # stays to move in state `chain`: a further capture by any South piece, or `stop`.
+    chain = Y.play(position, "a1-c3")
+    assert chain == "sabouiyya .NS../...../..S.S/S..../....N S 31 0-0 chain"
+    assert Y.legal_moves(chain) == ["a2-a5", "c3-a5", "stop"]
+    assert Y.play(chain, "stop") == "sabouiyya .NS../...../..S.S/S..../....N N 32 0-0 on"
     with pytest.raises(ValueError):
-        Y.play(position, "a1-b2,a2-a5")  # a move may only follow a capturing move
+        Y.play(chain, "a2-a3")  # in a chain every move must capture
+    # b5 taken: no capture left (e1 is a corner), so the turn ends at once: North to move.
+    after = Y.play(chain, "a2-a5")
+    assert after == "sabouiyya S.S../...../..S.S/...../....N N 32 0-0 on"
+    # The same end by the other order: a2-a5 first, then c5-c3 or a5-c3 (or a1-c3) takes d3.
+    first = Y.play(position, "a2-a5")
+    assert first == "sabouiyya S.S../...../...NS/...../S...N S 31 0-0 chain"
+    assert Y.legal_moves(first) == ["a1-c3", "a5-c3", "c5-c3", "stop"]
+    assert Y.play(first, "a1-c3") == after
     with pytest.raises(ValueError):
-        Y.play(position, "a1-c3,c3-c4")  # and must itself capture
+        Y.play(position, "a1-c3,a2-a5")  # sequences are no longer one move
     # North moves normally, or rescinds.
     assert Y.legal_moves(after) == ["e1-d1", "e1-e2", "rescind"]
 
@@ -446,6 +457,8 @@ def test_sab_position_parsing():
         "sabouiyya NN.../.N.../N..../....S/...SS S 31 0-0 on",  # settle-N is due
         "sabouiyya NN.../.N.../N..../....S/...SS S 31 0-0 settle-N",
         "sabouiyya NN.../.N.../N..../....S/...SS N 31 0-0 maybe",
+        "sabouiyya .NS../...../..S.S/S..../....N N 31 0-0 chain",  # chain: South to move
+        "sabouiyya S.S../...../..S.S/...../....N S 32 0-0 chain",  # chain without a capture left
         "sabouiyya NN.../.N.../N..../....S/...S N 31 0-0 -",
         "sabouiyya ...../...../...../...../..... S 0 11-12 -",
     ):
