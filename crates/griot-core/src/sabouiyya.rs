@@ -243,8 +243,7 @@ fn move_and_capture(pieces: [u32; 2], me: usize, from: usize, to: usize) -> ([u3
 #[inline]
 fn captured_by(p: &[u32; 2], me: usize, at: usize) -> u32 {
     let mut taken = 0;
-    for d in 0..4 {
-        let next = NEIGHBOUR[at][d];
+    for (d, &next) in NEIGHBOUR[at][..4].iter().enumerate() {
         if next == NONE || p[1 - me] & 1 << next == 0 {
             continue;
         }
@@ -294,8 +293,8 @@ impl SabouiyyaGame {
     fn queen_moves(&self, pos: &SabouiyyaPosition, mut f: impl FnMut(usize, usize)) {
         let empty = pos.empty();
         for from in bits(pos.pieces[0]) {
-            for d in 0..8 {
-                let mut at = NEIGHBOUR[from][d];
+            for (d, &first) in NEIGHBOUR[from].iter().enumerate() {
+                let mut at = first;
                 while at != NONE && empty & 1 << at != 0 {
                     f(from, at as usize);
                     at = NEIGHBOUR[at as usize][d];
@@ -353,8 +352,7 @@ impl SabouiyyaGame {
         let me = pos.to_move.index();
         let empty = pos.empty();
         for from in bits(pos.pieces[me]) {
-            for d in 0..4 {
-                let to = NEIGHBOUR[from][d];
+            for (d, &to) in NEIGHBOUR[from][..4].iter().enumerate() {
                 if to == NONE || empty & 1 << to == 0 {
                     continue;
                 }
@@ -379,8 +377,7 @@ impl SabouiyyaGame {
         moves: &mut MoveList<SabouiyyaMove>,
     ) {
         let empty = !(pieces[0] | pieces[1]) & BOARD;
-        for d in 0..4 {
-            let to = NEIGHBOUR[at][d];
+        for (d, &to) in NEIGHBOUR[at][..4].iter().enumerate() {
             if to == NONE || empty & 1 << to == 0 {
                 continue;
             }
