@@ -921,6 +921,10 @@ impl Game for IkibuguzoGame {
         pos.total(pos.to_move) - pos.total(pos.to_move.other())
     }
 
+    fn cells(&self, pos: &IkibuguzoPosition) -> Vec<i32> {
+        pos.loops.iter().flatten().map(|&c| c as i32).collect()
+    }
+
     fn geometry(&self) -> Geometry {
         let mut cells = Vec::with_capacity(2 * HOLES);
         for player in Player::BOTH {

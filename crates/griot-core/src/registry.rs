@@ -24,28 +24,16 @@ pub const BUILTIN_RULE_FILES: &[(&str, &str)] = &[
     ("awale.toml", include_str!("../rules/awale.toml")),
     ("dakar.toml", include_str!("../rules/dakar.toml")),
     ("darra.toml", include_str!("../rules/darra.toml")),
-    (
-        "french-wari.toml",
-        include_str!("../rules/french-wari.toml"),
-    ),
+    ("french-wari.toml", include_str!("../rules/french-wari.toml")),
     ("halusa.toml", include_str!("../rules/halusa.toml")),
     ("jodu.toml", include_str!("../rules/jodu.toml")),
     ("kale.toml", include_str!("../rules/kale.toml")),
-    (
-        "leb-bbut-ahbochen.toml",
-        include_str!("../rules/leb-bbut-ahbochen.toml"),
-    ),
+    ("leb-bbut-ahbochen.toml", include_str!("../rules/leb-bbut-ahbochen.toml")),
     ("nyakun.toml", include_str!("../rules/nyakun.toml")),
     ("ot-tjin.toml", include_str!("../rules/ot-tjin.toml")),
     ("oware.toml", include_str!("../rules/oware.toml")),
-    (
-        "songo-duala.toml",
-        include_str!("../rules/songo-duala.toml"),
-    ),
-    (
-        "vai-lung-thlan.toml",
-        include_str!("../rules/vai-lung-thlan.toml"),
-    ),
+    ("songo-duala.toml", include_str!("../rules/songo-duala.toml")),
+    ("vai-lung-thlan.toml", include_str!("../rules/vai-lung-thlan.toml")),
     ("wouri.toml", include_str!("../rules/wouri.toml")),
 ];
 
@@ -56,8 +44,7 @@ fn builtin_rules() -> &'static Vec<Arc<RuleSet>> {
             .iter()
             .map(|(name, text)| {
                 Arc::new(
-                    RuleSet::from_toml(text)
-                        .unwrap_or_else(|e| panic!("built-in rule file {name}: {e}")),
+                    RuleSet::from_toml(text).unwrap_or_else(|e| panic!("built-in rule file {name}: {e}")),
                 )
             })
             .collect()
@@ -76,10 +63,7 @@ pub fn register_rule_file(text: &str) -> Result<Arc<RuleSet>, VariantError> {
     if families().iter().any(|f| f.id == rules.id && f.builtin) {
         return Err(VariantError::RuleFile {
             field: "id".into(),
-            message: format!(
-                "{:?} is a built-in variant; give your rule file another id",
-                rules.id
-            ),
+            message: format!("{:?} is a built-in variant; give your rule file another id", rules.id),
         });
     }
     let mut list = user_rules().write().unwrap_or_else(|e| e.into_inner());
@@ -88,11 +72,7 @@ pub fn register_rule_file(text: &str) -> Result<Arc<RuleSet>, VariantError> {
     game_cache()
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .retain(|k, _| {
-            VariantSpec::parse(k)
-                .map(|s| s.id != rules.id)
-                .unwrap_or(true)
-        });
+        .retain(|k, _| VariantSpec::parse(k).map(|s| s.id != rules.id).unwrap_or(true));
     Ok(rules)
 }
 
@@ -140,11 +120,7 @@ pub fn families() -> Vec<Family> {
         out.push(from_rules(r, true));
     }
     out.extend(module_families());
-    for r in user_rules()
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-    {
+    for r in user_rules().read().unwrap_or_else(|e| e.into_inner()).iter() {
         out.push(from_rules(r, false));
     }
     out.sort_by(|a, b| a.id.cmp(&b.id));
@@ -187,11 +163,7 @@ fn game_cache() -> &'static Mutex<HashMap<String, Arc<AnyGame>>> {
 
 /// The game for a variant string, e.g. `abapa(holes=4)`. Games are immutable and shared.
 pub fn game(variant: &str) -> Result<Arc<AnyGame>, VariantError> {
-    if let Some(g) = game_cache()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(variant)
-    {
+    if let Some(g) = game_cache().lock().unwrap_or_else(|e| e.into_inner()).get(variant) {
         return Ok(g.clone());
     }
     let spec = VariantSpec::parse(variant)?;
@@ -239,9 +211,7 @@ pub fn parse_position(text: &str) -> Result<(Arc<AnyGame>, AnyPosition), Error> 
 }
 
 fn mismatch() -> Error {
-    Error::Notation(NotationError::new(
-        "the position or move belongs to another game",
-    ))
+    Error::Notation(NotationError::new("the position or move belongs to another game"))
 }
 
 macro_rules! define_games {
@@ -379,11 +349,7 @@ impl AnyGame {
     }
 
     /// Plays a legal move, returning the new position and the turn's events.
-    pub fn play(
-        &self,
-        pos: &AnyPosition,
-        mv: &AnyMove,
-    ) -> Result<(AnyPosition, Vec<Event>), Error> {
+    pub fn play(&self, pos: &AnyPosition, mv: &AnyMove) -> Result<(AnyPosition, Vec<Event>), Error> {
         with_move!(self, pos, mv, g, p, m => {
             g.check_move(p, *m)?;
             let mut events = Vec::new();
@@ -445,6 +411,16 @@ impl AnyGame {
         with_pos!(self, pos, g, p, wrap => Ok(game::divide(g, p, depth).into_iter().map(|(m, n)| (wrap(m), n)).collect()))
     }
 
+    /// What each cell holds (see [`Game::cells`]).
+    pub fn cells(&self, pos: &AnyPosition) -> Result<Vec<i32>, Error> {
+        with_pos!(self, pos, g, p, _w => Ok(g.cells(p)))
+    }
+
+    /// Seeds or pieces held off the board, if the game has stores.
+    pub fn stores(&self, pos: &AnyPosition) -> Result<Option<[i32; 2]>, Error> {
+        with_pos!(self, pos, g, p, _w => Ok(g.stores(p)))
+    }
+
     /// Board geometry for frontends.
     pub fn geometry(&self) -> Geometry {
         with_game!(self, g => g.geometry())
@@ -457,8 +433,7 @@ impl AnyGame {
             AnyGame::Sabouiyya(g) => g.describe(),
             AnyGame::Sowing(g) => {
                 let v = g.variant();
-                g.rules()
-                    .describe(v.int("holes") as u8, v.int("seeds") as u8)
+                g.rules().describe(v.int("holes") as u8, v.int("seeds") as u8)
             }
         }
     }
@@ -486,7 +461,7 @@ impl SplitMix64 {
 
     /// A number below `n` (n > 0).
     pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() >> 32) * n as u64 >> 32) as usize
+        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
     }
 }
 

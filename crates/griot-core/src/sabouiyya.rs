@@ -1019,6 +1019,20 @@ impl Game for SabouiyyaGame {
         material(me) - material(1 - me)
     }
 
+    fn cells(&self, pos: &SabouiyyaPosition) -> Vec<i32> {
+        (0..CELLS)
+            .map(|c| {
+                if pos.pieces[0] & 1 << c != 0 {
+                    1
+                } else if pos.pieces[1] & 1 << c != 0 {
+                    2
+                } else {
+                    0
+                }
+            })
+            .collect()
+    }
+
     fn geometry(&self) -> Geometry {
         Geometry {
             rows: 5,

@@ -5,44 +5,20 @@
 use std::sync::Arc;
 
 use griot_core::error::Error;
+use griot_core::error::VariantError as CoreVariantError;
 use griot_core::registry::{self, AnyGame, AnyMove, AnyPosition, FamilyKind};
 use griot_core::variant::{Allowed, OptionValue};
-use griot_core::{CaptureKind, Event, Outcome, Player, VariantError};
+use griot_core::{CaptureKind, Event, Outcome, Player};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-create_exception!(
-    _core,
-    GriotError,
-    PyValueError,
-    "Base of every error Griot raises for bad input."
-);
-create_exception!(
-    _core,
-    NotationError,
-    GriotError,
-    "A position or move that could not be parsed."
-);
-create_exception!(
-    _core,
-    VariantError_,
-    GriotError,
-    "A malformed variant string or a bad option."
-);
-create_exception!(
-    _core,
-    UnknownVariantError,
-    VariantError_,
-    "No game has this variant id."
-);
-create_exception!(
-    _core,
-    RuleFileError,
-    VariantError_,
-    "A rule file with a bad field (see .field)."
-);
+create_exception!(_core, GriotError, PyValueError, "Base of every error Griot raises for bad input.");
+create_exception!(_core, NotationError, GriotError, "A position or move that could not be parsed.");
+create_exception!(_core, VariantError, GriotError, "A malformed variant string or a bad option.");
+create_exception!(_core, UnknownVariantError, VariantError, "No game has this variant id.");
+create_exception!(_core, RuleFileError, VariantError, "A rule file with a bad field (see .field).");
 create_exception!(
     _core,
     IllegalMoveError,
@@ -55,9 +31,9 @@ fn to_py_err(py: Python<'_>, e: Error) -> PyErr {
     let err = match &e {
         Error::Notation(n) => NotationError::new_err(n.message.clone()),
         Error::Illegal(i) => IllegalMoveError::new_err(i.message.clone()),
-        Error::Variant(VariantError::Unknown(_)) => UnknownVariantError::new_err(e.to_string()),
-        Error::Variant(VariantError::RuleFile { .. }) => RuleFileError::new_err(e.to_string()),
-        Error::Variant(_) => VariantError_::new_err(e.to_string()),
+        Error::Variant(CoreVariantError::Unknown(_)) => UnknownVariantError::new_err(e.to_string()),
+        Error::Variant(CoreVariantError::RuleFile { .. }) => RuleFileError::new_err(e.to_string()),
+        Error::Variant(_) => VariantError::new_err(e.to_string()),
     };
     let value = err.value(py);
     let set = |k: &str, v: Option<String>| {
@@ -65,8 +41,8 @@ fn to_py_err(py: Python<'_>, e: Error) -> PyErr {
     };
     match e {
         Error::Illegal(i) => set("code", Some(i.code.to_string())),
-        Error::Variant(VariantError::RuleFile { field, .. }) => set("field", Some(field)),
-        Error::Variant(VariantError::BadOption { option, .. }) => set("option", Some(option)),
+        Error::Variant(CoreVariantError::RuleFile { field, .. }) => set("field", Some(field)),
+        Error::Variant(CoreVariantError::BadOption { option, .. }) => set("option", Some(option)),
         _ => {}
     }
     err
@@ -93,9 +69,7 @@ struct Variant {
 impl Variant {
     #[new]
     fn new(py: Python<'_>, text: &str) -> PyResult<Self> {
-        Ok(Variant {
-            game: core(py, registry::game(text))?,
-        })
+        Ok(Variant { game: core(py, registry::game(text))? })
     }
 
     /// The family id, e.g. `abapa`.
@@ -113,9 +87,7 @@ impl Variant {
     /// The display name.
     #[getter]
     fn name(&self) -> String {
-        family(self.game.family_id())
-            .map(|f| f.name)
-            .unwrap_or_default()
+        family(self.game.family_id()).map(|f| f.name).unwrap_or_default()
     }
 
     /// Every option with its value.
@@ -161,18 +133,12 @@ impl Variant {
 
     /// The start position.
     fn start(&self) -> Position {
-        Position {
-            game: self.game.clone(),
-            pos: self.game.start(),
-        }
+        Position { game: self.game.clone(), pos: self.game.start() }
     }
 
     /// Parses a position body (the notation without the variant string) of this variant.
     fn position(&self, py: Python<'_>, body: &str) -> PyResult<Position> {
-        Ok(Position {
-            game: self.game.clone(),
-            pos: core(py, self.game.parse_body(body))?,
-        })
+        Ok(Position { game: self.game.clone(), pos: core(py, self.game.parse_body(body))? })
     }
 
     fn __str__(&self) -> String {
@@ -186,9 +152,7 @@ impl Variant {
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         match other.cast::<Variant>() {
             Ok(o) => o.get().canonical() == self.canonical(),
-            Err(_) => other
-                .extract::<String>()
-                .is_ok_and(|s| s == self.canonical()),
+            Err(_) => other.extract::<String>().is_ok_and(|s| s == self.canonical()),
         }
     }
 
@@ -256,10 +220,8 @@ struct GameOutcome {
 #[pymethods]
 impl GameOutcome {
     fn __repr__(&self) -> String {
-        format!(
-            "Outcome(winner={:?}, scores={:?}, reason={:?})",
-            self.winner, self.scores, self.reason
-        )
+        let winner = self.winner.as_deref().map(|w| format!("'{w}'")).unwrap_or_else(|| "None".into());
+        format!("Outcome(winner={winner}, scores={:?}, reason='{}')", self.scores, self.reason)
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -315,22 +277,13 @@ fn event_py(e: Event) -> TurnEvent {
         detail: None,
     };
     match e {
-        Event::Lap {
-            origin,
-            lifted,
-            sown,
-        } => {
+        Event::Lap { origin, lifted, sown } => {
             t.kind = "lap".into();
             t.cell = Some(origin);
             t.seeds = lifted as u32;
             t.cells = sown;
         }
-        Event::Capture {
-            cell,
-            seeds,
-            player,
-            kind,
-        } => {
+        Event::Capture { cell, seeds, player, kind } => {
             t.kind = "capture".into();
             t.cell = Some(cell);
             t.seeds = seeds as u32;
@@ -364,11 +317,7 @@ fn event_py(e: Event) -> TurnEvent {
             t.cell = Some(from);
             t.cells = vec![to];
         }
-        Event::Fill {
-            cell,
-            seeds,
-            player,
-        } => {
+        Event::Fill { cell, seeds, player } => {
             t.kind = "fill".into();
             t.cell = Some(cell);
             t.seeds = seeds as u32;
@@ -396,26 +345,20 @@ struct Position {
 
 impl Position {
     fn with(&self, pos: AnyPosition) -> Position {
-        Position {
-            game: self.game.clone(),
-            pos,
-        }
+        Position { game: self.game.clone(), pos }
     }
 
     fn to_move(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<AnyMove> {
         if let Ok(m) = mv.cast::<Move>() {
             return Ok(m.get().mv);
         }
-        let text: String = mv
-            .extract()
-            .map_err(|_| NotationError::new_err("a move is a Move or its notation string"))?;
+        let text: String =
+            mv.extract().map_err(|_| NotationError::new_err("a move is a Move or its notation string"))?;
         core(py, self.game.parse_move(&self.pos, &text))
     }
 
     fn text(&self) -> String {
-        self.game
-            .format_position(&self.pos)
-            .expect("a position always belongs to its own game")
+        self.game.format_position(&self.pos).expect("a position always belongs to its own game")
     }
 }
 
@@ -431,9 +374,7 @@ impl Position {
     /// The variant.
     #[getter]
     fn variant(&self) -> Variant {
-        Variant {
-            game: self.game.clone(),
-        }
+        Variant { game: self.game.clone() }
     }
 
     /// `"S"` or `"N"`.
@@ -448,27 +389,31 @@ impl Position {
         core(py, self.game.turns(&self.pos))
     }
 
+    /// What each cell holds, indexed like the variant's geometry cells.
+    #[getter]
+    fn cells(&self, py: Python<'_>) -> PyResult<Vec<i32>> {
+        core(py, self.game.cells(&self.pos))
+    }
+
+    /// (South, North) seeds or pieces held off the board, or None if the game has no stores.
+    #[getter]
+    fn stores(&self, py: Python<'_>) -> PyResult<Option<(i32, i32)>> {
+        Ok(core(py, self.game.stores(&self.pos))?.map(|s| (s[0], s[1])))
+    }
+
     /// The legal moves (none when the game is over).
     fn legal_moves(&self, py: Python<'_>) -> PyResult<Vec<Move>> {
         let moves = core(py, self.game.legal_moves(&self.pos))?;
         moves
             .into_iter()
-            .map(|m| {
-                Ok(Move {
-                    text: core(py, self.game.format_move(&self.pos, &m))?,
-                    mv: m,
-                })
-            })
+            .map(|m| Ok(Move { text: core(py, self.game.format_move(&self.pos, &m))?, mv: m }))
             .collect()
     }
 
     /// Parses a move in this position (a `Move` is returned unchanged). Raises NotationError.
     fn parse_move(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Move> {
         let mv = self.to_move(py, text)?;
-        Ok(Move {
-            text: core(py, self.game.format_move(&self.pos, &mv))?,
-            mv,
-        })
+        Ok(Move { text: core(py, self.game.format_move(&self.pos, &mv))?, mv })
     }
 
     /// Raises IllegalMoveError (with `.code`) if the move is not legal here.
@@ -508,13 +453,7 @@ impl Position {
         let succ = core(py, self.game.successors(&self.pos))?;
         succ.into_iter()
             .map(|(m, p)| {
-                Ok((
-                    Move {
-                        text: core(py, self.game.format_move(&self.pos, &m))?,
-                        mv: m,
-                    },
-                    self.with(p),
-                ))
+                Ok((Move { text: core(py, self.game.format_move(&self.pos, &m))?, mv: m }, self.with(p)))
             })
             .collect()
     }
@@ -606,14 +545,7 @@ fn families<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let d = PyDict::new(py);
         d.set_item("id", &f.id)?;
         d.set_item("name", &f.name)?;
-        d.set_item(
-            "kind",
-            if f.kind == FamilyKind::RuleFile {
-                "rule_file"
-            } else {
-                "module"
-            },
-        )?;
+        d.set_item("kind", if f.kind == FamilyKind::RuleFile { "rule_file" } else { "module" })?;
         d.set_item("builtin", f.builtin)?;
         d.set_item("description", &f.description)?;
         d.set_item("source", &f.source)?;
@@ -650,19 +582,14 @@ fn families<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
 #[pyfunction]
 fn register_rule_file(py: Python<'_>, text: &str) -> PyResult<Variant> {
     let rules = core(py, registry::register_rule_file(text))?;
-    Ok(Variant {
-        game: core(py, registry::game(&rules.id))?,
-    })
+    Ok(Variant { game: core(py, registry::game(&rules.id))? })
 }
 
 /// The text of a built-in rule file by variant id, or None.
 #[pyfunction]
 fn builtin_rule_file(id: &str) -> Option<&'static str> {
     let name = format!("{id}.toml");
-    registry::BUILTIN_RULE_FILES
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, t)| *t)
+    registry::BUILTIN_RULE_FILES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
 /// The native module: re-exported by the `griot` package.
@@ -680,7 +607,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(builtin_rule_file, m)?)?;
     m.add("GriotError", py.get_type::<GriotError>())?;
     m.add("NotationError", py.get_type::<NotationError>())?;
-    m.add("VariantError", py.get_type::<VariantError_>())?;
+    m.add("VariantError", py.get_type::<VariantError>())?;
     m.add("UnknownVariantError", py.get_type::<UnknownVariantError>())?;
     m.add("RuleFileError", py.get_type::<RuleFileError>())?;
     m.add("IllegalMoveError", py.get_type::<IllegalMoveError>())?;
