@@ -35,13 +35,18 @@
 //!   holes (flag `win=S`/`win=N`) [21].
 //! - Relay cut: lap 1,001 is never started; the position gets the flag `cycle` (NOTATION, DECISIONS
 //!   "Endless play") [22]. A turn captures each column at most once (the opponent's holes receive
-//!   nothing during the turn), so a turn has at most 8 captures and a move at most 8 choice tokens.
+//!   nothing during the turn), so a turn has at most 8 captures.
 //! - Result order: win flag, a player without counters (capture-all), `cycle`, the player to move
 //!   without a move loses (seed "The player who cannot play loses"), turn limit. An endless cycle or
 //!   the turn limit is won by the player with more counters on their side [23-24].
-//! - A move is one whole turn: the first play (`o3`, `i2:cw`) and one token per capture that offered
-//!   more than one option (`ccw`, `cw`, `keep+o1:cw`, `keep+o5`), joined by `+` [25-26]. Its events
-//!   list every lap, capture and keep so a frontend can animate the turn.
+//! - Moves [25-27]: the first play of a turn (`o3`, `i2:cw`) is one move. A capture that offers more
+//!   than one option **pauses** the turn: the same player stays to move (so a player can move several
+//!   times in a row and [`Game::side_to_move`] follows the position), the flags field records the turn
+//!   so far (`choose=o1,laps=1,cw=all[,kept][,end=i1]`), and each option is a move: `ccw`, `cw`,
+//!   `keep+o1:cw`, `keep+o5`. Whole-turn moves listing every choice were the earlier reading; their
+//!   number grows exponentially with the captures of a clockwise turn (300 seen in random games), past
+//!   what fixed-capacity move lists hold. Now at most 18 moves are legal anywhere. A move's events
+//!   list every lap, capture, keep and the pause so a frontend can animate it. `turns` counts moves.
 //! - Positions hold at most 255 counters in all (compact `u8` holes); the start has 64.
 
 use arrayvec::ArrayVec;
@@ -78,6 +83,11 @@ pub struct IkibuguzoPosition {
     /// Scripted opening turns still to play.
     pub opening: u8,
     flags: u8,
+    /// A paused turn: the capture hole whose options are to be chosen (`NO_PAUSE` when none),
+    /// the turn's memory bits and its laps so far.
+    pause_hole: u8,
+    pause_memory: u8,
+    pause_laps: u16,
 }
 
 impl IkibuguzoPosition {
@@ -97,50 +107,49 @@ impl IkibuguzoPosition {
     pub fn is_cut(&self) -> bool {
         self.flags == FLAG_CYCLE
     }
+
+    /// Whether a turn is paused at a choice (the player to move chooses how it goes on).
+    pub fn is_paused(&self) -> bool {
+        self.pause_hole != NO_PAUSE
+    }
 }
 
+const NO_PAUSE: u8 = 0xFF;
+const MEMORY_ALL_CW: u8 = 1;
+const MEMORY_SOME_CW: u8 = 2;
+const MEMORY_KEPT: u8 = 4;
+const MEMORY_END_I1: u8 = 8;
+const MEMORY_END_I8: u8 = 16;
+
 const CW_BIT: u8 = 0x10;
-const CHOICE_CCW: u8 = 0;
-const CHOICE_CW: u8 = 1;
+const CHOICE_CCW: u8 = 0x20;
+const CHOICE_CW: u8 = 0x21;
 const CHOICE_KEEP_CW: u8 = 0x40;
 const CHOICE_KEEP_CCW: u8 = 0x80;
 
-/// A whole turn: the first play and the choices made at captures (10 bytes, `Copy`).
+/// A move (one byte, `Copy`): a turn's first play (a hole and a direction) or, while a turn is
+/// paused, one of the options at that capture.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct IkibuguzoMove {
-    first: u8,
-    len: u8,
-    choices: [u8; MAX_CHOICES],
-}
+pub struct IkibuguzoMove(u8);
 
 impl IkibuguzoMove {
     fn play(hole: usize, clockwise: bool) -> Self {
-        IkibuguzoMove {
-            first: hole as u8 | if clockwise { CW_BIT } else { 0 },
-            len: 0,
-            choices: [0; MAX_CHOICES],
-        }
+        IkibuguzoMove(hole as u8 | if clockwise { CW_BIT } else { 0 })
     }
 
-    /// The hole the turn starts from (loop index).
+    /// Whether this is a first play (not a choice at a pause).
+    pub fn is_play(self) -> bool {
+        self.0 < CHOICE_CCW
+    }
+
+    /// The hole of a first play (loop index).
     pub fn hole(self) -> usize {
-        (self.first & 0x0F) as usize
+        (self.0 & 0x0F) as usize
     }
 
-    /// Whether the first play is clockwise.
+    /// Whether a first play is clockwise.
     pub fn clockwise(self) -> bool {
-        self.first & CW_BIT != 0
-    }
-
-    /// The choice tokens, in the order of the captures.
-    pub fn choices(&self) -> &[u8] {
-        &self.choices[..self.len as usize]
-    }
-
-    fn with(mut self, choice: u8) -> Self {
-        self.choices[self.len as usize] = choice;
-        self.len += 1;
-        self
+        self.0 & CW_BIT != 0
     }
 }
 
@@ -239,6 +248,36 @@ struct Turn {
 }
 
 impl Turn {
+    /// The turn recorded in a paused position.
+    fn resumed(pos: &IkibuguzoPosition) -> Turn {
+        let mut t = Turn::new(pos);
+        let m = pos.pause_memory;
+        t.laps = pos.pause_laps as u32;
+        t.all_cw = m & MEMORY_ALL_CW != 0;
+        t.cw_laps = u32::from(m & (MEMORY_ALL_CW | MEMORY_SOME_CW) != 0);
+        t.kept = m & MEMORY_KEPT != 0;
+        t.end_columns = u8::from(m & MEMORY_END_I1 != 0) | u8::from(m & MEMORY_END_I8 != 0) << 1;
+        t
+    }
+
+    /// The memory bits of this turn for a pause (only what the rest of the turn can use).
+    fn memory(&self, end_holes_win: bool) -> u8 {
+        let mut m = if self.all_cw {
+            MEMORY_ALL_CW
+        } else if self.cw_laps > 0 {
+            MEMORY_SOME_CW
+        } else {
+            0
+        };
+        if self.kept {
+            m |= MEMORY_KEPT;
+        }
+        if end_holes_win {
+            m |= (self.end_columns & 1) * MEMORY_END_I1 | (self.end_columns >> 1) * MEMORY_END_I8;
+        }
+        m
+    }
+
     fn new(pos: &IkibuguzoPosition) -> Turn {
         let me = pos.to_move.index();
         Turn {
@@ -444,64 +483,20 @@ impl IkibuguzoGame {
         true
     }
 
-    /// Appends every way the turn can go on from a lap at `origin`.
-    fn enumerate(
+    /// Plays laps from `origin` until the turn ends or pauses at a capture with a choice; returns
+    /// the capture hole of the pause.
+    fn run<T: Trace>(
         &self,
-        mut t: Turn,
+        t: &mut Turn,
         me: Player,
         mut origin: usize,
         mut clockwise: bool,
-        mv: IkibuguzoMove,
-        out: &mut MoveList<IkibuguzoMove>,
-    ) {
-        loop {
-            if !Self::start_lap(&mut t, clockwise, &mut crate::game::NoTrace) {
-                out.push(mv);
-                return;
-            }
-            let last = sow(&mut t.mine, origin, clockwise, None);
-            match self.after_lap(&mut t, me, origin, last, &mut crate::game::NoTrace) {
-                LapEnd::Over => {
-                    out.push(mv);
-                    return;
-                }
-                LapEnd::Relay(hole) => {
-                    debug_assert!(!clockwise, "a clockwise lap always captures");
-                    origin = hole;
-                }
-                LapEnd::Captured => {
-                    let options = self.choices(&t, origin);
-                    if options.len() == 1 {
-                        clockwise = false;
-                        continue;
-                    }
-                    for c in options {
-                        let mut branch = t;
-                        branch.kept |= c.code & (CHOICE_KEEP_CW | CHOICE_KEEP_CCW) != 0;
-                        self.enumerate(branch, me, c.origin, c.clockwise, mv.with(c.code), out);
-                    }
-                    return;
-                }
-            }
-        }
-    }
-
-    /// Plays the move's turn; `Err` names the first point where the move does not fit the turn.
-    fn replay<T: Trace>(
-        &self,
-        pos: &IkibuguzoPosition,
-        mv: IkibuguzoMove,
         trace: &mut T,
-    ) -> Result<Turn, IllegalMove> {
-        let me = pos.to_move;
-        let mut t = Turn::new(pos);
-        let mut origin = mv.hole();
-        let mut clockwise = mv.clockwise();
-        let mut used = 0usize;
+    ) -> Option<usize> {
         let base = 16 * me.index() as u8;
         loop {
-            if !Self::start_lap(&mut t, clockwise, trace) {
-                break;
+            if !Self::start_lap(t, clockwise, trace) {
+                return None;
             }
             let lifted = t.mine[origin];
             let last = if T::ENABLED {
@@ -516,116 +511,169 @@ impl IkibuguzoGame {
             } else {
                 sow(&mut t.mine, origin, clockwise, None)
             };
-            match self.after_lap(&mut t, me, origin, last, trace) {
-                LapEnd::Over => break,
-                LapEnd::Relay(hole) => origin = hole,
+            match self.after_lap(t, me, origin, last, trace) {
+                LapEnd::Over => return None,
+                LapEnd::Relay(hole) => {
+                    debug_assert!(!clockwise, "a clockwise lap always captures");
+                    origin = hole;
+                }
                 LapEnd::Captured => {
-                    let options = self.choices(&t, origin);
-                    if options.len() == 1 {
-                        clockwise = false;
-                        continue;
-                    }
-                    let Some(&code) = mv.choices().get(used) else {
-                        return Err(IllegalMove::new(
-                            "choice_missing",
-                            format!(
-                                "after capture into {} the move must say how to go on: {}",
-                                label(origin),
-                                options.iter().map(|c| choice_text(c.code)).collect::<Vec<_>>().join(", ")
-                            ),
-                        ));
-                    };
-                    used += 1;
-                    let Some(c) = options.iter().find(|c| c.code == code) else {
-                        return Err(IllegalMove::new(
-                            "choice_unavailable",
-                            format!(
-                                "{} is not possible after the capture into {}; the options are {}",
-                                choice_text(code),
-                                label(origin),
-                                options.iter().map(|c| choice_text(c.code)).collect::<Vec<_>>().join(", ")
-                            ),
-                        ));
-                    };
-                    if code & (CHOICE_KEEP_CW | CHOICE_KEEP_CCW) != 0 {
-                        t.kept = true;
+                    if self.choices(t, origin).len() > 1 {
                         if T::ENABLED {
-                            trace.push(Event::Note { name: "keep", player: Some(me) });
+                            trace.push(Event::Note { name: "choose", player: Some(me) });
                         }
+                        return Some(origin);
                     }
-                    origin = c.origin;
-                    clockwise = c.clockwise;
+                    clockwise = false;
                 }
             }
         }
-        if used < mv.choices().len() {
-            return Err(IllegalMove::new(
-                "choice_extra",
-                format!("the turn ends before the choice {}", choice_text(mv.choices()[used])),
-            ));
-        }
-        Ok(t)
     }
 
-    /// Why the first play of `mv` is not possible, if it is not.
-    fn check_first_play(&self, pos: &IkibuguzoPosition, mv: IkibuguzoMove) -> Result<(), IllegalMove> {
-        let mine = &pos.loops[pos.to_move.index()];
-        let theirs = &pos.loops[pos.to_move.other().index()];
-        let hole = mv.hole();
-        if pos.opening > 0 {
-            let scripted = OPENING_HOLES[((OPENING_TURNS - pos.opening) / 2) as usize];
-            if hole != scripted || mv.clockwise() || mv.len != 0 {
-                return Err(IllegalMove::new(
-                    "opening",
-                    format!("the opening is scripted: this turn plays {}", label(scripted)),
-                ));
-            }
-            return Ok(());
-        }
-        if mine[hole] < 2 {
-            return Err(IllegalMove::new(
-                if mine[hole] == 0 { "empty_hole" } else { "singleton" },
-                format!("{} holds {}; a turn starts from a hole of 2 or more", label(hole), mine[hole]),
-            ));
-        }
-        if mv.clockwise() {
-            if !SPECIAL.contains(&hole) {
-                return Err(IllegalMove::new("cw_not_special", "only o1 and i2 can be played clockwise"));
-            }
-            if !lap_captures(mine, theirs, hole, true) {
-                return Err(IllegalMove::new(
-                    "cw_no_capture",
-                    format!("{} can be played clockwise only when that lap captures", label(hole)),
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    fn finish(&self, pos: &IkibuguzoPosition, t: &Turn) -> IkibuguzoPosition {
+    /// The position after a move whose turn is now `t`, paused at `pause` or over.
+    fn finish(&self, pos: &IkibuguzoPosition, t: &Turn, pause: Option<usize>) -> IkibuguzoPosition {
         let me = pos.to_move;
         let mut p = *pos;
         p.loops[me.index()] = t.mine;
         p.loops[me.other().index()] = t.theirs;
-        p.flags = if t.won {
-            if me == Player::South {
-                FLAG_WIN_SOUTH
-            } else {
-                FLAG_WIN_NORTH
-            }
-        } else if t.cut {
-            FLAG_CYCLE
-        } else {
-            0
-        };
-        p.to_move = me.other();
         p.turns = p.turns.saturating_add(1);
         p.opening = p.opening.saturating_sub(1);
+        p.flags = 0;
+        p.pause_hole = NO_PAUSE;
+        p.pause_memory = 0;
+        p.pause_laps = 0;
+        if let Some(hole) = pause {
+            p.pause_hole = hole as u8;
+            p.pause_memory = t.memory(self.end_holes_win);
+            p.pause_laps = t.laps as u16;
+            return p;
+        }
+        if t.won {
+            p.flags = if me == Player::South { FLAG_WIN_SOUTH } else { FLAG_WIN_NORTH };
+        } else if t.cut {
+            p.flags = FLAG_CYCLE;
+        }
+        p.to_move = me.other();
         p
     }
 
+    /// Why `mv` is not legal here (the game is not over and `mv` is not in the legal moves).
+    fn diagnose(&self, pos: &IkibuguzoPosition, mv: IkibuguzoMove) -> IllegalMove {
+        let mine = &pos.loops[pos.to_move.index()];
+        let theirs = &pos.loops[pos.to_move.other().index()];
+        if pos.opening > 0 {
+            let scripted = OPENING_HOLES[((OPENING_TURNS - pos.opening) / 2) as usize];
+            return IllegalMove::new(
+                "opening",
+                format!("the opening is scripted: this turn plays {}", label(scripted)),
+            );
+        }
+        if pos.is_paused() {
+            let hole = pos.pause_hole as usize;
+            let options = self.choices(&Turn::resumed(pos), hole);
+            let list = options.iter().map(|c| choice_text(c.code)).collect::<Vec<_>>().join(", ");
+            return if mv.is_play() {
+                IllegalMove::new(
+                    "choice_pending",
+                    format!("the turn is paused after the capture into {}: choose {list}", label(hole)),
+                )
+            } else {
+                IllegalMove::new(
+                    "choice_unavailable",
+                    format!("{} is not an option here; the options are {list}", choice_text(mv.0)),
+                )
+            };
+        }
+        if !mv.is_play() {
+            return IllegalMove::new("no_choice", "no capture is waiting for a choice: play a hole");
+        }
+        let hole = mv.hole();
+        if mine[hole] < 2 {
+            return IllegalMove::new(
+                if mine[hole] == 0 { "empty_hole" } else { "singleton" },
+                format!("{} holds {}; a turn starts from a hole of 2 or more", label(hole), mine[hole]),
+            );
+        }
+        if mv.clockwise() && !SPECIAL.contains(&hole) {
+            return IllegalMove::new("cw_not_special", "only o1 and i2 can be played clockwise");
+        }
+        if mv.clockwise() && !lap_captures(mine, theirs, hole, true) {
+            return IllegalMove::new(
+                "cw_no_capture",
+                format!("{} can be played clockwise only when that lap captures", label(hole)),
+            );
+        }
+        IllegalMove::new("not_legal", format!("{} is not a legal move here", self.format_move(pos, mv)))
+    }
+
+    fn pause_text(&self, pos: &IkibuguzoPosition) -> String {
+        let m = pos.pause_memory;
+        let cw = if m & MEMORY_ALL_CW != 0 {
+            "all"
+        } else if m & MEMORY_SOME_CW != 0 {
+            "some"
+        } else {
+            "none"
+        };
+        let mut out = format!("choose={},laps={},cw={cw}", label(pos.pause_hole as usize), pos.pause_laps);
+        if m & MEMORY_KEPT != 0 {
+            out.push_str(",kept");
+        }
+        if m & MEMORY_END_I1 != 0 {
+            out.push_str(",end=i1");
+        }
+        if m & MEMORY_END_I8 != 0 {
+            out.push_str(",end=i8");
+        }
+        out
+    }
+
+    /// Parses `choose=<hole>,laps=<n>,cw=<none|some|all>[,kept][,end=i1][,end=i8]` into `pos`.
+    fn parse_pause(&self, text: &str, pos: &mut IkibuguzoPosition) -> Result<(), String> {
+        let usage = || {
+            format!(
+                "{text:?} is not choose=<hole>,laps=<n>,cw=<none|some|all>[,kept][,end=<i1|i8>] in canonical form"
+            )
+        };
+        let mut parts = text.split(',');
+        let hole =
+            parts.next().and_then(|p| p.strip_prefix("choose=")).and_then(parse_label).ok_or_else(usage)?;
+        let laps: u32 = parts
+            .next()
+            .and_then(|p| p.strip_prefix("laps="))
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(usage)?;
+        if laps == 0 || laps >= MAX_LAPS {
+            return Err(format!("laps must be 1 to {}", MAX_LAPS - 1));
+        }
+        let mut memory = match parts.next().and_then(|p| p.strip_prefix("cw=")) {
+            Some("none") => 0,
+            Some("some") => MEMORY_SOME_CW,
+            Some("all") => MEMORY_ALL_CW,
+            _ => return Err(usage()),
+        };
+        for part in parts {
+            memory |= match part {
+                "kept" => MEMORY_KEPT,
+                "end=i1" if self.end_holes_win => MEMORY_END_I1,
+                "end=i8" if self.end_holes_win => MEMORY_END_I8,
+                _ => return Err(usage()),
+            };
+        }
+        pos.pause_hole = hole as u8;
+        pos.pause_memory = memory;
+        pos.pause_laps = laps as u16;
+        if self.pause_text(pos) != text {
+            return Err(usage());
+        }
+        if self.choices(&Turn::resumed(pos), hole).len() < 2 {
+            return Err(format!("the capture into {} offers no choice", label(hole)));
+        }
+        Ok(())
+    }
+
     fn has_move(&self, pos: &IkibuguzoPosition) -> bool {
-        pos.opening > 0 || pos.loops[pos.to_move.index()].iter().any(|&c| c >= 2)
+        pos.opening > 0 || pos.is_paused() || pos.loops[pos.to_move.index()].iter().any(|&c| c >= 2)
     }
 }
 
@@ -634,7 +682,8 @@ fn choice_text(code: u8) -> String {
         CHOICE_CCW => "ccw".into(),
         CHOICE_CW => "cw".into(),
         c if c & CHOICE_KEEP_CW != 0 => format!("keep+{}:cw", label((c & 0x0F) as usize)),
-        c => format!("keep+{}", label((c & 0x0F) as usize)),
+        c if c & CHOICE_KEEP_CCW != 0 => format!("keep+{}", label((c & 0x0F) as usize)),
+        c => format!("{}{}", label((c & 0x0F) as usize), if c & CW_BIT != 0 { ":cw" } else { "" }),
     }
 }
 
@@ -653,6 +702,9 @@ impl Game for IkibuguzoGame {
             to_move: Player::South,
             opening: OPENING_TURNS,
             flags: 0,
+            pause_hole: NO_PAUSE,
+            pause_memory: 0,
+            pause_laps: 0,
         }
     }
 
@@ -669,22 +721,24 @@ impl Game for IkibuguzoGame {
             return;
         }
         if pos.opening > 0 {
-            moves.push(IkibuguzoMove::play(
-                OPENING_HOLES[((OPENING_TURNS - pos.opening) / 2) as usize],
-                false,
-            ));
+            let hole = OPENING_HOLES[((OPENING_TURNS - pos.opening) / 2) as usize];
+            moves.push(IkibuguzoMove::play(hole, false));
             return;
         }
-        let me = pos.to_move;
-        let mine = &pos.loops[me.index()];
-        let theirs = &pos.loops[me.other().index()];
-        for hole in 0..HOLES {
-            if mine[hole] < 2 {
-                continue;
+        if pos.is_paused() {
+            for c in self.choices(&Turn::resumed(pos), pos.pause_hole as usize) {
+                moves.push(IkibuguzoMove(c.code));
             }
-            self.enumerate(Turn::new(pos), me, hole, false, IkibuguzoMove::play(hole, false), moves);
-            if SPECIAL.contains(&hole) && lap_captures(mine, theirs, hole, true) {
-                self.enumerate(Turn::new(pos), me, hole, true, IkibuguzoMove::play(hole, true), moves);
+            return;
+        }
+        let mine = &pos.loops[pos.to_move.index()];
+        let theirs = &pos.loops[pos.to_move.other().index()];
+        for hole in 0..HOLES {
+            if mine[hole] >= 2 {
+                moves.push(IkibuguzoMove::play(hole, false));
+                if SPECIAL.contains(&hole) && lap_captures(mine, theirs, hole, true) {
+                    moves.push(IkibuguzoMove::play(hole, true));
+                }
             }
         }
     }
@@ -695,8 +749,8 @@ impl Game for IkibuguzoGame {
         mv: IkibuguzoMove,
         trace: &mut T,
     ) -> IkibuguzoPosition {
+        let me = pos.to_move;
         if pos.opening > 0 {
-            let me = pos.to_move;
             let hole = mv.hole();
             let mut t = Turn::new(pos);
             let (a, b) = (step(hole, false), step(step(hole, false), false));
@@ -709,12 +763,24 @@ impl Game for IkibuguzoGame {
             t.mine[hole] = 0;
             t.mine[a] += lifted.min(2);
             t.mine[b] += lifted.saturating_sub(2);
-            return self.finish(pos, &t);
+            return self.finish(pos, &t, None);
         }
-        match self.replay(pos, mv, trace) {
-            Ok(t) => self.finish(pos, &t),
-            Err(e) => panic!("play_traced: illegal move {}: {}", self.format_move(pos, mv), e.message),
+        if pos.is_paused() {
+            let mut t = Turn::resumed(pos);
+            let options = self.choices(&t, pos.pause_hole as usize);
+            let c = options.iter().find(|c| c.code == mv.0).copied().unwrap_or(options[0]);
+            if c.code & (CHOICE_KEEP_CW | CHOICE_KEEP_CCW) != 0 {
+                t.kept = true;
+                if T::ENABLED {
+                    trace.push(Event::Note { name: "keep", player: Some(me) });
+                }
+            }
+            let pause = self.run(&mut t, me, c.origin, c.clockwise, trace);
+            return self.finish(pos, &t, pause);
         }
+        let mut t = Turn::new(pos);
+        let pause = self.run(&mut t, me, mv.hole(), mv.clockwise(), trace);
+        self.finish(pos, &t, pause)
     }
 
     fn outcome(&self, pos: &IkibuguzoPosition) -> Option<Outcome> {
@@ -750,7 +816,12 @@ impl Game for IkibuguzoGame {
                 h = (h.rotate_left(23) ^ w).wrapping_mul(0x2127_599B_F432_5C37);
             }
         }
-        let tail = pos.to_move as u64 | (pos.opening as u64) << 8 | (pos.flags as u64) << 16;
+        let tail = pos.to_move as u64
+            | (pos.opening as u64) << 8
+            | (pos.flags as u64) << 16
+            | (pos.pause_hole as u64) << 24
+            | (pos.pause_memory as u64) << 32
+            | (pos.pause_laps as u64) << 40;
         h = (h.rotate_left(23) ^ tail).wrapping_mul(0x2127_599B_F432_5C37);
         h ^= h >> 29;
         h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -763,15 +834,19 @@ impl Game for IkibuguzoGame {
         out.push(pos.to_move as u8);
         out.push(pos.opening);
         out.push(pos.flags);
+        out.push(pos.pause_hole);
+        out.push(pos.pause_memory);
+        out.extend_from_slice(&pos.pause_laps.to_le_bytes());
     }
 
     fn format_body(&self, pos: &IkibuguzoPosition) -> String {
         let row = |l: &[u8; HOLES]| l.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",");
         let flags = match pos.flags {
-            FLAG_WIN_SOUTH => "win=S",
-            FLAG_WIN_NORTH => "win=N",
-            FLAG_CYCLE => "cycle",
-            _ => "-",
+            _ if pos.is_paused() => self.pause_text(pos),
+            FLAG_WIN_SOUTH => "win=S".into(),
+            FLAG_WIN_NORTH => "win=N".into(),
+            FLAG_CYCLE => "cycle".into(),
+            _ => "-".into(),
         };
         format!(
             "{}/{} {} {} {} {}",
@@ -836,85 +911,84 @@ impl Game for IkibuguzoGame {
                 return Err(f(3, format!("the scripted hole {} does not hold 3", label(hole))));
             }
         }
-        let flags = match fields[4] {
-            "-" => 0,
-            "win=S" => FLAG_WIN_SOUTH,
-            "win=N" => FLAG_WIN_NORTH,
-            "cycle" => FLAG_CYCLE,
-            other => return Err(f(4, format!("{other:?} is not one of -, win=S, win=N, cycle"))),
+        let mut pos = IkibuguzoPosition {
+            loops,
+            turns,
+            to_move,
+            opening,
+            flags: 0,
+            pause_hole: NO_PAUSE,
+            pause_memory: 0,
+            pause_laps: 0,
         };
-        if flags != 0 && opening > 0 {
+        match fields[4] {
+            "-" => {}
+            "win=S" => pos.flags = FLAG_WIN_SOUTH,
+            "win=N" => pos.flags = FLAG_WIN_NORTH,
+            "cycle" => pos.flags = FLAG_CYCLE,
+            text if text.starts_with("choose=") && opening == 0 => {
+                self.parse_pause(text, &mut pos).map_err(|m| f(4, m))?;
+            }
+            other if opening == 0 => {
+                return Err(f(4, format!("{other:?} is not one of -, win=S, win=N, cycle, choose=...")))
+            }
+            _ => {}
+        }
+        if fields[4] != "-" && opening > 0 {
             return Err(f(4, "no flag can be set during the opening".into()));
         }
-        if matches!(flags, FLAG_WIN_SOUTH | FLAG_WIN_NORTH) && !self.end_holes_win {
+        if matches!(pos.flags, FLAG_WIN_SOUTH | FLAG_WIN_NORTH) && !self.end_holes_win {
             return Err(f(4, "a win flag but this variant has end_holes_win=false".into()));
         }
-        Ok(IkibuguzoPosition { loops, turns, to_move, opening, flags })
+        Ok(pos)
     }
 
     fn format_move(&self, _pos: &IkibuguzoPosition, mv: IkibuguzoMove) -> String {
-        let mut out = label(mv.hole());
-        if mv.clockwise() {
-            out.push_str(":cw");
-        }
-        for &c in mv.choices() {
-            out.push('+');
-            out.push_str(&choice_text(c));
-        }
-        out
+        choice_text(mv.0)
     }
 
     fn parse_move(&self, _pos: &IkibuguzoPosition, text: &str) -> Result<IkibuguzoMove, NotationError> {
         let text = text.trim();
-        let bad = |m: String| NotationError::new(format!("{text:?}: {m}"));
         let hole_of = |s: &str| -> Result<(usize, bool), NotationError> {
             let (l, cw) = match s.strip_suffix(":cw") {
                 Some(l) => (l, true),
                 None => (s, false),
             };
-            let hole = parse_label(l).ok_or_else(|| bad(format!("{l:?} is not a hole (o1..o8, i1..i8)")))?;
+            let hole = parse_label(l).ok_or_else(|| {
+                NotationError::new(format!(
+                    "{text:?} is not a move: a hole (o1..o8, i1..i8, with :cw for clockwise), or at a \
+                     pause ccw, cw, keep+<hole>:cw, keep+<hole>"
+                ))
+            })?;
             Ok((hole, cw))
         };
-        let mut parts = text.split('+');
-        let (hole, cw) = hole_of(parts.next().unwrap_or(""))?;
-        let mut mv = IkibuguzoMove::play(hole, cw);
-        while let Some(part) = parts.next() {
-            let code = match part {
-                "ccw" => CHOICE_CCW,
-                "cw" => CHOICE_CW,
-                "keep" => {
-                    let next =
-                        parts.next().ok_or_else(|| bad("keep needs a hole: keep+o1:cw, keep+o5".into()))?;
-                    let (h, cw) = hole_of(next)?;
-                    if cw {
-                        CHOICE_KEEP_CW | h as u8
-                    } else {
-                        CHOICE_KEEP_CCW | h as u8
-                    }
+        Ok(match text {
+            "ccw" => IkibuguzoMove(CHOICE_CCW),
+            "cw" => IkibuguzoMove(CHOICE_CW),
+            _ => match text.strip_prefix("keep+") {
+                Some(rest) => {
+                    let (hole, cw) = hole_of(rest)?;
+                    IkibuguzoMove(if cw { CHOICE_KEEP_CW } else { CHOICE_KEEP_CCW } | hole as u8)
                 }
-                other => {
-                    return Err(bad(format!(
-                        "{other:?} is not a choice (ccw, cw, keep+<hole>, keep+<hole>:cw)"
-                    )))
+                None => {
+                    let (hole, cw) = hole_of(text)?;
+                    IkibuguzoMove::play(hole, cw)
                 }
-            };
-            if mv.len as usize == MAX_CHOICES {
-                return Err(bad(format!("a turn makes at most {MAX_CHOICES} choices (one per capture)")));
-            }
-            mv = mv.with(code);
-        }
-        Ok(mv)
+            },
+        })
     }
 
     fn check_move(&self, pos: &IkibuguzoPosition, mv: IkibuguzoMove) -> Result<(), IllegalMove> {
         if self.outcome(pos).is_some() {
             return Err(IllegalMove::new("game_over", "the game is over"));
         }
-        self.check_first_play(pos, mv)?;
-        if pos.opening > 0 {
-            return Ok(());
+        let mut moves = MoveList::new();
+        self.legal_moves(pos, &mut moves);
+        if moves.contains(&mv) {
+            Ok(())
+        } else {
+            Err(self.diagnose(pos, mv))
         }
-        self.replay(pos, mv, &mut crate::game::NoTrace).map(|_| ())
     }
 
     fn evaluate(&self, pos: &IkibuguzoPosition) -> i32 {

@@ -43,6 +43,21 @@ fn try_play(fen: &str, mv: &str) -> Result<String, Error> {
     g.format_position(&next)
 }
 
+/// Plays a whole turn given as its moves; every position before the last move is a pause with the
+/// same player to move.
+fn turn(fen: &str, moves: &[&str]) -> String {
+    let side = fen.split(' ').nth(2).unwrap().to_string();
+    let mut fen = fen.to_string();
+    for (i, mv) in moves.iter().enumerate() {
+        fen = play(&fen, mv);
+        if i + 1 < moves.len() {
+            assert!(fen.contains(" choose="), "{fen}");
+            assert_eq!(fen.split(' ').nth(2).unwrap(), side);
+        }
+    }
+    fen
+}
+
 fn illegal_code(fen: &str, mv: &str) -> &'static str {
     match try_play(fen, mv) {
         Err(Error::Illegal(e)) => e.code,
@@ -157,9 +172,13 @@ fn multiple_clockwise_captures_on_the_first_sowing() {
         lp(&[("i2", 2), ("i4", 1), ("i5", 1)]),
         lp(&[("i5", 2), ("o5", 1), ("i4", 1), ("o4", 1), ("o1", 2)]),
     );
-    assert_eq!(moves(&fen), ["i2", "i2:cw+ccw", "i2:cw+cw"]);
+    assert_eq!(moves(&fen), ["i2", "i2:cw"]);
+    let paused = play(&fen, "i2:cw");
+    assert!(paused.ends_with(" S 11 0 choose=i2,laps=1,cw=all"), "{paused}");
+    assert_eq!(moves(&paused), ["ccw", "cw"]);
+    assert_eq!(illegal_code(&paused, "o1"), "choice_pending");
     assert_eq!(
-        board(&play(&fen, "i2:cw+cw")),
+        board(&turn(&fen, &["i2:cw", "cw"])),
         loops([1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 2, 0, 1], lp(&[("o1", 2)]))
     );
 }
@@ -169,15 +188,16 @@ fn one_clockwise_capture_after_an_anticlockwise_start() {
     let south = [9, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0];
     let north = [0, 1, 0, 3, 0, 1, 1, 0, 0, 2, 1, 0, 0, 0, 1, 0];
     let fen = pos(south, north);
-    assert_eq!(moves(&fen), ["o1+ccw", "o1+cw"]);
+    assert_eq!(moves(&fen), ["o1"]);
+    assert_eq!(moves(&play(&fen, "o1")), ["ccw", "cw"]);
     assert_eq!(
-        board(&play(&fen, "o1+cw")),
+        board(&turn(&fen, &["o1", "cw"])),
         loops(
             [0, 2, 2, 0, 2, 0, 2, 0, 2, 0, 1, 1, 1, 1, 2, 1],
             [0, 0, 0, 3, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0]
         )
     );
-    assert_eq!(illegal_code(&fen, "o1"), "choice_missing");
+    assert_eq!(illegal_code(&fen, "ccw"), "no_choice");
 }
 
 #[test]
@@ -186,25 +206,27 @@ fn keep_and_play_the_other_special_hole() {
         lp(&[("o1", 2), ("i2", 1), ("i4", 1)]),
         lp(&[("i7", 1), ("o7", 1), ("i5", 1), ("o5", 1), ("o3", 3)]),
     );
+    assert_eq!(moves(&fen), ["o1", "o1:cw"]);
+    let first = play(&fen, "o1:cw");
+    assert!(first.ends_with(" S 11 0 choose=o1,laps=1,cw=all"), "{first}");
+    assert_eq!(moves(&first), ["ccw", "keep+i2:cw"]);
+    let second = play(&first, "keep+i2:cw");
+    assert!(second.ends_with(" S 12 0 choose=i2,laps=2,cw=all,kept"), "{second}");
+    assert_eq!(moves(&second), ["ccw", "keep+i4", "keep+o1"]);
     assert_eq!(
-        moves(&fen),
-        ["o1", "o1:cw+ccw", "o1:cw+keep+i2:cw+ccw", "o1:cw+keep+i2:cw+keep+i4", "o1:cw+keep+i2:cw+keep+o1"]
-    );
-    assert_eq!(
-        board(&play(&fen, "o1:cw+keep+i2:cw+keep+i4")),
+        board(&turn(&fen, &["o1:cw", "keep+i2:cw", "keep+i4"])),
         loops(lp(&[("o1", 3), ("o2", 1), ("i3", 2), ("i1", 2)]), lp(&[("o3", 3)]))
     );
-    assert_eq!(illegal_code(&fen, "o1:cw"), "choice_missing");
-    assert_eq!(illegal_code(&fen, "o1:cw+keep+i2:cw+keep+i2"), "choice_unavailable");
-    assert_eq!(illegal_code(&fen, "o1:cw+ccw+ccw"), "choice_extra");
-    // The events let a frontend animate the turn: laps, captures, the keep.
-    let (g, p) = parse_position(&fen).unwrap();
-    let m = g.parse_move(&p, "o1:cw+keep+i2:cw+ccw").unwrap();
-    let (_, events) = g.play(&p, &m).unwrap();
-    let laps = events.iter().filter(|e| matches!(e, Event::Lap { .. })).count();
-    let captures = events.iter().filter(|e| matches!(e, Event::Capture { .. })).count();
-    let keeps = events.iter().filter(|e| matches!(e, Event::Note { name: "keep", .. })).count();
-    assert_eq!((laps, captures, keeps), (4, 4, 1));
+    assert_eq!(illegal_code(&second, "keep+i2"), "choice_unavailable");
+    assert!(matches!(try_play(&fen, "o1:cw+keep+i2:cw"), Err(Error::Notation(_))));
+    // The events let a frontend animate each move: laps, captures, the keep, the pause.
+    let (g, p) = parse_position(&first).unwrap();
+    let (_, events) = g.play(&p, &g.parse_move(&p, "keep+i2:cw").unwrap()).unwrap();
+    let count = |f: fn(&Event) -> bool| events.iter().filter(|e| f(e)).count();
+    assert_eq!(count(|e| matches!(e, Event::Lap { .. })), 1);
+    assert_eq!(count(|e| matches!(e, Event::Capture { .. })), 2);
+    assert_eq!(count(|e| matches!(e, Event::Note { name: "keep", .. })), 1);
+    assert_eq!(count(|e| matches!(e, Event::Note { name: "choose", .. })), 1);
 }
 
 #[test]
@@ -272,6 +294,12 @@ fn parse_errors_name_the_field() {
     }
     let off = iki("ikibuguzo(end_holes_win=false)", AFTER_OPENING, AFTER_OPENING, "S 6 0 win=S");
     assert!(parse_position(&off).is_err());
+    for pause in
+        ["choose=o1,laps=1,cw=all", "choose=o9,laps=1,cw=all", "choose=o1,laps=0,cw=all", "choose=o1"]
+    {
+        let e = parse_position(&good.replace(" S 6 0 -", &format!(" S 6 0 {pause}"))).unwrap_err();
+        assert!(e.to_string().starts_with("field 6 (flags)"), "{pause}: {e}");
+    }
 }
 
 #[test]
@@ -282,7 +310,7 @@ fn keys_exclude_the_turn_counter() {
     let (_, pb) = parse_position(&b).unwrap();
     assert_eq!(g.hash_key(&pa).unwrap(), g.hash_key(&pb).unwrap());
     assert_eq!(g.key_bytes(&pa).unwrap(), g.key_bytes(&pb).unwrap());
-    assert_eq!(g.key_bytes(&pa).unwrap().len(), 35);
+    assert_eq!(g.key_bytes(&pa).unwrap().len(), 39);
     assert_eq!(g.evaluate(&pa).unwrap(), 0);
     assert_eq!(g.geometry().cells.len(), 32);
 }
