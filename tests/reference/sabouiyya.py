@@ -38,7 +38,8 @@ Y4  H'ajeb (option hajeb): North may play `hajeb` (its whole turn) when it has a
     Changed reading (docs/rules/sabouiyya.md section 5.3): an earlier version made each whole
     multi-piece sequence (`a1-d4,b2-b5`) one move; every ordering of the captures was a separate
     move and random games reached ~2,600 legal moves, more than the core's fixed-capacity move
-    lists (512) hold. The sequences South can play, and the positions they reach, are unchanged. When South is to move with `on` and has no capturing move, the settlement starts at once
+    lists (512) hold. The sequences South can play, and the positions they reach, are unchanged.
+    When South is to move with `on` and has no capturing move, the settlement starts at once
     with North to move: `remove:x,y` (two South pieces, or the last one), then South `remove:z` (a
     North safe mover, or any North piece when there is none), then North moves; state `done`.
     H'ajeb can be declared once a game.

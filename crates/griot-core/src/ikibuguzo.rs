@@ -59,8 +59,6 @@ use crate::variant::{OptionSpec, Variant, VariantSpec};
 pub const HOLES: usize = 16;
 /// Laps after which a turn is cut as an endless relay.
 pub const MAX_LAPS: u32 = 1000;
-/// Most choice tokens a move can carry: one per capture, at most one capture per column.
-pub const MAX_CHOICES: usize = 8;
 const START_LOOP: [u8; HOLES] = [0, 6, 0, 0, 0, 0, 0, 17, 0, 3, 0, 3, 0, 3, 0, 0];
 const OPENING_TURNS: u8 = 6;
 const OPENING_HOLES: [usize; 3] = [13, 11, 9];
@@ -71,7 +69,8 @@ const FLAG_WIN_SOUTH: u8 = 1;
 const FLAG_WIN_NORTH: u8 = 2;
 const FLAG_CYCLE: u8 = 3;
 
-/// An Ikibuguzo position: both loops, side, opening counter, flag and turn counter (40 bytes).
+/// An Ikibuguzo position: both loops, side, opening counter, flag, paused turn and turn counter
+/// (44 bytes, `Copy`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct IkibuguzoPosition {
     /// Counters in each player's 16 holes (South, North), in loop order.
@@ -273,7 +272,7 @@ impl Turn {
             m |= MEMORY_KEPT;
         }
         if end_holes_win {
-            m |= (self.end_columns & 1) * MEMORY_END_I1 | (self.end_columns >> 1) * MEMORY_END_I8;
+            m |= ((self.end_columns & 1) * MEMORY_END_I1) | ((self.end_columns >> 1) * MEMORY_END_I8);
         }
         m
     }

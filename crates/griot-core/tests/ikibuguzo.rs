@@ -314,3 +314,13 @@ fn keys_exclude_the_turn_counter() {
     assert_eq!(g.evaluate(&pa).unwrap(), 0);
     assert_eq!(g.geometry().cells.len(), 32);
 }
+
+#[test]
+fn positions_and_moves_are_small() {
+    use griot_core::ikibuguzo::{IkibuguzoMove, IkibuguzoPosition};
+    use griot_core::sabouiyya::{SabouiyyaMove, SabouiyyaPosition};
+    assert!(std::mem::size_of::<IkibuguzoPosition>() <= 48);
+    assert_eq!(std::mem::size_of::<IkibuguzoMove>(), 1);
+    assert!(std::mem::size_of::<SabouiyyaPosition>() <= 16);
+    assert!(std::mem::size_of::<SabouiyyaMove>() <= 12);
+}
