@@ -1,16 +1,18 @@
 //! Griot's native core: the rules of traditional board games (the mancala family and its
-//! neighbours) and, later, the search engine. Pure Rust; the Python bindings live in `griot-py`.
+//! neighbours) and the search engine. Pure Rust; the Python bindings live in `griot-py`.
 //!
 //! - [`game`]: the one [`Game`](game::Game) trait every game family implements.
 //! - [`variant`]: variant strings and their options.
 //! - [`sowing`]: two-row sowing games as data (the Awale rule collection, abapa, Leb Bbut Ahbochen).
 //! - [`registry`]: every game behind one enum, for the boundary.
+//! - [`search`]: the search engine, generic over [`Game`](game::Game).
 
 #![warn(missing_docs)]
 
 pub mod error;
 pub mod game;
 pub mod registry;
+pub mod search;
 pub mod sowing;
 pub mod variant;
 

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use crate::error::{Error, IllegalMove, NotationError, VariantError};
 use crate::game::{self, Event, Game, Geometry, MoveList, Outcome, Player};
+use crate::search::{Hooks, SearchOptions, SearchResult};
 use crate::sowing::{self, RuleSet, SowingGame};
 use crate::variant::{OptionSpec, Variant, VariantSpec};
 
@@ -413,6 +414,36 @@ impl AnyGame {
         with_pos!(self, pos, g, p, wrap => Ok(game::divide(g, p, depth).into_iter().map(|(m, n)| (wrap(m), n)).collect()))
     }
 
+    /// Searches the position (see [`crate::search`]). `history` holds the game's earlier
+    /// positions, oldest first: repeating one of them ends the game as an endless cycle.
+    /// Progress and the shared table come through `hooks`, with moves as [`AnyMove`].
+    pub fn search(
+        &self,
+        pos: &AnyPosition,
+        history: &[AnyPosition],
+        options: &SearchOptions,
+        hooks: Hooks<'_, AnyMove>,
+    ) -> Result<SearchResult<AnyMove>, Error> {
+        let keys = history
+            .iter()
+            .map(|h| self.hash_key(h))
+            .collect::<Result<Vec<u64>, Error>>()?;
+        let Hooks {
+            mut progress,
+            mut shared,
+        } = hooks;
+        with_pos!(self, pos, g, p, wrap => {
+            let mut forward = |r: &SearchResult<_>| {
+                if let Some(f) = progress.as_deref_mut() {
+                    f(&r.map(|m| wrap(*m)));
+                }
+            };
+            let shared = shared.as_mut().map(|s| &mut **s as &mut dyn crate::search::SharedTable);
+            let hooks = Hooks { progress: Some(&mut forward), shared };
+            Ok(crate::search::search(g, p, &keys, options, hooks).map(|m| wrap(*m)))
+        })
+    }
+
     /// Board geometry for frontends.
     pub fn geometry(&self) -> Geometry {
         with_game!(self, g => g.geometry())
@@ -452,7 +483,7 @@ impl SplitMix64 {
 
     /// A number below `n` (n > 0).
     pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() >> 32) * n as u64 >> 32) as usize
+        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
     }
 }
 

@@ -543,7 +543,7 @@ impl SowingGame {
         let captures_cannot_empty = r.relay.is_none()
             && r.flow.is_none()
             && r.capture
-                .is_none_or(|c| c.grand_slam == GrandSlam::NoCapture);
+                .map_or(true, |c| c.grand_slam == GrandSlam::NoCapture);
         if !opponent_empty && captures_cannot_empty {
             return;
         }
@@ -1066,6 +1066,10 @@ impl Game for SowingGame {
     fn evaluate(&self, pos: &SowingPosition) -> i32 {
         let me = pos.to_move.index();
         pos.stores[me] as i32 - pos.stores[1 - me] as i32
+    }
+
+    fn evaluate_search(&self, pos: &SowingPosition, style: &crate::search::EvalStyle) -> i32 {
+        crate::search::eval::sowing(self, pos, style)
     }
 
     fn geometry(&self) -> Geometry {
