@@ -13,6 +13,7 @@ its typed values and adds the client SDK, configuration and the CLI.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,9 +23,13 @@ from griot._core import (
     GriotError,
     IllegalMoveError,
     Move,
+    MoveScore,
     NotationError,
     Position,
     RuleFileError,
+    Score,
+    SearchResult,
+    SearchStop,
     TurnEvent,
     UnknownVariantError,
     Variant,
@@ -33,6 +38,8 @@ from griot._core import (
     families,
     register_rule_file,
 )
+from griot._core import best_move as _best_move
+from griot._core import search as _search
 
 __all__ = [
     "ENGINE_VERSION",
@@ -40,18 +47,24 @@ __all__ = [
     "GriotError",
     "IllegalMoveError",
     "Move",
+    "MoveScore",
     "NotationError",
     "OptionInfo",
     "Position",
     "RuleFileError",
+    "Score",
+    "SearchResult",
+    "SearchStop",
     "TurnEvent",
     "UnknownVariantError",
     "Variant",
     "VariantError",
     "VariantInfo",
+    "best_move",
     "builtin_rule_file",
     "load_rule_file",
     "perft",
+    "search",
     "variants",
 ]
 
@@ -131,3 +144,64 @@ def perft(position: Position | str, depth: int) -> int:
     """Leaf count of the game tree ``depth`` turns deep from ``position``, every leaf made."""
     pos = position if isinstance(position, Position) else Position(position)
     return pos.perft(depth)
+
+
+def _position(position: Position | str) -> Position:
+    return position if isinstance(position, Position) else Position(position)
+
+
+def search(
+    position: Position | str,
+    depth: int | None = None,
+    time: float | None = None,
+    nodes: int | None = None,
+    multipv: int = 1,
+    *,
+    hash_mb: int = 16,
+    eval: str = "tuned",
+    progress: Callable[[SearchResult], object] | None = None,
+    stop: SearchStop | None = None,
+    history: Sequence[Position | str] = (),
+) -> SearchResult:
+    """Searches ``position`` with the native engine, the GIL released.
+
+    Limits: ``depth`` (turns), ``time`` (seconds), ``nodes``; with none of them the search runs
+    until ``stop.set()`` is called from another thread. ``multipv`` root moves get exact scores
+    (0 = every legal move; the others get upper bounds). ``progress(result)`` is called after each
+    completed iteration. ``history`` holds the game's earlier positions, oldest first: repeating
+    one of them ends the game as an endless cycle. Deterministic under depth and node limits.
+
+        >>> r = search("abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=6, multipv=0)
+        >>> sorted(m.move for m in r.moves)
+        ['a', 'b', 'c', 'd', 'e', 'f']
+    """
+    if depth is None and time is None and nodes is None and stop is None:
+        raise ValueError("give a limit (depth, time or nodes) or a stop handle")
+    return _search(
+        _position(position),
+        depth=depth,
+        time=time,
+        nodes=nodes,
+        multipv=multipv,
+        hash_mb=hash_mb,
+        eval=eval,
+        progress=progress,
+        stop=stop,
+        history=[_position(p) for p in history],
+    )
+
+
+def best_move(
+    position: Position | str,
+    level: int,
+    *,
+    seed: int = 0,
+    stop: SearchStop | None = None,
+    history: Sequence[Position | str] = (),
+) -> Move | None:
+    """The move an AI of strength ``level`` (1 = weakest, 10 = strongest) plays, or None when the
+    game is over. Levels 1-8 are deterministic for a ``seed``; 9 and 10 are also capped by time
+    (1 s and 3 s)."""
+    return _best_move(
+        _position(position), level, seed=seed, stop=stop, history=[_position(p) for p in history]
+    )

@@ -1,5 +1,6 @@
 """Type stubs of the native core (checked by mypy.stubtest)."""
 
+from collections.abc import Callable
 from typing import Any, Final, final
 
 __all__ = [
@@ -8,16 +9,23 @@ __all__ = [
     "GriotError",
     "IllegalMoveError",
     "Move",
+    "MoveScore",
     "NotationError",
     "Position",
     "RuleFileError",
+    "Score",
+    "SearchResult",
+    "SearchStop",
     "TurnEvent",
     "UnknownVariantError",
     "Variant",
     "VariantError",
+    "bench",
+    "best_move",
     "builtin_rule_file",
     "families",
     "register_rule_file",
+    "search",
 ]
 
 ENGINE_VERSION: Final[str]
@@ -134,3 +142,86 @@ class Position:
 def families() -> list[dict[str, Any]]: ...
 def register_rule_file(text: str) -> Variant: ...
 def builtin_rule_file(id: str) -> str | None: ...
+
+@final
+class Score:
+    @property
+    def kind(self) -> str: ...
+    @property
+    def centi(self) -> int | None: ...
+    @property
+    def margin(self) -> float | None: ...
+    @property
+    def turns(self) -> int | None: ...
+    @property
+    def is_win(self) -> bool: ...
+    @property
+    def is_loss(self) -> bool: ...
+    @property
+    def value(self) -> int: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __lt__(self, value: Score, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class MoveScore:
+    @property
+    def move(self) -> str: ...
+    @property
+    def score(self) -> Score: ...
+    @property
+    def bound(self) -> str: ...
+    @property
+    def pv(self) -> list[str]: ...
+
+@final
+class SearchResult:
+    @property
+    def best_move(self) -> Move | None: ...
+    @property
+    def score(self) -> Score: ...
+    @property
+    def pv(self) -> list[str]: ...
+    @property
+    def depth(self) -> int: ...
+    @property
+    def seldepth(self) -> int: ...
+    @property
+    def nodes(self) -> int: ...
+    @property
+    def time(self) -> float: ...
+    @property
+    def nps(self) -> int: ...
+    @property
+    def moves(self) -> list[MoveScore]: ...
+    @property
+    def hashfull(self) -> int: ...
+
+@final
+class SearchStop:
+    def __new__(cls) -> SearchStop: ...
+    def set(self) -> None: ...
+    def clear(self) -> None: ...
+    @property
+    def is_set(self) -> bool: ...
+
+def search(
+    position: Position,
+    depth: int | None = None,
+    time: float | None = None,
+    nodes: int | None = None,
+    multipv: int = 1,
+    hash_mb: int = 16,
+    eval: str = "tuned",
+    progress: Callable[[SearchResult], object] | None = None,
+    stop: SearchStop | None = None,
+    history: list[Position] | None = None,
+) -> SearchResult: ...
+def best_move(
+    position: Position,
+    level: int,
+    seed: int = 0,
+    stop: SearchStop | None = None,
+    history: list[Position] | None = None,
+) -> Move | None: ...
+def bench() -> list[dict[str, Any]]: ...

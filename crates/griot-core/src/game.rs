@@ -10,6 +10,7 @@ use std::hash::Hash;
 use arrayvec::ArrayVec;
 
 use crate::error::{IllegalMove, NotationError};
+use crate::search::EvalStyle;
 use crate::variant::Variant;
 
 /// Upper bound on the number of legal moves in any position of any game.
@@ -334,6 +335,14 @@ pub trait Game: Clone + Send + Sync + 'static {
 
     /// A static evaluation from the side to move's point of view (material margin by default).
     fn evaluate(&self, pos: &Self::Position) -> i32;
+
+    /// The search's evaluation in centi-units (100 = one seed or piece of margin) from the side to
+    /// move's view. Families override it with positional terms measured by self-play (see
+    /// [`crate::search::eval`]); the default is the material baseline, 100 × [`Game::evaluate`].
+    fn evaluate_search(&self, pos: &Self::Position, style: &EvalStyle) -> i32 {
+        let _ = style;
+        100 * self.evaluate(pos)
+    }
 
     /// Board geometry for frontends.
     fn geometry(&self) -> Geometry;

@@ -1,5 +1,5 @@
 //! Griot's native core: the rules of traditional board games (the mancala family and its
-//! neighbours) and, later, the search engine. Pure Rust; the Python bindings live in `griot-py`.
+//! neighbours) and the search engine. Pure Rust; the Python bindings live in `griot-py`.
 //!
 //! - [`game`]: the one [`Game`](game::Game) trait every game family implements.
 //! - [`variant`]: variant strings and their options.
@@ -8,6 +8,7 @@
 //! - [`ikibuguzo`]: Ikibuguzo (Opening 1), a four-row sowing game with its own module.
 //! - [`sabouiyya`]: Sabou'iyya, a 5x5 placement and capture game with H'ajeb.
 //! - [`registry`]: every game behind one enum, for the boundary.
+//! - [`search`]: the search engine, generic over [`Game`](game::Game).
 
 #![warn(missing_docs)]
 
@@ -17,6 +18,7 @@ pub mod game;
 pub mod ikibuguzo;
 pub mod registry;
 pub mod sabouiyya;
+pub mod search;
 pub mod sowing;
 pub mod variant;
 

@@ -12,6 +12,7 @@ use crate::error::{Error, IllegalMove, NotationError, VariantError};
 use crate::game::{self, Event, Game, Geometry, MoveList, Outcome, Player};
 use crate::ikibuguzo::{self, IkibuguzoGame};
 use crate::sabouiyya::{self, SabouiyyaGame};
+use crate::search::{Hooks, SearchOptions, SearchResult};
 use crate::sowing::{self, RuleSet, SowingGame};
 use crate::variant::{OptionSpec, Variant, VariantSpec};
 
@@ -422,6 +423,30 @@ impl AnyGame {
     /// Seeds or pieces held off the board, if the game has stores.
     pub fn stores(&self, pos: &AnyPosition) -> Result<Option<[i32; 2]>, Error> {
         with_pos!(self, pos, g, p, _w => Ok(g.stores(p)))
+    }
+
+    /// Searches the position (see [`crate::search`]). `history` holds the game's earlier
+    /// positions, oldest first: repeating one of them ends the game as an endless cycle.
+    /// Progress and the shared table come through `hooks`, with moves as [`AnyMove`].
+    pub fn search(
+        &self,
+        pos: &AnyPosition,
+        history: &[AnyPosition],
+        options: &SearchOptions,
+        hooks: Hooks<'_, AnyMove>,
+    ) -> Result<SearchResult<AnyMove>, Error> {
+        let keys = history.iter().map(|h| self.hash_key(h)).collect::<Result<Vec<u64>, Error>>()?;
+        let Hooks { mut progress, mut shared } = hooks;
+        with_pos!(self, pos, g, p, wrap => {
+            let mut forward = |r: &SearchResult<_>| {
+                if let Some(f) = progress.as_deref_mut() {
+                    f(&r.map(|m| wrap(*m)));
+                }
+            };
+            let shared = shared.as_mut().map(|s| &mut **s as &mut dyn crate::search::SharedTable);
+            let hooks = Hooks { progress: Some(&mut forward), shared };
+            Ok(crate::search::search(g, p, &keys, options, hooks).map(|m| wrap(*m)))
+        })
     }
 
     /// Board geometry for frontends.

@@ -2,11 +2,14 @@
 //! hierarchy mapped from the core's errors in one place ([`to_py_err`]), the GIL released around
 //! long work. No rules live here.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use griot_core::error::Error;
 use griot_core::error::VariantError as CoreVariantError;
 use griot_core::registry::{self, AnyGame, AnyMove, AnyPosition, FamilyKind};
+use griot_core::search::{self as engine, EvalStyle, Hooks, Limits, SearchOptions};
 use griot_core::variant::{Allowed, OptionValue};
 use griot_core::{CaptureKind, Event, Outcome, Player};
 use pyo3::create_exception;
@@ -621,6 +624,351 @@ fn builtin_rule_file(id: &str) -> Option<&'static str> {
     registry::BUILTIN_RULE_FILES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
+/// A search score: a margin in centi-units, or a proven win or loss in a number of turns.
+/// Orders like the engine's values (a win beats every margin).
+#[pyclass(frozen, module = "griot._core")]
+struct Score {
+    score: engine::Score,
+    value: i32,
+}
+
+fn score_py(value: i32) -> Score {
+    Score { score: engine::Score::from_value(value), value }
+}
+
+#[pymethods]
+impl Score {
+    /// `"margin"`, `"win"` or `"loss"` (for the side to move).
+    #[getter]
+    fn kind(&self) -> &'static str {
+        match self.score {
+            engine::Score::Margin(_) => "margin",
+            engine::Score::WinIn(_) => "win",
+            engine::Score::LossIn(_) => "loss",
+        }
+    }
+
+    /// The margin in centi-units (100 = one seed or piece), or None when proven.
+    #[getter]
+    fn centi(&self) -> Option<i32> {
+        match self.score {
+            engine::Score::Margin(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The margin in seeds or pieces, or None when proven.
+    #[getter]
+    fn margin(&self) -> Option<f64> {
+        self.centi().map(|c| c as f64 / 100.0)
+    }
+
+    /// Turns until the proven end (both players' turns), or None for a margin.
+    #[getter]
+    fn turns(&self) -> Option<u32> {
+        match self.score {
+            engine::Score::Margin(_) => None,
+            engine::Score::WinIn(n) | engine::Score::LossIn(n) => Some(n),
+        }
+    }
+
+    /// Whether the side to move is proven to win.
+    #[getter]
+    fn is_win(&self) -> bool {
+        matches!(self.score, engine::Score::WinIn(_))
+    }
+
+    /// Whether the side to move is proven to lose.
+    #[getter]
+    fn is_loss(&self) -> bool {
+        matches!(self.score, engine::Score::LossIn(_))
+    }
+
+    /// The engine's raw value: a total order over every score.
+    #[getter]
+    fn value(&self) -> i32 {
+        self.value
+    }
+
+    fn __str__(&self) -> String {
+        self.score.to_string()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Score({:?})", self.score.to_string())
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<Score>().is_ok_and(|o| o.get().value == self.value)
+    }
+
+    fn __lt__(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(self.value < other.cast::<Score>()?.get().value)
+    }
+
+    fn __hash__(&self) -> u64 {
+        self.value as u64
+    }
+}
+
+/// One root move's score: `move`, `score`, `bound` (`exact`, `upper` or `lower`) and its line.
+#[pyclass(frozen, get_all, module = "griot._core")]
+struct MoveScore {
+    /// The move in notation.
+    #[pyo3(name = "move")]
+    mv: String,
+    score: Py<Score>,
+    bound: &'static str,
+    pv: Vec<String>,
+}
+
+#[pymethods]
+impl MoveScore {
+    fn __repr__(&self) -> String {
+        format!(
+            "MoveScore(move={:?}, score={:?}, bound={:?})",
+            self.mv,
+            self.score.get().score.to_string(),
+            self.bound
+        )
+    }
+}
+
+/// What a search found (also passed to progress callbacks after each iteration).
+#[pyclass(frozen, get_all, module = "griot._core")]
+struct SearchResult {
+    /// The best move, None when the game is over.
+    best_move: Option<Py<Move>>,
+    score: Py<Score>,
+    /// The principal variation as move strings.
+    pv: Vec<String>,
+    depth: u32,
+    seldepth: u32,
+    nodes: u64,
+    /// Seconds spent.
+    time: f64,
+    /// Nodes per second.
+    nps: u64,
+    /// Every root move with its score, best first.
+    moves: Vec<Py<MoveScore>>,
+    /// Table occupancy, per mille.
+    hashfull: u32,
+}
+
+#[pymethods]
+impl SearchResult {
+    fn __repr__(&self) -> String {
+        format!(
+            "SearchResult(best_move={:?}, score={:?}, depth={}, nodes={}, pv={:?})",
+            self.best_move.as_ref().map(|m| m.get().text.clone()),
+            self.score.get().score.to_string(),
+            self.depth,
+            self.nodes,
+            self.pv
+        )
+    }
+}
+
+fn search_result_py(py: Python<'_>, r: &engine::SearchResult<AnyMove>) -> PyResult<SearchResult> {
+    let moves = r
+        .moves
+        .iter()
+        .map(|m| {
+            Py::new(
+                py,
+                MoveScore {
+                    mv: m.text.clone(),
+                    score: Py::new(py, score_py(m.value))?,
+                    bound: m.bound.name(),
+                    pv: m.pv.clone(),
+                },
+            )
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    let best_move = match (&r.best, r.pv_text.first()) {
+        (Some(mv), Some(text)) => Some(Py::new(py, Move { mv: *mv, text: text.clone() })?),
+        _ => None,
+    };
+    Ok(SearchResult {
+        best_move,
+        score: Py::new(py, score_py(r.value))?,
+        pv: r.pv_text.clone(),
+        depth: r.depth,
+        seldepth: r.seldepth,
+        nodes: r.nodes,
+        time: r.elapsed.as_secs_f64(),
+        nps: r.nps(),
+        moves,
+        hashfull: r.hashfull,
+    })
+}
+
+/// A stop handle: pass it to `search`, call `set()` from any thread to stop the search (it
+/// returns its last completed iteration).
+#[pyclass(frozen, module = "griot._core")]
+struct SearchStop {
+    flag: Arc<AtomicBool>,
+}
+
+#[pymethods]
+impl SearchStop {
+    #[new]
+    fn new() -> Self {
+        SearchStop { flag: Arc::new(AtomicBool::new(false)) }
+    }
+
+    /// Asks the search to stop.
+    fn set(&self) {
+        self.flag.store(true, Ordering::Relaxed);
+    }
+
+    /// Re-arms the handle for another search.
+    fn clear(&self) {
+        self.flag.store(false, Ordering::Relaxed);
+    }
+
+    /// Whether stop was asked.
+    #[getter]
+    fn is_set(&self) -> bool {
+        self.flag.load(Ordering::Relaxed)
+    }
+}
+
+fn eval_style(text: &str) -> PyResult<EvalStyle> {
+    EvalStyle::parse(text).ok_or_else(|| {
+        GriotError::new_err(format!(
+            "eval {text:?}: expected 'tuned', 'material' or up to four comma-separated weights"
+        ))
+    })
+}
+
+/// Runs a search with the GIL released; the progress callback reacquires it only to be called.
+/// An exception in the callback stops the search and is raised.
+fn run_search(
+    py: Python<'_>,
+    position: &Position,
+    history: Vec<AnyPosition>,
+    options: SearchOptions,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<engine::SearchResult<AnyMove>> {
+    let game = position.game.clone();
+    let pos = position.pos;
+    let callback_error: Arc<Mutex<Option<PyErr>>> = Arc::new(Mutex::new(None));
+    let errors = callback_error.clone();
+    let stop = options.stop.clone();
+    let r = py.detach(move || {
+        let mut forward = |r: &engine::SearchResult<AnyMove>| {
+            let Some(cb) = progress.as_ref() else { return };
+            Python::attach(|py| {
+                let call = search_result_py(py, r).and_then(|res| cb.call1(py, (res,)));
+                if let Err(e) = call {
+                    *errors.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                    if let Some(s) = &stop {
+                        s.store(true, Ordering::Relaxed);
+                    }
+                }
+            });
+        };
+        let hooks = Hooks { progress: Some(&mut forward), shared: None };
+        game.search(&pos, &history, &options, hooks)
+    });
+    if let Some(e) = callback_error.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        return Err(e);
+    }
+    core(py, r)
+}
+
+fn history_positions(position: &Position, history: Option<Vec<Py<Position>>>) -> Vec<AnyPosition> {
+    history
+        .unwrap_or_default()
+        .iter()
+        .map(|p| p.get().pos)
+        .filter(|p| position.game.hash_key(p).is_ok())
+        .collect()
+}
+
+/// Searches a position. Limits: `depth` (turns), `time` (seconds), `nodes`; none of them searches
+/// until `stop` is set. `multipv`: how many root moves get exact scores (0 = every move).
+/// `history`: the game's earlier positions (repeating one ends the game as an endless cycle).
+/// `progress(result)` is called after each completed iteration. Releases the GIL.
+#[pyfunction]
+#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval="tuned", progress=None, stop=None, history=None))]
+#[allow(clippy::too_many_arguments)]
+fn search(
+    py: Python<'_>,
+    position: &Position,
+    depth: Option<u32>,
+    time: Option<f64>,
+    nodes: Option<u64>,
+    multipv: usize,
+    hash_mb: usize,
+    eval: &str,
+    progress: Option<Py<PyAny>>,
+    stop: Option<Py<SearchStop>>,
+    history: Option<Vec<Py<Position>>>,
+) -> PyResult<SearchResult> {
+    if time.is_some_and(|t| !(t >= 0.0 && t.is_finite())) {
+        return Err(GriotError::new_err("time must be a non-negative number of seconds"));
+    }
+    let options = SearchOptions {
+        limits: Limits { depth, nodes, time: time.map(Duration::from_secs_f64) },
+        multipv: if multipv == 0 { usize::MAX } else { multipv },
+        hash_mb,
+        eval: eval_style(eval)?,
+        stop: Some(stop.map(|s| s.get().flag.clone()).unwrap_or_else(|| Arc::new(AtomicBool::new(false)))),
+        aspiration: true,
+    };
+    let history = history_positions(position, history);
+    let r = run_search(py, position, history, options, progress)?;
+    search_result_py(py, &r)
+}
+
+/// The move an AI of strength `level` (1-10) plays: shallow searches and seeded randomness among
+/// near-best moves at low levels, the best move at high ones. None when the game is over.
+/// Releases the GIL.
+#[pyfunction]
+#[pyo3(signature = (position, level, seed=0, stop=None, history=None))]
+fn best_move(
+    py: Python<'_>,
+    position: &Position,
+    level: u8,
+    seed: u64,
+    stop: Option<Py<SearchStop>>,
+    history: Option<Vec<Py<Position>>>,
+) -> PyResult<Option<Move>> {
+    if !engine::level::LEVELS.contains(&level) {
+        return Err(GriotError::new_err(format!("level {level}: levels are 1 to 10")));
+    }
+    let lv = engine::level::level(level);
+    let base = SearchOptions { stop: stop.map(|s| s.get().flag.clone()), ..SearchOptions::default() };
+    let history = history_positions(position, history);
+    let r = run_search(py, position, history, lv.options(&base), None)?;
+    Ok(lv.choose(&r, seed).map(|mv| {
+        let text = r.moves.iter().find(|m| m.mv == mv).map(|m| m.text.clone()).unwrap_or_default();
+        Move { mv, text }
+    }))
+}
+
+/// Runs the fixed bench (see `griot bench`): a list of dicts (position, depth, nodes, time, best,
+/// score). The total node count is the search's signature. Releases the GIL.
+#[pyfunction]
+#[pyo3(name = "bench")]
+fn run_bench<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let lines = core(py, py.detach(engine::bench::run))?;
+    let out = PyList::empty(py);
+    for l in lines {
+        let d = PyDict::new(py);
+        d.set_item("position", l.position)?;
+        d.set_item("depth", l.depth)?;
+        d.set_item("nodes", l.nodes)?;
+        d.set_item("time", l.elapsed.as_secs_f64())?;
+        d.set_item("best", l.best)?;
+        d.set_item("score", l.score)?;
+        out.append(d)?;
+    }
+    Ok(out)
+}
+
 /// The native module: re-exported by the `griot` package.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -631,6 +979,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Move>()?;
     m.add_class::<GameOutcome>()?;
     m.add_class::<TurnEvent>()?;
+    m.add_class::<Score>()?;
+    m.add_class::<MoveScore>()?;
+    m.add_class::<SearchResult>()?;
+    m.add_class::<SearchStop>()?;
+    m.add_function(wrap_pyfunction!(search, m)?)?;
+    m.add_function(wrap_pyfunction!(best_move, m)?)?;
+    m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_function(wrap_pyfunction!(families, m)?)?;
     m.add_function(wrap_pyfunction!(register_rule_file, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_rule_file, m)?)?;

@@ -1,0 +1,873 @@
+//! The search: iterative deepening over a principal-variation (negamax alpha-beta) search with
+//! aspiration windows, the transposition table, staged move ordering and per-move root scores.
+//!
+//! Decisions:
+//! - **Game end** is scored as the rules end it: [`Game::outcome`] decides, and its winner makes
+//!   the score a win or loss in the number of turns from the root; a draw scores 0.
+//! - **Endless cycles**: a position that already occurred on the current search path (or in the
+//!   game history the caller passes) ends the game there as an endless cycle, scored by
+//!   [`Game::endless_outcome`]. The rules end a game at a position's third occurrence; a player
+//!   who can force one repetition can force the others, so the first repetition is scored as the
+//!   end the rules would reach (the common engine choice).
+//! - **Turn limit**: the position carries its turn count, so the limit ends lines exactly as the
+//!   rules do. Table keys leave the turn count out, so near the limit (fewer turns left than the
+//!   depth plus a margin) the table is neither trusted nor written.
+//! - **No forward pruning** (null move, reductions): sowing games are full of zugzwang, and
+//!   without a table the search returns exactly the minimax value (tested against
+//!   [`super::reference::minimax`]).
+//! - A position whose side to move does not change after a move (games with several moves in a
+//!   turn) is searched without negating the child's score.
+
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::eval::EvalStyle;
+use super::ordering::{Ordering, MAX_PLY};
+use super::score::{
+    from_table, is_proven, loss_in, to_table, win_in, Bound, Score, Value, INFINITE, WIN_BOUND,
+};
+use super::shared::{SharedEntry, SharedRequest, SharedTable};
+use super::tt::{TranspositionTable, NO_MOVE};
+use crate::game::{Game, MoveList, Outcome, Player};
+
+/// Deepest iteration the search runs.
+pub const MAX_DEPTH: u32 = 120;
+
+/// Nodes with less remaining depth than this neither probe nor write the table: they are most
+/// of the tree, their subtrees are tiny, and each probe is a cache miss.
+const TABLE_MIN_DEPTH: u32 = 2;
+
+/// Turns kept clear of the turn limit before the table is trusted again.
+const TURN_LIMIT_MARGIN: u32 = 8;
+
+/// When a search stops. `None` everywhere searches until [`SearchOptions::stop`] is set (or
+/// [`MAX_DEPTH`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    /// Deepest iteration, in turns.
+    pub depth: Option<u32>,
+    /// Nodes to visit at most (deterministic).
+    pub nodes: Option<u64>,
+    /// Wall-clock time.
+    pub time: Option<Duration>,
+}
+
+/// How to search.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    /// When to stop.
+    pub limits: Limits,
+    /// How many root moves get an exact score (1 = the best only; `usize::MAX` = every move).
+    pub multipv: usize,
+    /// Transposition table size in MB (0 disables it).
+    pub hash_mb: usize,
+    /// The evaluation.
+    pub eval: EvalStyle,
+    /// Set by another thread to stop the search; the last completed iteration is returned.
+    pub stop: Option<Arc<AtomicBool>>,
+    /// Whether aspiration windows are used (multi-PV searches always use full windows).
+    pub aspiration: bool,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            limits: Limits::default(),
+            multipv: 1,
+            hash_mb: 16,
+            eval: EvalStyle::Tuned,
+            stop: None,
+            aspiration: true,
+        }
+    }
+}
+
+/// One root move with its score.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RootMove<M> {
+    /// The move.
+    pub mv: M,
+    /// The move in notation.
+    pub text: String,
+    /// Root-relative value.
+    pub value: Value,
+    /// The value as a user reads it.
+    pub score: Score,
+    /// Exact, or a bound (moves outside the multi-PV count get upper bounds).
+    pub bound: Bound,
+    /// The line this move starts, in notation.
+    pub pv: Vec<String>,
+}
+
+/// What a search found: after each iteration (progress) and at the end.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult<M> {
+    /// The best move, `None` when the game is over at the root.
+    pub best: Option<M>,
+    /// The root value (side to move's view).
+    pub value: Value,
+    /// The value as a user reads it.
+    pub score: Score,
+    /// The principal variation.
+    pub pv: Vec<M>,
+    /// The principal variation in notation.
+    pub pv_text: Vec<String>,
+    /// Depth of the last completed iteration.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// Nodes visited so far.
+    pub nodes: u64,
+    /// Time spent so far.
+    pub elapsed: Duration,
+    /// Every root move, best first.
+    pub moves: Vec<RootMove<M>>,
+    /// Table occupancy by this search, per mille.
+    pub hashfull: u32,
+}
+
+impl<M> SearchResult<M> {
+    /// Nodes per second.
+    pub fn nps(&self) -> u64 {
+        let s = self.elapsed.as_secs_f64();
+        if s > 0.0 {
+            (self.nodes as f64 / s) as u64
+        } else {
+            0
+        }
+    }
+
+    /// The same result with moves converted (e.g. into `AnyMove`).
+    pub fn map<N>(&self, f: impl Fn(&M) -> N) -> SearchResult<N> {
+        SearchResult {
+            best: self.best.as_ref().map(&f),
+            value: self.value,
+            score: self.score,
+            pv: self.pv.iter().map(&f).collect(),
+            pv_text: self.pv_text.clone(),
+            depth: self.depth,
+            seldepth: self.seldepth,
+            nodes: self.nodes,
+            elapsed: self.elapsed,
+            moves: self
+                .moves
+                .iter()
+                .map(|r| RootMove {
+                    mv: f(&r.mv),
+                    text: r.text.clone(),
+                    value: r.value,
+                    score: r.score,
+                    bound: r.bound,
+                    pv: r.pv.clone(),
+                })
+                .collect(),
+            hashfull: self.hashfull,
+        }
+    }
+}
+
+/// A progress callback: receives the result of each completed iteration.
+pub type Progress<'a, M> = dyn FnMut(&SearchResult<M>) + 'a;
+
+/// A root or interior move waiting to be searched: ordering score, index in the legal-move list,
+/// the position it leads to and that position's hash key.
+type Scored<P> = (i32, u16, P, u64);
+
+/// The callbacks of one search.
+pub struct Hooks<'a, M> {
+    /// Called after each completed iteration.
+    pub progress: Option<&'a mut Progress<'a, M>>,
+    /// The second-level table.
+    pub shared: Option<&'a mut dyn SharedTable>,
+}
+
+impl<M> Default for Hooks<'_, M> {
+    fn default() -> Self {
+        Hooks { progress: None, shared: None }
+    }
+}
+
+struct RootEntry<G: Game> {
+    mv: G::Move,
+    index: u16,
+    child: G::Position,
+    value: Value,
+    bound: Bound,
+    pv: Vec<G::Move>,
+}
+
+/// A searcher: the game, the options and the tables, reusable for several searches of one game
+/// (the table and history carry over).
+pub struct Searcher<G: Game> {
+    game: G,
+    options: SearchOptions,
+    tt: TranspositionTable,
+    ordering: Ordering<G>,
+    // Per-search state.
+    nodes: u64,
+    seldepth: u32,
+    start: Instant,
+    stopped: bool,
+    can_stop: bool,
+    path: Vec<u64>,
+    pv: Vec<Vec<G::Move>>,
+    scratch: Vec<Vec<Scored<G::Position>>>,
+    tried: Vec<Vec<G::Move>>,
+    max_turns: u32,
+}
+
+impl<G: Game> Searcher<G> {
+    /// A searcher with a fresh table of `options.hash_mb` MB.
+    pub fn new(game: G, options: SearchOptions) -> Self {
+        let max_turns = game.variant().max_turns();
+        Searcher {
+            tt: TranspositionTable::new(options.hash_mb),
+            ordering: Ordering::new(),
+            options,
+            nodes: 0,
+            seldepth: 0,
+            start: Instant::now(),
+            stopped: false,
+            can_stop: false,
+            path: Vec::with_capacity(MAX_PLY + 64),
+            pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
+            scratch: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
+            tried: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
+            max_turns,
+            game,
+        }
+    }
+
+    /// The options, to change limits between searches.
+    pub fn options_mut(&mut self) -> &mut SearchOptions {
+        &mut self.options
+    }
+
+    /// Searches `root`. `history` holds the [`Game::hash_key`]s of the game's earlier positions
+    /// (oldest first) so repetitions of them count as endless cycles.
+    pub fn search(
+        &mut self,
+        root: &G::Position,
+        history: &[u64],
+        mut hooks: Hooks<'_, G::Move>,
+    ) -> SearchResult<G::Move> {
+        self.start = Instant::now();
+        self.nodes = 0;
+        self.seldepth = 0;
+        self.stopped = false;
+        self.tt.new_search();
+        self.ordering.age();
+        self.path.clear();
+        self.path.extend_from_slice(history);
+        let g = self.game.clone();
+        let side = g.side_to_move(root);
+
+        let mut moves = MoveList::new();
+        g.legal_moves(root, &mut moves);
+        if moves.is_empty() {
+            let value = match g.outcome(root) {
+                Some(o) => outcome_value(&o, side, 0),
+                None => self.static_eval(root),
+            };
+            return self.result(root, value, 0, Vec::new());
+        }
+        let mut root_moves: Vec<RootEntry<G>> = moves
+            .iter()
+            .enumerate()
+            .map(|(i, &mv)| RootEntry {
+                mv,
+                index: i as u16,
+                child: g.play_unchecked(root, mv),
+                value: -INFINITE,
+                bound: Bound::Upper,
+                pv: vec![mv],
+            })
+            .collect();
+        let multipv = self.options.multipv.clamp(1, root_moves.len());
+        let max_depth = self.options.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        let shared_positions =
+            hooks.shared.as_ref().map(|s| top_positions(&g, root, s.plies())).unwrap_or_default();
+        let mut exchanged: std::collections::HashMap<u64, u32> = Default::default();
+        let mut completed: Option<SearchResult<G::Move>> = None;
+        // Values of the last two iterations: sowing scores swing between odd and even depths, so
+        // the aspiration window centres on the last iteration of the same parity.
+        let mut prev_values = [0; 2];
+
+        for depth in 1..=max_depth {
+            self.can_stop = depth > 1;
+            if let Some(shared) = hooks.shared.as_deref_mut() {
+                if depth >= shared.min_depth() {
+                    self.fetch_shared(shared, &shared_positions, depth, &mut exchanged);
+                }
+            }
+            let value = if multipv == 1 && self.options.aspiration && depth >= 4 {
+                self.aspiration(root, &mut root_moves, depth, prev_values[depth as usize % 2])
+            } else {
+                self.root_pass(root, &mut root_moves, depth, -INFINITE, INFINITE, multipv)
+            };
+            if self.stopped {
+                break;
+            }
+            prev_values[depth as usize % 2] = value;
+            let result = self.result_from(root, &root_moves, depth);
+            if let Some(progress) = hooks.progress.as_deref_mut() {
+                progress(&result);
+            }
+            if let Some(shared) = hooks.shared.as_deref_mut() {
+                if depth >= shared.min_depth() {
+                    self.publish_shared(shared, &shared_positions, &mut exchanged);
+                }
+            }
+            let solved = root_moves.iter().take(multipv).all(|r| is_proven(r.value))
+                && (root_moves[0].value >= WIN_BOUND || root_moves.iter().all(|r| r.bound == Bound::Exact));
+            completed = Some(result);
+            if solved || self.out_of_time_for_next_iteration() {
+                break;
+            }
+        }
+        let mut result = completed.expect("depth 1 always completes");
+        result.nodes = self.nodes;
+        result.elapsed = self.start.elapsed();
+        result
+    }
+
+    fn aspiration(
+        &mut self,
+        root: &G::Position,
+        root_moves: &mut [RootEntry<G>],
+        depth: u32,
+        prev: Value,
+    ) -> Value {
+        if is_proven(prev) {
+            return self.root_pass(root, root_moves, depth, -INFINITE, INFINITE, 1);
+        }
+        let mut delta = 50;
+        let mut alpha = (prev - delta).max(-INFINITE);
+        let mut beta = (prev + delta).min(INFINITE);
+        loop {
+            let v = self.root_pass(root, root_moves, depth, alpha, beta, 1);
+            if self.stopped {
+                return v;
+            }
+            if v <= alpha && alpha > -INFINITE {
+                alpha = if delta > 800 { -INFINITE } else { (v - delta).max(-INFINITE) };
+            } else if v >= beta && beta < INFINITE {
+                beta = if delta > 800 { INFINITE } else { (v + delta).min(INFINITE) };
+            } else {
+                return v;
+            }
+            delta *= 3;
+        }
+    }
+
+    /// One pass over the root moves with window (alpha, beta); the first `multipv` moves get exact
+    /// scores. Sorts the root moves best first.
+    fn root_pass(
+        &mut self,
+        root: &G::Position,
+        root_moves: &mut [RootEntry<G>],
+        depth: u32,
+        alpha: Value,
+        beta: Value,
+        multipv: usize,
+    ) -> Value {
+        let g = self.game.clone();
+        let side = g.side_to_move(root);
+        let root_key = g.hash_key(root);
+        self.path.push(root_key);
+        let mut best = -INFINITE;
+        let mut alpha = alpha;
+        let mut exact: Vec<Value> = Vec::with_capacity(multipv);
+        let mut cut = false;
+        for rm in root_moves.iter_mut() {
+            if cut {
+                rm.bound = Bound::Upper;
+                continue;
+            }
+            // With several lines the threshold is the multipv-th best exact score so far.
+            let floor = if multipv > 1 {
+                if exact.len() >= multipv {
+                    exact[multipv - 1]
+                } else {
+                    -INFINITE
+                }
+            } else {
+                alpha
+            };
+            let child = rm.child;
+            let key = g.hash_key(&child);
+            let same_side = g.side_to_move(&child) == side;
+            let full = |s: &mut Self, a: Value, b: Value| {
+                s.child_value(&child, key, same_side, depth - 1, 1, a, b, true)
+            };
+            let v = if floor == -INFINITE || best == -INFINITE {
+                full(self, floor, beta)
+            } else {
+                let v = self.child_value(&child, key, same_side, depth - 1, 1, floor, floor + 1, false);
+                if v > floor && v < beta && !self.stopped {
+                    full(self, floor, beta)
+                } else {
+                    v
+                }
+            };
+            if self.stopped {
+                break;
+            }
+            rm.value = v;
+            rm.bound = if v <= floor {
+                Bound::Upper
+            } else if v >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            if rm.bound == Bound::Exact {
+                rm.pv.clear();
+                rm.pv.push(rm.mv);
+                rm.pv.extend_from_slice(&self.pv[1]);
+                exact.push(v);
+                exact.sort_unstable_by(|a, b| b.cmp(a));
+            } else {
+                rm.pv.truncate(1);
+            }
+            if v > best {
+                best = v;
+            }
+            if v > alpha {
+                alpha = v;
+            }
+            if multipv == 1 && alpha >= beta {
+                cut = true;
+            }
+        }
+        self.path.pop();
+        if !self.stopped {
+            // Best first; among equal values exact scores before bounds, then the earlier move.
+            root_moves.sort_by(|a, b| {
+                b.value.cmp(&a.value).then((b.bound == Bound::Exact).cmp(&(a.bound == Bound::Exact)))
+            });
+            let b = &root_moves[0];
+            let bound = if best <= -INFINITE { Bound::Upper } else { b.bound };
+            if !self.near_turn_limit(root, depth) {
+                self.tt.store(root_key, to_table(best, 0), depth as u8, bound, b.index);
+            }
+        }
+        best
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn child_value(
+        &mut self,
+        child: &G::Position,
+        key: u64,
+        same_side: bool,
+        depth: u32,
+        ply: usize,
+        alpha: Value,
+        beta: Value,
+        pv_node: bool,
+    ) -> Value {
+        if same_side {
+            self.node(child, key, depth, ply, alpha, beta, pv_node)
+        } else {
+            -self.node(child, key, depth, ply, -beta, -alpha, pv_node)
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn node(
+        &mut self,
+        pos: &G::Position,
+        key: u64,
+        depth: u32,
+        ply: usize,
+        mut alpha: Value,
+        beta: Value,
+        pv_node: bool,
+    ) -> Value {
+        self.nodes += 1;
+        self.pv[ply].clear();
+        if self.can_stop && self.should_stop() {
+            self.stopped = true;
+        }
+        if self.stopped {
+            return 0;
+        }
+        if ply as u32 > self.seldepth {
+            self.seldepth = ply as u32;
+        }
+        let g = &self.game;
+        let side = g.side_to_move(pos);
+        if self.repeats(key) {
+            return outcome_value(&g.endless_outcome(pos), side, ply);
+        }
+        let mut moves = MoveList::new();
+        g.legal_moves(pos, &mut moves);
+        if moves.is_empty() {
+            return match g.outcome(pos) {
+                Some(o) => outcome_value(&o, side, ply),
+                None => self.static_eval(pos),
+            };
+        }
+        if depth == 0 || ply >= MAX_PLY {
+            return self.static_eval(pos);
+        }
+
+        let use_table = depth >= TABLE_MIN_DEPTH && !self.near_turn_limit(pos, depth);
+        let mut tt_move = NO_MOVE;
+        if use_table {
+            if let Some(e) = self.tt.probe(key) {
+                tt_move = e.best;
+                if !pv_node && e.depth as u32 >= depth {
+                    let v = from_table(e.value, ply as u32);
+                    let cut = match e.bound {
+                        Bound::Exact => true,
+                        Bound::Lower => v >= beta,
+                        Bound::Upper => v <= alpha,
+                    };
+                    if cut {
+                        return v;
+                    }
+                }
+            }
+        }
+
+        let orig_alpha = alpha;
+        let mut best = -INFINITE;
+        let mut best_index = NO_MOVE;
+        self.path.push(key);
+        self.tried[ply].clear();
+        let mut searched = 0usize;
+
+        // Stage 1: the table move, before the others are played.
+        if (tt_move as usize) < moves.len() {
+            let mv = moves[tt_move as usize];
+            let child = self.game.play_unchecked(pos, mv);
+            let child_key = self.game.hash_key(&child);
+            self.tt.prefetch(child_key);
+            let same = self.game.side_to_move(&child) == side;
+            let v = self.child_value(&child, child_key, same, depth - 1, ply + 1, alpha, beta, pv_node);
+            searched += 1;
+            if self.stopped {
+                self.path.pop();
+                return 0;
+            }
+            best = v;
+            best_index = tt_move;
+            if v > alpha {
+                alpha = v;
+                if pv_node {
+                    self.update_pv(ply, mv);
+                }
+            }
+        }
+
+        // Stage 2: the other moves, played once, scored and searched best first.
+        if alpha < beta {
+            let material = self.game.evaluate(pos);
+            let mut list = std::mem::take(&mut self.scratch[ply]);
+            list.clear();
+            for (i, &mv) in moves.iter().enumerate() {
+                if i == tt_move as usize {
+                    continue;
+                }
+                let child = self.game.play_unchecked(pos, mv);
+                let after = self.game.evaluate(&child);
+                let mine = if self.game.side_to_move(&child) == side { after } else { -after };
+                let order = self.ordering.score(side, ply, mv, 100 * (mine - material));
+                let child_key = self.game.hash_key(&child);
+                if depth > TABLE_MIN_DEPTH {
+                    self.tt.prefetch(child_key);
+                }
+                list.push((order, i as u16, child, child_key));
+            }
+            // Insertion sort, stable: move lists are short.
+            for i in 1..list.len() {
+                let mut j = i;
+                while j > 0 && list[j - 1].0 < list[j].0 {
+                    list.swap(j - 1, j);
+                    j -= 1;
+                }
+            }
+            for &(_, i, child, ck) in list.iter() {
+                let mv = moves[i as usize];
+                let same = self.game.side_to_move(&child) == side;
+                let d = depth - 1;
+                let v = if searched == 0 {
+                    self.child_value(&child, ck, same, d, ply + 1, alpha, beta, pv_node)
+                } else {
+                    let v = self.child_value(&child, ck, same, d, ply + 1, alpha, alpha + 1, false);
+                    if pv_node && v > alpha && v < beta && !self.stopped {
+                        self.child_value(&child, ck, same, d, ply + 1, alpha, beta, true)
+                    } else {
+                        v
+                    }
+                };
+                searched += 1;
+                if self.stopped {
+                    break;
+                }
+                if v > best {
+                    best = v;
+                    best_index = i;
+                }
+                if v > alpha {
+                    alpha = v;
+                    if pv_node {
+                        self.update_pv(ply, mv);
+                    }
+                    if alpha >= beta {
+                        let capture = self.is_capture(pos, &child, side);
+                        if !capture {
+                            let tried = std::mem::take(&mut self.tried[ply]);
+                            self.ordering.record_cut(side, ply, depth, mv, &tried);
+                            self.tried[ply] = tried;
+                        }
+                        break;
+                    }
+                }
+                self.tried[ply].push(mv);
+            }
+            self.scratch[ply] = list;
+        }
+        self.path.pop();
+        if self.stopped {
+            return 0;
+        }
+        if use_table {
+            let bound = if best <= orig_alpha {
+                Bound::Upper
+            } else if best >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            self.tt.store(key, to_table(best, ply as u32), depth.min(255) as u8, bound, best_index);
+        }
+        best
+    }
+
+    fn is_capture(&self, pos: &G::Position, child: &G::Position, side: Player) -> bool {
+        let after = self.game.evaluate(child);
+        let mine = if self.game.side_to_move(child) == side { after } else { -after };
+        mine > self.game.evaluate(pos)
+    }
+
+    #[inline]
+    fn update_pv(&mut self, ply: usize, mv: G::Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(mv);
+        line.extend_from_slice(&tail[0]);
+    }
+
+    #[inline]
+    fn repeats(&self, key: u64) -> bool {
+        self.path.iter().rev().any(|&k| k == key)
+    }
+
+    #[inline]
+    fn static_eval(&self, pos: &G::Position) -> Value {
+        self.game.evaluate_search(pos, &self.options.eval).clamp(-WIN_BOUND + 1, WIN_BOUND - 1)
+    }
+
+    #[inline]
+    fn near_turn_limit(&self, pos: &G::Position, depth: u32) -> bool {
+        self.game.turns(pos) + depth + TURN_LIMIT_MARGIN >= self.max_turns
+    }
+
+    #[inline]
+    fn should_stop(&self) -> bool {
+        let limits = &self.options.limits;
+        if limits.nodes.is_some_and(|n| self.nodes >= n) {
+            return true;
+        }
+        if self.nodes & 1023 == 0 {
+            if self.options.stop.as_ref().is_some_and(|s| s.load(AtomicOrdering::Relaxed)) {
+                return true;
+            }
+            if limits.time.is_some_and(|t| self.start.elapsed() >= t) {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn out_of_time_for_next_iteration(&self) -> bool {
+        if self.options.stop.as_ref().is_some_and(|s| s.load(AtomicOrdering::Relaxed)) {
+            return true;
+        }
+        // The next iteration takes a few times the last: do not start one that cannot finish.
+        self.options.limits.time.is_some_and(|t| self.start.elapsed() * 2 >= t)
+    }
+
+    fn result_from(
+        &self,
+        root: &G::Position,
+        root_moves: &[RootEntry<G>],
+        depth: u32,
+    ) -> SearchResult<G::Move> {
+        let g = &self.game;
+        let line_text = |pv: &[G::Move]| {
+            let mut pos = *root;
+            let mut out = Vec::with_capacity(pv.len());
+            for &m in pv {
+                out.push(g.format_move(&pos, m));
+                pos = g.play_unchecked(&pos, m);
+            }
+            out
+        };
+        let best = &root_moves[0];
+        SearchResult {
+            best: Some(best.mv),
+            value: best.value,
+            score: Score::from_value(best.value),
+            pv: best.pv.clone(),
+            pv_text: line_text(&best.pv),
+            depth,
+            seldepth: self.seldepth,
+            nodes: self.nodes,
+            elapsed: self.start.elapsed(),
+            moves: root_moves
+                .iter()
+                .map(|r| RootMove {
+                    mv: r.mv,
+                    text: g.format_move(root, r.mv),
+                    value: r.value,
+                    score: Score::from_value(r.value),
+                    bound: r.bound,
+                    pv: line_text(&r.pv),
+                })
+                .collect(),
+            hashfull: self.tt.fill_permille(),
+        }
+    }
+
+    fn result(
+        &self,
+        _root: &G::Position,
+        value: Value,
+        depth: u32,
+        pv: Vec<G::Move>,
+    ) -> SearchResult<G::Move> {
+        SearchResult {
+            best: None,
+            value,
+            score: Score::from_value(value),
+            pv,
+            pv_text: Vec::new(),
+            depth,
+            seldepth: 0,
+            nodes: self.nodes,
+            elapsed: self.start.elapsed(),
+            moves: Vec::new(),
+            hashfull: 0,
+        }
+    }
+
+    fn fetch_shared(
+        &mut self,
+        shared: &mut dyn SharedTable,
+        positions: &[TopPosition],
+        depth: u32,
+        exchanged: &mut std::collections::HashMap<u64, u32>,
+    ) {
+        let min = shared.min_depth();
+        let requests: Vec<SharedRequest> = positions
+            .iter()
+            .filter(|p| depth.saturating_sub(p.ply) >= min)
+            .filter(|p| exchanged.get(&p.hash).is_none_or(|&d| d < depth - p.ply))
+            .map(|p| SharedRequest { key: p.key.clone(), depth: depth - p.ply })
+            .collect();
+        if requests.is_empty() {
+            return;
+        }
+        for e in shared.fetch(&requests) {
+            let Some(p) = positions.iter().find(|p| p.key == e.key) else {
+                continue;
+            };
+            let known = self.tt.probe(p.hash).map_or(0, |t| t.depth as u32);
+            if e.depth > known {
+                self.tt.store(p.hash, e.value, e.depth.min(255) as u8, e.bound, e.best.unwrap_or(NO_MOVE));
+            }
+            let d = exchanged.entry(p.hash).or_insert(0);
+            *d = (*d).max(e.depth);
+        }
+    }
+
+    fn publish_shared(
+        &mut self,
+        shared: &mut dyn SharedTable,
+        positions: &[TopPosition],
+        exchanged: &mut std::collections::HashMap<u64, u32>,
+    ) {
+        let min = shared.min_depth();
+        let mut out = Vec::new();
+        for p in positions {
+            let Some(e) = self.tt.probe(p.hash) else {
+                continue;
+            };
+            let d = e.depth as u32;
+            if d >= min && exchanged.get(&p.hash).is_none_or(|&old| old < d) {
+                exchanged.insert(p.hash, d);
+                out.push(SharedEntry {
+                    key: p.key.clone(),
+                    depth: d,
+                    bound: e.bound,
+                    value: e.value,
+                    best: (e.best != NO_MOVE).then_some(e.best),
+                });
+            }
+        }
+        if !out.is_empty() {
+            shared.publish(out);
+        }
+    }
+}
+
+/// A position near the root exchanged with the second-level table.
+struct TopPosition {
+    ply: u32,
+    hash: u64,
+    key: Vec<u8>,
+}
+
+fn top_positions<G: Game>(g: &G, root: &G::Position, plies: u32) -> Vec<TopPosition> {
+    let mut out: Vec<TopPosition> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut frontier = vec![*root];
+    for ply in 0..=plies {
+        let mut next = Vec::new();
+        for pos in &frontier {
+            let hash = g.hash_key(pos);
+            if !seen.insert(hash) {
+                continue;
+            }
+            let mut key = Vec::new();
+            g.write_key(pos, &mut key);
+            out.push(TopPosition { ply, hash, key });
+            if ply < plies {
+                let mut moves = MoveList::new();
+                g.legal_moves(pos, &mut moves);
+                next.extend(moves.iter().map(|&m| g.play_unchecked(pos, m)));
+            }
+        }
+        frontier = next;
+        if out.len() > 4096 {
+            break;
+        }
+    }
+    out
+}
+
+/// The value of a finished game for `side`, `ply` turns below the root.
+pub fn outcome_value(o: &Outcome, side: Player, ply: usize) -> Value {
+    match o.winner {
+        Some(w) if w == side => win_in(ply as u32),
+        Some(_) => loss_in(ply as u32),
+        None => 0,
+    }
+}

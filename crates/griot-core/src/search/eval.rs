@@ -1,0 +1,100 @@
+//! Evaluation for the search, per game family, in centi-units from the side to move's view.
+//!
+//! [`Game::evaluate`](crate::Game::evaluate) stays the material baseline (the margin in seeds or
+//! pieces). The search calls [`Game::evaluate_search`](crate::Game::evaluate_search), a hook each
+//! family may override with positional terms; its default is 100 × the baseline. An [`EvalStyle`]
+//! picks the family's tuned terms, the bare material, or custom weights for tuning by self-play.
+//!
+//! The sowing terms and their weights were measured by self-play, not guessed:
+//! `bench/RESULTS-search.md` has the matches and the commands.
+
+use crate::game::Player;
+use crate::sowing::rules::Territory;
+use crate::sowing::{SowingGame, SowingPosition};
+
+/// Weights of a family's positional terms, in centi-units per unit of the term. Each family
+/// documents what its slots mean; unused slots are ignored.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct EvalWeights(pub [i32; 4]);
+
+/// Which evaluation the search uses.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub enum EvalStyle {
+    /// The family's measured positional terms on top of material (the default).
+    #[default]
+    Tuned,
+    /// Material only: 100 × [`Game::evaluate`](crate::Game::evaluate).
+    Material,
+    /// The family's terms with these weights.
+    Custom(EvalWeights),
+}
+
+impl EvalStyle {
+    /// Parses `tuned`, `material` or `w0,w1,w2,w3` (custom weights).
+    pub fn parse(text: &str) -> Option<EvalStyle> {
+        match text {
+            "tuned" => Some(EvalStyle::Tuned),
+            "material" => Some(EvalStyle::Material),
+            _ => {
+                let mut w = [0; 4];
+                let parts: Vec<&str> = text.split(',').collect();
+                if parts.is_empty() || parts.len() > 4 {
+                    return None;
+                }
+                for (i, p) in parts.iter().enumerate() {
+                    w[i] = p.trim().parse().ok()?;
+                }
+                Some(EvalStyle::Custom(EvalWeights(w)))
+            }
+        }
+    }
+}
+
+/// Tuned weights of the two-row sowing evaluation (see [`sowing`]).
+pub const SOWING_TUNED: EvalWeights = EvalWeights([10, 0, 20, 0]);
+
+/// The two-row sowing evaluation: the store difference (100 per seed) plus, each as the side to
+/// move's count minus the opponent's, weighted by [`EvalWeights`] slots:
+/// 0. seeds on the player's own row (they count at most endings, and are the player's moves);
+/// 1. seeds at risk: seeds the opponent would take from a hole of the player's that one more seed
+///    makes capturable (negated: fewer is better);
+/// 2. mobility: non-empty holes of the player's own row;
+/// 3. big holes: holes holding a full lap of seeds or more (they reach round the board).
+pub fn sowing(game: &SowingGame, pos: &SowingPosition, style: &EvalStyle) -> i32 {
+    let me = pos.to_move;
+    let material = 100 * (pos.stores[me.index()] as i32 - pos.stores[me.other().index()] as i32);
+    let w = match style {
+        EvalStyle::Material => return material,
+        EvalStyle::Tuned => SOWING_TUNED,
+        EvalStyle::Custom(w) => *w,
+    };
+    let n = game.holes();
+    let lap = 2 * n as u8 - 1;
+    // Holes a side's opponent can capture from: those on the player's row when captures are on
+    // the opponent's territory or anywhere.
+    let capture = game.rules().capture.filter(|c| c.territory != Territory::Own);
+    let mut terms = [[0i32; 4]; 2];
+    for side in Player::BOTH {
+        let row = match side {
+            Player::South => &pos.pits[..n],
+            Player::North => &pos.pits[n..2 * n],
+        };
+        let t = &mut terms[side.index()];
+        for &c in row {
+            t[0] += c as i32;
+            if let Some(cap) = &capture {
+                if c < u8::MAX && cap.values.contains(c + 1) {
+                    t[1] -= c as i32 + 1;
+                }
+            }
+            t[2] += (c > 0) as i32;
+            t[3] += (c >= lap) as i32;
+        }
+    }
+    let (mine, theirs) = (&terms[me.index()], &terms[me.other().index()]);
+    let mut score = material;
+    for i in 0..4 {
+        score += w.0[i] * (mine[i] - theirs[i]);
+    }
+    score
+}

@@ -1,0 +1,45 @@
+//! The search engine, generic over [`Game`]: every game family gets it.
+//!
+//! Separate modules with narrow interfaces, after Stockfish's layout:
+//! - [`engine`]: iterative deepening, principal-variation search with aspiration windows, limits,
+//!   stop flag, progress, per-move root scores (multi-PV); the rule decisions (game end, endless
+//!   cycles, turn limit) are in its header;
+//! - [`tt`]: the transposition table;
+//! - [`ordering`]: move ordering (table move, captures, killers, history);
+//! - [`eval`]: evaluation per family, in centi-units;
+//! - [`score`]: values, proven wins/losses in N turns, bounds;
+//! - [`shared`]: the batched second-level table hook (the Redis tier plugs in here);
+//! - [`level`]: AI strength levels 1–10;
+//! - [`reference`]: plain minimax, the search's test oracle;
+//! - [`bench`]: the fixed bench whose node count is the search's signature.
+
+pub mod bench;
+pub mod engine;
+pub mod eval;
+pub mod level;
+pub mod ordering;
+pub mod reference;
+pub mod score;
+pub mod shared;
+pub mod tt;
+
+pub use engine::{Hooks, Limits, RootMove, SearchOptions, SearchResult, Searcher, MAX_DEPTH};
+pub use eval::{EvalStyle, EvalWeights};
+pub use score::{Bound, Score, Value};
+pub use shared::{MemoryTable, SharedEntry, SharedRequest, SharedTable};
+
+use crate::game::Game;
+
+/// Searches `root` once with a fresh table: see [`Searcher::search`].
+pub fn search<G: Game>(
+    game: &G,
+    root: &G::Position,
+    history: &[u64],
+    options: &SearchOptions,
+    hooks: Hooks<'_, G::Move>,
+) -> SearchResult<G::Move> {
+    Searcher::new(game.clone(), options.clone()).search(root, history, hooks)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,277 @@
+//! Tests of the search against plain minimax, exhaustive solutions, the rules and itself.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::*;
+use crate::game::{Game, MoveList};
+use crate::registry::{self, AnyGame, SplitMix64};
+use crate::sowing::SowingGame;
+
+fn sowing(variant: &str) -> SowingGame {
+    match &*registry::game(variant).unwrap() {
+        AnyGame::Sowing(g) => g.clone(),
+        #[allow(unreachable_patterns)]
+        _ => panic!("{variant} is not a sowing game"),
+    }
+}
+
+/// Positions met along seeded random games, the start first.
+fn sample_positions<G: Game>(g: &G, games: u32, seed: u64) -> Vec<G::Position> {
+    let mut rng = SplitMix64(seed);
+    let mut out = vec![g.start()];
+    let mut moves = MoveList::new();
+    for _ in 0..games {
+        let mut pos = g.start();
+        loop {
+            moves.clear();
+            g.legal_moves(&pos, &mut moves);
+            if moves.is_empty() {
+                break;
+            }
+            pos = g.play_unchecked(&pos, moves[rng.below(moves.len())]);
+            if rng.below(4) == 0 {
+                out.push(pos);
+            }
+        }
+    }
+    out
+}
+
+fn options(depth: u32, hash_mb: usize) -> SearchOptions {
+    SearchOptions {
+        limits: Limits { depth: Some(depth), ..Limits::default() },
+        hash_mb,
+        ..SearchOptions::default()
+    }
+}
+
+const SMALL: &[&str] = &[
+    "abapa(holes=3,seeds=2)",
+    "2-4(holes=3,seeds=2)",
+    "awale(holes=3,seeds=2)",
+    "oware(holes=3,seeds=2)",
+    "songo-duala(holes=3,seeds=2)",
+];
+
+#[test]
+fn without_table_the_search_returns_the_minimax_value() {
+    for variant in SMALL {
+        let g = sowing(variant);
+        for (i, pos) in sample_positions(&g, 6, 7).iter().enumerate().take(25) {
+            for depth in 1..=5 {
+                for eval in [EvalStyle::Tuned, EvalStyle::Material] {
+                    let mut o = options(depth, 0);
+                    o.eval = eval;
+                    let r = search(&g, pos, &[], &o, Hooks::default());
+                    let mut path = Vec::new();
+                    let want = reference::minimax(&g, pos, depth, &eval, &mut path);
+                    assert_eq!(
+                        r.value,
+                        want,
+                        "{variant} position {i} ({}) depth {depth} {eval:?}",
+                        g.format_body(pos)
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_root_move_gets_its_minimax_value() {
+    for variant in SMALL {
+        let g = sowing(variant);
+        for pos in sample_positions(&g, 3, 11).iter().take(12) {
+            let depth = 4;
+            let mut o = options(depth, 0);
+            o.multipv = usize::MAX;
+            let r = search(&g, pos, &[], &o, Hooks::default());
+            let mut moves = MoveList::new();
+            g.legal_moves(pos, &mut moves);
+            assert_eq!(r.moves.len(), moves.len());
+            for rm in &r.moves {
+                assert_eq!(rm.bound, Bound::Exact);
+                let child = g.play_unchecked(pos, rm.mv);
+                let mut path = vec![g.hash_key(pos)];
+                let v = reference::minimax(&g, &child, depth - 1, &o.eval, &mut path);
+                let v = if g.side_to_move(&child) == g.side_to_move(pos) { v } else { -v };
+                // Root-relative: the child's proven distances are one turn longer from the root.
+                let v = if score::is_proven(v) { v - v.signum() } else { v };
+                assert_eq!(rm.value, v, "{variant} {} move {}", g.format_body(pos), rm.text);
+            }
+            // Best first.
+            assert!(r.moves.windows(2).all(|w| w[0].value >= w[1].value));
+        }
+    }
+}
+
+#[test]
+fn solved_small_boards_match_exhaustive_search() {
+    // Small enough for minimax to reach every game end; the search (with its table) must agree.
+    for variant in [
+        "abapa(holes=2,seeds=2)",
+        "awale(holes=2,seeds=2)",
+        "oware(holes=2,seeds=2)",
+        "2-4(holes=2,seeds=3)",
+        "songo-duala(holes=2,seeds=2)",
+    ] {
+        let g = sowing(variant);
+        let start = g.start();
+        let mut path = Vec::new();
+        let exhaustive = reference::minimax(&g, &start, 40, &EvalStyle::Material, &mut path);
+        assert!(score::is_proven(exhaustive) || exhaustive == 0, "{variant}: {exhaustive}");
+        let r = search(&g, &start, &[], &options(40, 4), Hooks::default());
+        assert_eq!(r.value, exhaustive, "{variant}: {:?}", r.score);
+    }
+}
+
+#[test]
+fn never_returns_an_illegal_move() {
+    for variant in ["abapa", "oware", "2-4", "awale", "nyakun", "vai-lung-thlan", "dakar"] {
+        let g = registry::game(variant).unwrap();
+        let sg = sowing(variant);
+        for pos in sample_positions(&sg, 3, 3).iter().take(30) {
+            let mut o = options(5, 1);
+            o.multipv = 2;
+            let ap = (*pos).into();
+            let r = g.search(&ap, &[], &o, Hooks::default()).unwrap();
+            let legal = g.legal_moves(&ap).unwrap();
+            match r.best {
+                Some(m) => {
+                    assert!(legal.contains(&m));
+                    assert_eq!(r.pv.first(), Some(&m));
+                    // The whole PV is playable.
+                    let mut p = ap;
+                    for mv in &r.pv {
+                        g.check_move(&p, mv).unwrap();
+                        p = g.play_unchecked(&p, mv).unwrap();
+                    }
+                }
+                None => assert!(legal.is_empty()),
+            }
+            assert_eq!(r.moves.len(), legal.len());
+        }
+    }
+}
+
+#[test]
+fn deterministic_under_depth_and_node_limits() {
+    let g = sowing("abapa");
+    let pos = g.start();
+    let a = search(&g, &pos, &[], &options(9, 2), Hooks::default());
+    let b = search(&g, &pos, &[], &options(9, 2), Hooks::default());
+    assert_eq!((a.nodes, a.value, &a.pv, a.depth), (b.nodes, b.value, &b.pv, b.depth));
+    let mut o = options(40, 2);
+    o.limits.nodes = Some(20_000);
+    let a = search(&g, &pos, &[], &o, Hooks::default());
+    let b = search(&g, &pos, &[], &o, Hooks::default());
+    assert_eq!(a.nodes, 20_000);
+    assert_eq!((a.value, &a.pv, a.depth), (b.value, &b.pv, b.depth));
+}
+
+#[test]
+fn limits_and_stop_flag() {
+    let g = sowing("abapa");
+    let pos = g.start();
+    // A stop flag set before the search still gets a legal move from depth 1.
+    let stop = Arc::new(AtomicBool::new(true));
+    let o = SearchOptions { stop: Some(stop), ..SearchOptions::default() };
+    let r = search(&g, &pos, &[], &o, Hooks::default());
+    assert_eq!(r.depth, 1);
+    assert!(r.best.is_some());
+    // Time.
+    let o = SearchOptions {
+        limits: Limits { time: Some(Duration::from_millis(60)), ..Limits::default() },
+        ..SearchOptions::default()
+    };
+    let r = search(&g, &pos, &[], &o, Hooks::default());
+    assert!(r.elapsed < Duration::from_millis(400), "{:?}", r.elapsed);
+    assert!(r.depth >= 2);
+    // Progress after each iteration.
+    let mut depths = Vec::new();
+    let mut progress = |r: &SearchResult<_>| depths.push(r.depth);
+    let hooks = Hooks { progress: Some(&mut progress), shared: None };
+    search(&g, &pos, &[], &options(6, 1), hooks);
+    assert_eq!(depths, vec![1, 2, 3, 4, 5, 6]);
+}
+
+#[test]
+fn game_end_and_repetition_are_scored_by_the_rules() {
+    let g = sowing("abapa");
+    // South to move captures the last seeds it needs: 24 + 2 > 24.
+    let pos = g.parse_body("0,0,0,0,0,1/1,0,0,0,0,1 24-21 S 40 -").unwrap();
+    let r = search(&g, &pos, &[], &options(4, 1), Hooks::default());
+    assert_eq!(r.score, Score::WinIn(1), "{:?}", r.pv_text);
+    // Finished position: no move, the outcome's score.
+    let over = g.parse_body("0,0,0,0,0,0/0,0,0,0,0,0 25-23 N 41 -").unwrap();
+    let r = search(&g, &over, &[], &options(4, 1), Hooks::default());
+    assert_eq!((r.best, r.score), (None, Score::LossIn(0)));
+    // Two lone seeds chasing each other never capture: the game cycles, and the endless-cycle
+    // rule (each takes their own row) makes it a draw at 24-22 + 1 each... unless someone wins.
+    let cyc = g.parse_body("0,0,0,0,0,1/0,0,0,0,0,1 23-23 S 60 -").unwrap();
+    let r = search(&g, &cyc, &[], &options(30, 1), Hooks::default());
+    assert!(score::is_proven(r.value) || r.value == 0, "{:?}", r.score);
+}
+
+#[test]
+fn turn_limit_ends_lines_like_the_rules() {
+    let g = sowing("abapa(holes=4,max_turns=9,seeds=3)");
+    let pos = g.start();
+    let mut path = Vec::new();
+    let want = reference::minimax(&g, &pos, 11, &EvalStyle::Tuned, &mut path);
+    let r = search(&g, &pos, &[], &options(11, 1), Hooks::default());
+    assert_eq!(r.value, want);
+    assert!(score::is_proven(r.value) || r.value == 0);
+}
+
+#[test]
+fn shared_table_is_used_in_batches() {
+    let g = sowing("abapa");
+    let pos = g.start();
+    let mut table = MemoryTable { min_depth: 5, ..MemoryTable::default() };
+    let o = options(9, 1);
+    let first = search(&g, &pos, &[], &o, Hooks { progress: None, shared: Some(&mut table) });
+    // One fetch and at most one publish per iteration of depth 5..=9.
+    assert!(table.calls.0 <= 5 && table.calls.1 <= 5, "{:?}", table.calls);
+    assert!(!table.entries.is_empty());
+    assert!(table.entries.values().all(|e| e.depth >= 5));
+    let second = search(&g, &pos, &[], &o, Hooks { progress: None, shared: Some(&mut table) });
+    assert!(second.nodes < first.nodes, "{} vs {}", second.nodes, first.nodes);
+    // Deeper entries from the table may change which of two close moves wins; both are real.
+    assert_eq!(second.depth, first.depth);
+    assert!(second.best.is_some());
+}
+
+#[test]
+fn levels_play_legal_seeded_moves() {
+    let g = sowing("abapa");
+    let pos = g.start();
+    let mut moves = MoveList::new();
+    g.legal_moves(&pos, &mut moves);
+    for l in 1..=8u8 {
+        let lv = level::level(l);
+        let o = lv.options(&SearchOptions::default());
+        let r = search(&g, &pos, &[], &o, Hooks::default());
+        let a = lv.choose(&r, 5).unwrap();
+        assert!(moves.contains(&a));
+        assert_eq!(lv.choose(&r, 5), Some(a));
+    }
+    // Level 1 strays: several seeds give several moves.
+    let lv = level::level(1);
+    let r = search(&g, &pos, &[], &lv.options(&SearchOptions::default()), Hooks::default());
+    let picks: std::collections::HashSet<_> = (0..40).map(|s| lv.choose(&r, s)).collect();
+    assert!(picks.len() > 1);
+}
+
+/// The bench signature: the total node count of `griot bench`. A functional change to the search
+/// or the rules changes it; update it deliberately, in the same commit, with the reason.
+#[test]
+fn bench_signature() {
+    let lines = bench::run().unwrap();
+    let total: u64 = lines.iter().map(|l| l.nodes).sum();
+    assert_eq!(total, BENCH_SIGNATURE, "{lines:#?}");
+}
+
+const BENCH_SIGNATURE: u64 = 1_533_490;

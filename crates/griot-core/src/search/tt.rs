@@ -1,0 +1,206 @@
+//! The transposition table: a fixed-size, per-search cache of results in Rust memory.
+//!
+//! Entries are 16 bytes (the full 64-bit [`Game::hash_key`](crate::Game::hash_key) as
+//! verification, score, best move as its index in the legal-move list, depth, bound and
+//! generation), four to a 64-byte bucket. Replacement is depth-preferred with aging: an entry of the
+//! same position is overwritten unless it is much deeper and of the same search; otherwise the
+//! victim is the bucket's entry with the lowest `depth - 8 × age`, so stale deep entries of earlier
+//! searches give way. Scores are node-relative for proven wins and losses (see
+//! [`score::to_table`](super::score::to_table)).
+
+use super::score::{Bound, Value};
+
+/// A move stored as its index in the position's legal-move list; `NO_MOVE` when none.
+pub const NO_MOVE: u16 = u16::MAX;
+
+/// One table entry as read back by a probe.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct TableEntry {
+    /// Node-relative score.
+    pub value: Value,
+    /// Remaining depth the score was searched to.
+    pub depth: u8,
+    /// What the score bounds.
+    pub bound: Bound,
+    /// Index of the best move in the legal-move list, or [`NO_MOVE`].
+    pub best: u16,
+}
+
+#[derive(Copy, Clone, Default)]
+#[repr(C)]
+struct Slot {
+    key: u64,
+    value: i32,
+    best: u16,
+    depth: u8,
+    /// Generation in the high 6 bits, bound in the low 2 (0 = empty).
+    gen_bound: u8,
+}
+
+const SLOTS: usize = 4;
+
+#[derive(Copy, Clone, Default)]
+#[repr(C, align(64))]
+struct Bucket([Slot; SLOTS]);
+
+/// The transposition table. A size of 0 MB disables it (every probe misses).
+pub struct TranspositionTable {
+    buckets: Vec<Bucket>,
+    generation: u8,
+}
+
+impl TranspositionTable {
+    /// A table of about `megabytes` MB (0 disables it).
+    pub fn new(megabytes: usize) -> TranspositionTable {
+        let n = megabytes.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>();
+        TranspositionTable { buckets: vec![Bucket::default(); n], generation: 0 }
+    }
+
+    /// Whether the table has any room.
+    pub fn enabled(&self) -> bool {
+        !self.buckets.is_empty()
+    }
+
+    /// Size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.buckets.len() * std::mem::size_of::<Bucket>()
+    }
+
+    /// Starts a new search: entries of earlier searches age.
+    pub fn new_search(&mut self) {
+        self.generation = (self.generation + 1) & 63;
+    }
+
+    /// Forgets everything.
+    pub fn clear(&mut self) {
+        self.buckets.fill(Bucket::default());
+    }
+
+    #[inline(always)]
+    fn bucket_index(&self, key: u64) -> usize {
+        ((key as u128 * self.buckets.len() as u128) >> 64) as usize
+    }
+
+    /// Asks the CPU to bring `key`'s bucket into cache ahead of the probe: table probes are
+    /// memory-latency bound, and the search knows a child's key before it searches the child.
+    #[inline(always)]
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        if !self.buckets.is_empty() {
+            let p = &self.buckets[self.bucket_index(key)] as *const Bucket as *const i8;
+            // SAFETY: prefetching is a hint; the pointer is in bounds.
+            unsafe { std::arch::x86_64::_mm_prefetch(p, std::arch::x86_64::_MM_HINT_T0) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
+    }
+
+    /// The entry for `key`, if the table holds one.
+    #[inline]
+    pub fn probe(&self, key: u64) -> Option<TableEntry> {
+        if self.buckets.is_empty() {
+            return None;
+        }
+        let b = &self.buckets[self.bucket_index(key)];
+        b.0.iter().find(|s| s.key == key && s.gen_bound & 3 != 0).map(|s| TableEntry {
+            value: s.value,
+            depth: s.depth,
+            bound: Bound::from_bits(s.gen_bound).expect("non-empty slot"),
+            best: s.best,
+        })
+    }
+
+    /// Stores a result (node-relative `value`).
+    #[inline]
+    pub fn store(&mut self, key: u64, value: Value, depth: u8, bound: Bound, best: u16) {
+        if self.buckets.is_empty() {
+            return;
+        }
+        let generation = self.generation;
+        let i = self.bucket_index(key);
+        let b = &mut self.buckets[i];
+        let age = |s: &Slot| (generation.wrapping_sub(s.gen_bound >> 2) & 63) as i32;
+        let victim = match b.0.iter().position(|s| s.key == key && s.gen_bound & 3 != 0) {
+            Some(j) => {
+                let s = &b.0[j];
+                // Keep a much deeper result of this search for the same position, but its move
+                // is still the freshest guess when the new one has none.
+                if bound != Bound::Exact && age(s) == 0 && s.depth as i32 > depth as i32 + 3 {
+                    return;
+                }
+                j
+            }
+            None => (0..SLOTS)
+                .min_by_key(|&j| {
+                    let s = &b.0[j];
+                    if s.gen_bound & 3 == 0 {
+                        i32::MIN
+                    } else {
+                        s.depth as i32 - 8 * age(s)
+                    }
+                })
+                .expect("buckets are not empty"),
+        };
+        let old = b.0[victim];
+        let best = if best == NO_MOVE && old.key == key { old.best } else { best };
+        b.0[victim] = Slot { key, value, best, depth, gen_bound: (generation << 2) | bound as u8 };
+    }
+
+    /// Per mille of the first 1,000 buckets' slots used by this search (like UCI `hashfull`).
+    pub fn fill_permille(&self) -> u32 {
+        let n = self.buckets.len().min(1000);
+        if n == 0 {
+            return 0;
+        }
+        let used: usize = self.buckets[..n]
+            .iter()
+            .map(|b| {
+                b.0.iter().filter(|s| s.gen_bound & 3 != 0 && s.gen_bound >> 2 == self.generation).count()
+            })
+            .sum();
+        (used * 1000 / (n * SLOTS)) as u32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_and_probes() {
+        let mut tt = TranspositionTable::new(1);
+        assert!(tt.probe(42).is_none());
+        tt.store(42, 17, 5, Bound::Lower, 3);
+        let e = tt.probe(42).unwrap();
+        assert_eq!((e.value, e.depth, e.bound, e.best), (17, 5, Bound::Lower, 3));
+        // A shallower non-exact result of the same search does not evict a much deeper one.
+        tt.store(42, 1, 1, Bound::Upper, NO_MOVE);
+        assert_eq!(tt.probe(42).unwrap().depth, 5);
+        // Without a move the old move is kept.
+        tt.store(42, 9, 6, Bound::Upper, NO_MOVE);
+        assert_eq!(tt.probe(42).unwrap().best, 3);
+    }
+
+    #[test]
+    fn disabled_table_misses() {
+        let mut tt = TranspositionTable::new(0);
+        tt.store(1, 1, 1, Bound::Exact, 0);
+        assert!(tt.probe(1).is_none());
+    }
+
+    #[test]
+    fn old_entries_give_way() {
+        let mut tt = TranspositionTable::new(1);
+        let n = tt.buckets.len() as u128;
+        // Five keys in bucket 0.
+        let keys: Vec<u64> = (0..5u128).map(|i| ((i << 64) / n / 8) as u64 + 1).collect();
+        for &k in &keys[..4] {
+            tt.store(k, 0, 30, Bound::Exact, 0);
+        }
+        for _ in 0..8 {
+            tt.new_search();
+        }
+        tt.store(keys[4], 0, 2, Bound::Exact, 0);
+        assert!(tt.probe(keys[4]).is_some());
+    }
+}
