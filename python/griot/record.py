@@ -196,9 +196,7 @@ def loads(text: str) -> GameRecord:
     options = tags.pop("Options", None)
     if options is not None:
         if "(" in variant_text:
-            raise RecordError(
-                "options given both in Variant and in Options", tag_lines["Options"], "Options"
-            )
+            raise RecordError("options given both in Variant and in Options", tag_lines["Options"], "Options")
         variant_text = f"{variant_text}({options})" if options.strip() else variant_text
     try:
         variant = Variant(variant_text)
@@ -272,7 +270,8 @@ def loads(text: str) -> GameRecord:
     actual = result_of(pos)
     if actual != "*" and result != "*" and result != actual:
         raise RecordError(
-            f"the game ends {actual} ({pos.outcome.reason if pos.outcome else ''}) but the record says {result}",
+            f"the game ends {actual} ({pos.outcome.reason if pos.outcome else ''}) "
+            f"but the record says {result}",
             tag_lines.get("Result", result_token[0] if result_token else None),
             "Result",
         )

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-
 from griot.launcher import free_port, redis_ping
 
 REDIS = shutil.which("redis-server")
@@ -34,9 +33,23 @@ def redis_server(tmp_path: Path) -> Iterator[Redis]:
         pytest.skip("redis-server is not installed")
     port = free_port("127.0.0.1")
     proc = subprocess.Popen(
-        [REDIS, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", str(tmp_path), "--loglevel", "warning"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            REDIS,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(tmp_path),
+            "--loglevel",
+            "warning",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"redis://127.0.0.1:{port}/0"
     deadline = time.monotonic() + 10
@@ -78,13 +91,28 @@ def start_up(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> U
     full_env.update({"GRIOT_STATE_FILE": str(state_file), "PYTHONUNBUFFERED": "1"})
     full_env.update(env or {})
     argv = [
-        sys.executable, "-m", "griot.cli", "up", "--no-color",
-        "--rules-port", "0", "--rules-metrics-port", "0", "--gateway-port", "0",
-        "--gateway-metrics-port", "0", "--worker-metrics-port", "0", "--start-timeout", "40",
+        sys.executable,
+        "-m",
+        "griot.cli",
+        "up",
+        "--no-color",
+        "--rules-port",
+        "0",
+        "--rules-metrics-port",
+        "0",
+        "--gateway-port",
+        "0",
+        "--gateway-metrics-port",
+        "0",
+        "--worker-metrics-port",
+        "0",
+        "--start-timeout",
+        "40",
         *args,
     ]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=full_env,
-                            cwd=tmp_path)
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=full_env, cwd=tmp_path
+    )
     up = Up(proc, state_file)
 
     def read() -> None:
@@ -134,7 +162,7 @@ def wait_gone(pids: list[int], timeout: float = 10) -> list[int]:
     deadline = time.monotonic() + timeout
     alive = pids
     while time.monotonic() < deadline:
-        alive = [p for p in pids if pid_alive(p) or group_alive(p) and _group_has_live(p)]
+        alive = [p for p in pids if pid_alive(p) or (group_alive(p) and _group_has_live(p))]
         if not alive:
             return []
         time.sleep(0.1)

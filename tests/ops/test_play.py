@@ -18,13 +18,37 @@ from griot.record import load
 def play(args: list[str], stdin: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRIOT_")}
     env.update({"GRIOT_STATE_FILE": str(cwd / "none.json"), "COLUMNS": "200"})
-    return subprocess.run([sys.executable, "-m", "griot.cli", "play", *args], input=stdin, capture_output=True,
-                          text=True, cwd=cwd, env=env, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "griot.cli", "play", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_a_game_through_stdin_with_undo_hint_eval_save_and_load(tmp_path: Path) -> None:
-    script = "\n".join(["moves", "c", "zz", "A", "hint", "eval", "d", "undo", "save game.griot",
-                        "load game.griot", "quit"]) + "\n"
+    script = (
+        "\n".join(
+            [
+                "moves",
+                "c",
+                "zz",
+                "A",
+                "hint",
+                "eval",
+                "d",
+                "undo",
+                "save game.griot",
+                "load game.griot",
+                "quit",
+            ]
+        )
+        + "\n"
+    )
     result = play(["abapa", "--level", "2", "--seed", "7"], script, tmp_path)
     out = result.stdout
     assert result.returncode == 0, out + result.stderr
@@ -53,9 +77,15 @@ def test_through_a_pseudo_terminal(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRIOT_")}
     env.update({"GRIOT_STATE_FILE": str(tmp_path / "none.json"), "COLUMNS": "100", "TERM": "xterm"})
     main, secondary = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "griot.cli", "play", "oware", "--seed", "3", "--level", "1"],
-                            stdin=secondary, stdout=secondary, stderr=secondary, cwd=tmp_path, env=env,
-                            close_fds=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "griot.cli", "play", "oware", "--seed", "3", "--level", "1"],
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+        cwd=tmp_path,
+        env=env,
+        close_fds=True,
+    )
     os.close(secondary)
     seen = b""
 

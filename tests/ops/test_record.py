@@ -22,8 +22,9 @@ def random_game(variant: str, seed: int, limit: int = 200) -> GameRecord:
     return GameRecord.from_positions(start, moves, Event="test", South="a", North="b")
 
 
-@pytest.mark.parametrize("variant", [i.id for i in griot.variants()] + ["abapa(holes=4,seeds=3)",
-                                                                       "leb-bbut-ahbochen(holes=8)"])
+@pytest.mark.parametrize(
+    "variant", [i.id for i in griot.variants()] + ["abapa(holes=4,seeds=3)", "leb-bbut-ahbochen(holes=8)"]
+)
 def test_round_trip_every_variant(variant: str) -> None:
     for seed in range(3):
         rec = random_game(variant, seed)
@@ -60,9 +61,15 @@ def test_start_position_result_and_comments() -> None:
     assert rec.tags == {"South": "x"}
 
 
-@given(st.dictionaries(st.from_regex(r"[A-Z][a-zA-Z0-9_]{0,10}", fullmatch=True).filter(
-    lambda k: k not in ("Variant", "Options", "Position", "Result")),
-    st.text(alphabet=st.characters(blacklist_categories=["Cs", "Cc"]), max_size=30), max_size=6))
+@given(
+    st.dictionaries(
+        st.from_regex(r"[A-Z][a-zA-Z0-9_]{0,10}", fullmatch=True).filter(
+            lambda k: k not in ("Variant", "Options", "Position", "Result")
+        ),
+        st.text(alphabet=st.characters(blacklist_categories=["Cs", "Cc"]), max_size=30),
+        max_size=6,
+    )
+)
 @settings(max_examples=60, deadline=None)
 def test_any_tag_values_round_trip(tags: dict[str, str]) -> None:
     rec = GameRecord("abapa", ["c", "A"], None, "*", tags)

@@ -28,8 +28,9 @@ def test_queue_lengths_unacked_and_hit_rate(redis_server) -> None:  # type: igno
     c.hset(redis_keys.TT_STATS, mapping={"hits": 30, "misses": 10, "writes": 7})
     c.set(redis_keys.tt_key("0.1.0", "abapa", b"\x01\x02"), b"entry")
 
-    report = monitor.collect(rules=None, gateway=None, broker_url=broker_url, cache_url=cache_url,
-                             ask_workers=False)
+    report = monitor.collect(
+        rules=None, gateway=None, broker_url=broker_url, cache_url=cache_url, ask_workers=False
+    )
     assert report.queues == {"interactive": 3, "batch": 2}
     assert report.unacked == 1
     assert report.tt_hit_rate == 0.75
@@ -40,8 +41,9 @@ def test_queue_lengths_unacked_and_hit_rate(redis_server) -> None:  # type: igno
 
 
 def test_unreachable_parts_are_reported_not_raised() -> None:
-    report = monitor.collect(rules="127.0.0.1:1", gateway=None, broker_url="redis://127.0.0.1:1/0",
-                             cache_url=None, timeout=0.5)
+    report = monitor.collect(
+        rules="127.0.0.1:1", gateway=None, broker_url="redis://127.0.0.1:1/0", cache_url=None, timeout=0.5
+    )
     assert report.services[0].status == "UNREACHABLE"
     assert report.redis[0].ok is False and report.redis[0].error
     assert not report.healthy
@@ -52,7 +54,11 @@ def test_cli_exit_status_and_json(tmp_path) -> None:  # type: ignore[no-untyped-
     env["GRIOT_STATE_FILE"] = str(tmp_path / "none.json")
     result = subprocess.run(
         [sys.executable, "-m", "griot.cli", "status", "--json", "--rules", "127.0.0.1:1", "--timeout", "0.5"],
-        capture_output=True, text=True, env=env, timeout=60, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
     )
     assert result.returncode == 1
     assert json.loads(result.stdout)["services"][0]["status"] == "UNREACHABLE"

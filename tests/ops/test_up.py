@@ -26,8 +26,14 @@ UP_TIMEOUT = 60
 def _status(state_file: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRIOT_")}
     env["GRIOT_STATE_FILE"] = str(state_file)
-    return subprocess.run([sys.executable, "-m", "griot.cli", "status", *args], capture_output=True, text=True,
-                          env=env, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "griot.cli", "status", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_up_serves_reports_and_stops_clean_on_ctrl_c(tmp_path: Path) -> None:
@@ -127,9 +133,6 @@ def test_port_in_use_fails_clearly(tmp_path: Path) -> None:
     assert "rules exited with status" in up.output()
 
 
-
-
-
 @pytest.mark.skipif(
     __import__("importlib.util").util.find_spec("celery") is None,
     reason="celery is not installed (it arrives with the workers, issue 7)",
@@ -140,14 +143,22 @@ def test_celery_workers_plug_in(tmp_path: Path) -> None:
     pkg = tmp_path / "stub" / "workers"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
-    (pkg / "app.py").write_text(textwrap.dedent("""
+    (pkg / "app.py").write_text(
+        textwrap.dedent("""
         import os
         from celery import Celery
         app = Celery("griot", broker=os.environ["GRIOT_BROKER_URL"])
         app.conf.worker_hijack_root_logger = True
-    """))
-    up = start_up(tmp_path, "--workers", "2", "--skip", "gateway",
-                  env={"PYTHONPATH": str(tmp_path / "stub"), "GRIOT_STOP_TIMEOUT": "20"})
+    """)
+    )
+    up = start_up(
+        tmp_path,
+        "--workers",
+        "2",
+        "--skip",
+        "gateway",
+        env={"PYTHONPATH": str(tmp_path / "stub"), "GRIOT_STOP_TIMEOUT": "20"},
+    )
     try:
         up.wait_for("griot is up", 90)
         state = json.loads(up.state_file.read_text())
