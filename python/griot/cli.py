@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 import griot
+from griot import cli_ops
 from griot.render import board_table, describe
 
 console = Console()
@@ -104,6 +105,8 @@ def perft(variant: str, depth: int, position: str | None, divide: bool) -> None:
     click.echo(str(total))
     click.echo(f"{seconds:.3f} s, {total / seconds / 1e6 if seconds > 0 else 0:.1f} M leaves/s", err=True)
 
+
+cli_ops.register(main)  # up, status, play
 
 for _module in ("griot.cli_search",):
     try:

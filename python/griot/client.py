@@ -18,6 +18,7 @@ Positions, variants and moves may be given as strings or as the core's ``Positio
 from __future__ import annotations
 
 import datetime
+import os
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
@@ -49,6 +50,11 @@ DEFAULT_CHANNEL_OPTIONS: list[tuple[str, Any]] = [
     ("grpc.keepalive_time_ms", 30_000),
     ("grpc.keepalive_timeout_ms", 10_000),
 ]
+# Behind a Kubernetes headless Service (one DNS name, every pod's address), ``round_robin`` spreads
+# the calls of one channel over every pod; gRPC's default (pick_first) would pin one pod.
+# deploy/k8s sets GRIOT_GRPC_LB_POLICY=round_robin and targets ``dns:///name:port``.
+if os.environ.get("GRIOT_GRPC_LB_POLICY"):
+    DEFAULT_CHANNEL_OPTIONS.append(("grpc.lb_policy_name", os.environ["GRIOT_GRPC_LB_POLICY"]))
 
 
 class ServiceError(Exception):
