@@ -12,10 +12,11 @@ from typing import Any
 import grpc
 import httpx
 import pytest
-from conftest import MAX_RECEIVE_BYTES, WebServer
 from google.rpc import error_details_pb2
 from griot.status import CONNECT_CODES, connect_code
 from griot.v1 import analysis_pb2, rules_pb2
+from webstack import *  # noqa: F403  (the fixtures)
+from webstack import MAX_RECEIVE_BYTES, WebServer
 
 from services.web.connect import Limits
 
@@ -69,6 +70,9 @@ def test_start_position_json(web: WebServer) -> None:
     assert body["position"]["notation"] == START
     assert body["position"]["sideToMove"] == "PLAYER_SOUTH"
     assert body["legalMoves"] == ["a", "b", "c", "d", "e", "f"]
+    # What each cell holds, by geometry cell index, and the stores: the board without the notation.
+    assert body["position"]["cells"] == [4] * 12
+    assert (body["position"]["southStore"], body["position"]["northStore"]) == (0, 0)
 
 
 def test_apply_move_events_json(web: WebServer) -> None:

@@ -1,4 +1,5 @@
-"""Fixtures of the web tests: REAL servers on 127.0.0.1: the rules gRPC server, a stand-in analysis
+"""The web tests' stack (imported by the test modules; not a conftest.py, whose module name would
+clash with tests/services/conftest.py): REAL servers on 127.0.0.1: the rules gRPC server, a stand-in analysis
 gateway (tests/web/reference_gateway.py) and the web (Connect) server under uvicorn, each on its
 own event loop thread, on ports the OS picks."""
 
