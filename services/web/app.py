@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from prometheus_client import CollectorRegistry, make_asgi_app
+from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 
@@ -168,7 +169,10 @@ class WebApp:
         elif path == "/metrics":
             await self.metrics_app(scope, receive, send)
         elif self.static is not None and not path.startswith("/api/"):
-            await self.static(scope, receive, send)
+            try:
+                await self.static(scope, receive, send)
+            except HTTPException as e:
+                await _json(e.status_code, {"code": "not_found", "message": "no such file"})(scope, receive, send)
         else:
             await self.not_found(scope, receive, send)
 
