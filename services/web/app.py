@@ -171,8 +171,8 @@ class WebApp:
         elif self.static is not None and not path.startswith("/api/"):
             try:
                 await self.static(scope, receive, send)
-            except HTTPException as e:
-                await _json(e.status_code, {"code": "not_found", "message": "no such file"})(scope, receive, send)
+            except HTTPException:
+                await self.not_found(scope, receive, send)
         else:
             await self.not_found(scope, receive, send)
 

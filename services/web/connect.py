@@ -24,6 +24,7 @@ Either way a failed call ends as a :class:`ConnectError` whose code is
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 import uuid
@@ -58,10 +59,52 @@ FORWARDED_HEADERS = ("x-api-key", "authorization", "x-request-id")
 
 def connect_error(code: grpc.StatusCode, message: str, trailing_metadata: Any = ()) -> ConnectError:
     """The Connect error of a gRPC status: same code, message and details."""
-    details = [
-        ErrorDetail(AnyPb(type_url=d.type_url, value=d.value)) for d in status_details(trailing_metadata)
-    ]
+    details = [_detail(d) for d in status_details(trailing_metadata)]
     return ConnectError(Code(connect_code(code)), message, details)
+
+
+@functools.cache
+def _error_details_registry() -> Any:
+    """google/rpc/error_details.proto (ErrorInfo, RetryInfo, ...) for connectrpc's own protobuf
+    runtime, so that JSON errors also show each detail decoded (its ``debug`` field) for people
+    reading curl output. None if that runtime's descriptor loader is unavailable."""
+    try:
+        from google.protobuf import descriptor_pb2
+        from google.rpc import error_details_pb2
+        from protobuf import Registry
+        from protobuf._codegen import file_desc
+        from protobuf.wkt.google.protobuf import duration_pb
+
+        fdp = descriptor_pb2.FileDescriptorProto.FromString(error_details_pb2.DESCRIPTOR.serialized_pb)
+
+        def json_names(messages: Any) -> None:
+            for m in messages:
+                for f in m.field:
+                    if not f.HasField("json_name"):
+                        head, *rest = f.name.split("_")
+                        f.json_name = head + "".join(w[:1].upper() + w[1:] for w in rest)
+                json_names(m.nested_type)
+
+        json_names(fdp.message_type)
+        return Registry(file_desc(fdp.SerializeToString(), [duration_pb.desc()], {}))
+    except Exception:  # pragma: no cover - an older or newer runtime: details stay undecoded
+        log.warning("error details will carry no debug JSON", exc_info=True)
+        return None
+
+
+def _detail(d: Any) -> ErrorDetail:
+    """A status detail (google.protobuf.Any) as a Connect error detail: the same type and bytes,
+    decoded for the JSON ``debug`` field where the type is a google.rpc error detail."""
+    raw = AnyPb(type_url=d.type_url, value=d.value)
+    registry = _error_details_registry()
+    if registry is not None:
+        desc = registry.message(d.type_url.rpartition("/")[2])
+        if desc is not None:
+            try:
+                return ErrorDetail(raw.unpack(desc))
+            except Exception:  # pragma: no cover - malformed bytes: send them as they are
+                pass
+    return ErrorDetail(raw)
 
 
 def _internal(method: str, exc: BaseException) -> ConnectError:

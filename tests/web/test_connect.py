@@ -182,6 +182,9 @@ def test_error_codes_and_error_info(
     info = error_info(err)
     assert (info.domain, info.reason) == ("griot.v1", reason)
     assert dict(info.metadata) == meta
+    # For people reading curl output: the same detail decoded.
+    (debug,) = [d["debug"] for d in err["details"]]
+    assert debug == {"reason": reason, "domain": "griot.v1", "metadata": meta}
 
 
 def test_connect_codes_cover_every_grpc_status() -> None:
