@@ -366,3 +366,18 @@ def test_services_health_and_metrics(web_local: WebServer, web_proxy: WebServer)
     metrics = httpx.get(f"{web_local.url}/metrics").text
     assert 'griot_rpc_requests_total{code="OK",method="ValidateMove",service="RulesService"}' in metrics
     assert httpx.get(f"{web_local.url}/nope").status_code == 404
+
+
+def test_flags_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from services.web.__main__ import parse_args
+
+    monkeypatch.setenv("GRIOT_WEB_ANALYSIS", "127.0.0.1:50052")
+    monkeypatch.setenv("GRIOT_WEB_MAX_CONCURRENT_RPCS", "off")
+    origins = "http://a.example, http://b.example"
+    c = parse_args(["--port", "9000", "--cors-origins", origins, "--static", "off"])
+    assert c.port == 9000
+    assert c.services == {"griot.v1.RulesService": "local", "griot.v1.AnalysisService": "127.0.0.1:50052"}
+    assert c.cors_origins == ("http://a.example", "http://b.example")
+    assert c.static_dir is None
+    assert c.max_concurrent_rpcs is None
+    assert parse_args([]).max_receive_bytes == 65536

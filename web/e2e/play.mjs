@@ -7,7 +7,8 @@
 // Opens the page, starts a game of the variant, checks the board has one cell per geometry cell,
 // plays moves by clicking highlighted cells (and choice buttons where a move needs one), and after
 // each move checks that the board shows what the API says the new position holds. With
-// `--engine online` it also waits for a live evaluation and lets the engine play a turn; with
+// `--engine online` it also waits for a live evaluation, lets the engine play a turn and draws the
+// game's analysis graph; with
 // `--engine offline` it checks the page says so. Screenshots go to --out. Prints a JSON summary;
 // exits non-zero on any failure (or any error in the page's console).
 import { mkdirSync } from "node:fs";
@@ -139,6 +140,13 @@ try {
     summary.enginePlayed = await page.locator("#moves li").last().textContent();
     await boardMatches(await page.getAttribute("#board", "data-position"));
     await shot(page, "engine-move");
+    // The game so far, analysed by the gateway (AnalyzeGame's stream): the evaluation graph.
+    await page.click("#analyze");
+    await page.waitForSelector("#graph svg.graph", { timeout: 20_000 });
+    summary.analysedTurns = await page.locator("#graph .mistakes li").count();
+    summary.graphPoints = (await page.getAttribute("#graph svg .curve", "d")).split(/[ML]/).filter(Boolean).length;
+    check(summary.graphPoints === Number(await page.getAttribute("#board", "data-turns")), "one graph point per turn");
+    await shot(page, "analysis");
   } else {
     const text = await page.textContent("#engine");
     check(/offline/.test(text ?? ""), `engine offline shown (got ${text})`);
