@@ -40,7 +40,8 @@ def main() -> None:
 
     start = griot.Variant("abapa").start()
     leaves, secs = timed(lambda: start.perft(args.depth))
-    print(f"griot perft abapa depth {args.depth}: {leaves} leaves in {secs:.2f} s = {leaves / secs / 1e6:.1f} M moves/s")
+    rate = leaves / secs / 1e6
+    print(f"griot perft abapa depth {args.depth}: {leaves} leaves in {secs:.2f} s = {rate:.1f} M moves/s")
     try:
         import pyspiel
     except ImportError:
@@ -52,7 +53,8 @@ def main() -> None:
         ours, osecs = timed(lambda: start.perft(d))
         assert peer == ours, (peer, ours)
         print(
-            f"openspiel perft oware depth {d}: {peer} leaves in {psecs:.2f} s = {peer / psecs / 1e6:.3f} M moves/s; "
+            f"openspiel perft oware depth {d}: {peer} leaves in {psecs:.2f} s = "
+            f"{peer / psecs / 1e6:.3f} M moves/s; "
             f"griot same depth {ours / osecs / 1e6:.1f} M moves/s = {psecs / osecs:.0f}x"
         )
     print(f"random playouts ({args.playouts} games each, one core):")

@@ -11,7 +11,6 @@ plays 20 times as many (``pytest -m slow tests/test_cross_leb_bechi.py``).
 from __future__ import annotations
 
 import os
-
 import random
 from types import ModuleType
 

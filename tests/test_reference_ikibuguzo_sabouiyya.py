@@ -45,6 +45,16 @@ def board_of(position):
 AFTER_OPENING = [0, 6, 0, 0, 0, 0, 0, 17, 0, 0, 2, 1, 2, 1, 2, 1]
 
 
+def turn(position, *moves):
+    """Plays one whole turn given as its moves (the first play, then a choice at each pause):
+    every position before the last move is a pause with the same player to move."""
+    side = position.split(" ")[2]
+    for move in moves[:-1]:
+        position = K.play(position, move)
+        assert position.split(" ")[2] == side and " choose=" in position, position
+    return K.play(position, moves[-1])
+
+
 # =========================================================================== Ikibuguzo
 
 
@@ -157,11 +167,17 @@ def test_iki_multiple_clockwise_captures_on_the_first_sowing():
     # (o1 empty).  cw: capture 2 into i2; then cw (ends in 12 facing emptied 11) and keep impossible:
     # forced ccw 15 -> 1, 0 -> 1.  ccw: i2 (3) -> 15, 0, 1: end.
     position = iki(loop(i2=2, i4=1, i5=1), loop(i5=2, o5=1, i4=1, o4=1, o1=2))
-    assert K.legal_moves(position) == ["i2", "i2:cw+ccw", "i2:cw+cw"]
-    assert board_of(K.play(position, "i2:cw+cw")) == (
+    assert K.legal_moves(position) == ["i2", "i2:cw"]
+    # The capture into i2 offers a choice: the turn pauses, South stays to move.
+    paused = K.play(position, "i2:cw")
+    assert paused == iki([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 1, 3, 0],
+                         loop(i5=0, o5=0, i4=1, o4=1, o1=2), turns=11, flags="choose=i2,laps=1,cw=all")
+    assert K.legal_moves(paused) == ["ccw", "cw"]
+    assert board_of(turn(position, "i2:cw", "cw")) == (
         [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 2, 0, 1], loop(o1=2))
-    assert board_of(K.play(position, "i2:cw+ccw")) == (
+    assert board_of(turn(position, "i2:cw", "ccw")) == (
         [1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 1, 0, 1], loop(o1=2, i4=1, o4=1))
+    assert K.play(paused, "cw").endswith(" N 12 0 -")
 
 
 def test_iki_only_one_clockwise_capture_after_an_anticlockwise_start():
@@ -174,40 +190,48 @@ def test_iki_only_one_clockwise_capture_after_an_anticlockwise_start():
     south = [9, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0]
     north = [0, 1, 0, 3, 0, 1, 1, 0, 0, 2, 1, 0, 0, 0, 1, 0]
     position = iki(south, north)
-    assert K.legal_moves(position) == ["o1+ccw", "o1+cw"]
-    assert board_of(K.play(position, "o1+cw")) == (
+    assert K.legal_moves(position) == ["o1"]
+    assert K.legal_moves(K.play(position, "o1")) == ["ccw", "cw"]
+    assert K.play(position, "o1").endswith(" S 11 0 choose=o1,laps=1,cw=none")
+    assert board_of(turn(position, "o1", "cw")) == (
         [0, 2, 2, 0, 2, 0, 2, 0, 2, 0, 1, 1, 1, 1, 2, 1], [0, 0, 0, 3, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0])
     # ccw instead: o1 (2) -> 1, 2 (relay) -> 3, 4 (relay) -> 5, 6 (relay) -> 7, 8 (column 7, North 15
     # empty: relay) -> 9 (3), 10 (1): end.
-    assert board_of(K.play(position, "o1+ccw")) == (
+    assert board_of(turn(position, "o1", "ccw")) == (
         [0, 2, 0, 2, 0, 2, 0, 2, 0, 3, 1, 0, 0, 1, 1, 0], [0, 0, 0, 3, 0, 1, 1, 0, 0, 2, 1, 0, 0, 0, 0, 0])
 
 
 def test_iki_keep_and_play_the_other_special_hole():
     # docs/rules/ikibuguzo.md §11, worked there step by step.
     position = iki(loop(o1=2, i2=1, i4=1), loop(i7=1, o7=1, i5=1, o5=1, o3=3))
-    assert K.legal_moves(position) == [
-        "o1", "o1:cw+ccw", "o1:cw+keep+i2:cw+ccw", "o1:cw+keep+i2:cw+keep+i4",
-        "o1:cw+keep+i2:cw+keep+o1"]
+    assert K.legal_moves(position) == ["o1", "o1:cw"]
+    first = K.play(position, "o1:cw")
+    assert first.endswith(" S 11 0 choose=o1,laps=1,cw=all")
+    assert K.legal_moves(first) == ["ccw", "keep+i2:cw"]
+    second = K.play(first, "keep+i2:cw")
+    assert second.endswith(" S 12 0 choose=i2,laps=2,cw=all,kept")
+    assert K.legal_moves(second) == ["ccw", "keep+i4", "keep+o1"]
     north_after = loop(o3=3)
     # ccw: o1 (2) -> o2, o3.
-    assert board_of(K.play(position, "o1:cw+ccw")) == (
+    assert board_of(turn(position, "o1:cw", "ccw")) == (
         loop(o2=1, o3=1, i4=1, i2=2, i1=1), loop(o3=3, i5=1, o5=1))
     # keep 2 in o1; i2 (2) cw -> i3, i4 (2): capture 2 into i2; ccw: i2 (2) -> i1 (2), o1 (3): relay
     # 3 -> o2, o3, o4: end.
-    assert board_of(K.play(position, "o1:cw+keep+i2:cw+ccw")) == (
+    assert board_of(turn(position, "o1:cw", "keep+i2:cw", "ccw")) == (
         loop(o2=1, o3=1, o4=1, i4=2, i3=1, i1=2), north_after)
     # keep again, then o1 (2) anticlockwise -> o2, o3.
-    assert board_of(K.play(position, "o1:cw+keep+i2:cw+keep+o1")) == (
+    assert board_of(turn(position, "o1:cw", "keep+i2:cw", "keep+o1")) == (
         loop(o2=1, o3=1, i4=2, i3=1, i2=2, i1=1), north_after)
     # keep again, then i4 (2) anticlockwise -> i3 (2), i2 (3, facing emptied North 9): relay 3 ->
     # i1 (2), o1 (3), o2 (1): end.
-    assert board_of(K.play(position, "o1:cw+keep+i2:cw+keep+i4")) == (
+    assert board_of(turn(position, "o1:cw", "keep+i2:cw", "keep+i4")) == (
         loop(o1=3, o2=1, i3=2, i1=2), north_after)
     with pytest.raises(ValueError):
-        K.play(position, "o1:cw")  # a choice is pending: the move must name it
+        K.play(position, "o1:cw+keep+i2:cw")  # whole turns are no longer one move
     with pytest.raises(ValueError):
-        K.play(position, "o1:cw+keep+i2:cw+keep+i2")  # the capture hole itself is just `ccw`
+        K.play(second, "keep+i2")  # the capture hole itself is just `ccw`
+    with pytest.raises(ValueError):
+        K.play(first, "o2")  # during a pause only the options are moves
 
 
 def test_iki_end_holes_win_stops_the_turn():
@@ -272,6 +296,10 @@ def test_iki_position_parsing():
         good.replace("0,6,0,0", "0,6,0", 1),  # 15 holes
         good.replace(" S ", " X "),
         iki(AFTER_OPENING, AFTER_OPENING, variant="ikibuguzo(end_holes_win=false)", flags="win=S"),
+        good.replace(" S 6 0 -", " S 6 0 choose=o1,laps=1,cw=all"),  # no choice here
+        good.replace(" S 6 0 -", " S 6 0 choose=o9,laps=1,cw=all"),
+        good.replace(" S 6 0 -", " S 6 0 choose=o1,laps=0,cw=all"),
+        good.replace(" S 6 0 -", " S 6 0 choose=o1,laps=1,cw=most"),
     ):
         with pytest.raises(ValueError):
             K.legal_moves(bad)
@@ -382,20 +410,31 @@ def test_sab_hajeb_declaration_needs_a_safe_mover():
 def test_sab_hajeb_multi_piece_captures():
     position = "sabouiyya .NS../...../...NS/S..../S...N S 30 0-0 on"
     moves = Y.legal_moves(position)
-    # Captures: d3 from c3 (e3 behind) reached by a1 (diagonal) or c5 (down); b5 from a5 (c5 behind)
-    # reached by a2 (up). e1 is a corner: never taken.
-    assert [m for m in moves if "," in m] == [
-        "a1-c3,a2-a5", "a1-c3,c3-a5", "a2-a5,a1-c3", "a2-a5,a5-c3", "a2-a5,c5-c3"]
-    # Single queen moves: c5 9 (d5 e5, c4..c1, b4 a3, d4), e3 6 (e4 e5, e2, d4, d2 c1), a2 11 (a3..a5,
-    # b2..e2, b3 c4 d5, b1), a1 7 (b1 c1 d1, b2 c3 d4 e5) = 33, plus the 5 sequences. A single move
-    # need not capture.
-    assert len(moves) == 38 and "a1-b1" in moves and "c5-a3" in moves
-    after = Y.play(position, "a1-c3,a2-a5")
-    assert after == "sabouiyya S.S../...../..S.S/...../....N N 31 0-0 on"
+    # Single queen moves, one API move each: c5 9 (d5 e5, c4..c1, b4 a3, d4), e3 6 (e4 e5, e2, d4,
+    # d2 c1), a2 11 (a3..a5, b2..e2, b3 c4 d5, b1), a1 7 (b1 c1 d1, b2 c3 d4 e5) = 33. A move need
+    # not capture.
+    assert len(moves) == 33 and "a1-b1" in moves and "c5-a3" in moves
+    assert not any("," in m for m in moves)
+    # A non-capturing move ends the turn.
+    assert Y.play(position, "a1-b1") == "sabouiyya .NS../...../...NS/S..../.S..N N 31 0-0 on"
+    # a1-c3 takes d3 (e3 behind). Another capture is left (b5, from a5 with c5 behind), so South
+    # stays to move in state `chain`: a further capture by any South piece, or `stop`.
+    chain = Y.play(position, "a1-c3")
+    assert chain == "sabouiyya .NS../...../..S.S/S..../....N S 31 0-0 chain"
+    assert Y.legal_moves(chain) == ["a2-a5", "c3-a5", "stop"]
+    assert Y.play(chain, "stop") == "sabouiyya .NS../...../..S.S/S..../....N N 32 0-0 on"
     with pytest.raises(ValueError):
-        Y.play(position, "a1-b2,a2-a5")  # a move may only follow a capturing move
+        Y.play(chain, "a2-a3")  # in a chain every move must capture
+    # b5 taken: no capture left (e1 is a corner), so the turn ends at once: North to move.
+    after = Y.play(chain, "a2-a5")
+    assert after == "sabouiyya S.S../...../..S.S/...../....N N 32 0-0 on"
+    # The same end by the other order: a2-a5 first, then c5-c3 or a5-c3 (or a1-c3) takes d3.
+    first = Y.play(position, "a2-a5")
+    assert first == "sabouiyya S.S../...../...NS/...../S...N S 31 0-0 chain"
+    assert Y.legal_moves(first) == ["a1-c3", "a5-c3", "c5-c3", "stop"]
+    assert Y.play(first, "a1-c3") == after
     with pytest.raises(ValueError):
-        Y.play(position, "a1-c3,c3-c4")  # and must itself capture
+        Y.play(position, "a1-c3,a2-a5")  # sequences are no longer one move
     # North moves normally, or rescinds.
     assert Y.legal_moves(after) == ["e1-d1", "e1-e2", "rescind"]
 
@@ -446,6 +485,8 @@ def test_sab_position_parsing():
         "sabouiyya NN.../.N.../N..../....S/...SS S 31 0-0 on",  # settle-N is due
         "sabouiyya NN.../.N.../N..../....S/...SS S 31 0-0 settle-N",
         "sabouiyya NN.../.N.../N..../....S/...SS N 31 0-0 maybe",
+        "sabouiyya .NS../...../..S.S/S..../....N N 31 0-0 chain",  # chain: South to move
+        "sabouiyya S.S../...../..S.S/...../....N S 32 0-0 chain",  # chain without a capture left
         "sabouiyya NN.../.N.../N..../....S/...S N 31 0-0 -",
         "sabouiyya ...../...../...../...../..... S 0 11-12 -",
     ):

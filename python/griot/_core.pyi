@@ -1,33 +1,50 @@
 """Type stubs of the native core (checked by mypy.stubtest)."""
 
-from typing import Any, Final
+from typing import Any, Final, final
+
+__all__ = [
+    "ENGINE_VERSION",
+    "GameOutcome",
+    "GriotError",
+    "IllegalMoveError",
+    "Move",
+    "NotationError",
+    "Position",
+    "RuleFileError",
+    "TurnEvent",
+    "UnknownVariantError",
+    "Variant",
+    "VariantError",
+    "builtin_rule_file",
+    "families",
+    "register_rule_file",
+]
 
 ENGINE_VERSION: Final[str]
 
 class GriotError(ValueError):
     """Base of every error Griot raises for bad input."""
 
+    code: str | None
+    field: str | None
+    option: str | None
+
 class NotationError(GriotError):
     """A position or move that could not be parsed."""
 
 class VariantError(GriotError):
-    """A malformed variant string or a bad option."""
-
-    option: str | None
+    """A malformed variant string or a bad option (see .option)."""
 
 class UnknownVariantError(VariantError):
     """No game has this variant id."""
 
 class RuleFileError(VariantError):
-    """A rule file with a bad field."""
-
-    field: str | None
+    """A rule file with a bad field (see .field)."""
 
 class IllegalMoveError(GriotError):
-    """A move that is not legal in the position."""
+    """A move that is not legal in the position (see .code)."""
 
-    code: str | None
-
+@final
 class Variant:
     def __new__(cls, text: str) -> Variant: ...
     @property
@@ -44,15 +61,17 @@ class Variant:
     def geometry(self) -> dict[str, Any]: ...
     def start(self) -> Position: ...
     def position(self, body: str) -> Position: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class Move:
     @property
     def text(self) -> str: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class GameOutcome:
     @property
     def winner(self) -> str | None: ...
@@ -60,8 +79,9 @@ class GameOutcome:
     def scores(self) -> tuple[int, int]: ...
     @property
     def reason(self) -> str: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
 
+@final
 class TurnEvent:
     @property
     def kind(self) -> str: ...
@@ -76,6 +96,7 @@ class TurnEvent:
     @property
     def detail(self) -> str | None: ...
 
+@final
 class Position:
     def __new__(cls, text: str) -> Position: ...
     @property
@@ -107,7 +128,7 @@ class Position:
     def perft(self, depth: int) -> int: ...
     def divide(self, depth: int) -> dict[str, int]: ...
     def random_playouts(self, count: int, seed: int = 0) -> int: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 def families() -> list[dict[str, Any]]: ...

@@ -177,11 +177,11 @@ def error_from_rpc(call: grpc.RpcError | grpc.Call) -> GriotError | None:
         return None
     err = cls(call.details() or "")
     if cls is IllegalMoveError:
-        err.code = info.reason  # type: ignore[attr-defined]
+        err.code = info.reason
     if "option" in info.metadata:
-        err.option = info.metadata["option"]  # type: ignore[attr-defined]
+        err.option = info.metadata["option"]
     if "move" in info.metadata:
         err.move = info.metadata["move"]  # type: ignore[attr-defined]
     if "field" in info.metadata:
-        err.field = info.metadata["field"]  # type: ignore[attr-defined]
+        err.field = info.metadata["field"]
     return err

@@ -10,6 +10,8 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use crate::error::{Error, IllegalMove, NotationError, VariantError};
 use crate::game::{self, Event, Game, Geometry, MoveList, Outcome, Player};
+use crate::ikibuguzo::{self, IkibuguzoGame};
+use crate::sabouiyya::{self, SabouiyyaGame};
 use crate::sowing::{self, RuleSet, SowingGame};
 use crate::variant::{OptionSpec, Variant, VariantSpec};
 
@@ -127,7 +129,32 @@ pub fn families() -> Vec<Family> {
 
 /// Families implemented as their own modules (not rule files).
 fn module_families() -> Vec<Family> {
-    vec![crate::bechi::family()]
+    vec![
+        crate::bechi::family(),
+        Family {
+            id: "ikibuguzo".into(),
+            name: "Ikibuguzo (Opening 1)".into(),
+            kind: FamilyKind::Module,
+            builtin: true,
+            options: ikibuguzo::option_specs(),
+            description: "A four-row sowing game of the African Great Lakes: relay sowing round each \
+                          player's own loop, captures by opposition, clockwise plays from two special \
+                          holes, and a win by taking both opponent inner end holes in one turn."
+                .into(),
+            source: "seed 002 (Ludii, after Murray 1951: 217); docs/rules/ikibuguzo.md".into(),
+        },
+        Family {
+            id: "sabouiyya".into(),
+            name: "Sabou'iyya".into(),
+            kind: FamilyKind::Module,
+            builtin: true,
+            options: sabouiyya::option_specs(),
+            description: "A Tunisian 5x5 capture game: placement two at a time, orthogonal steps with \
+                          custodial capture and chains, and the H'ajeb remedy against a blockade."
+                .into(),
+            source: "seed 001 (Ludii, after Quemeneur 1944); docs/rules/sabouiyya.md".into(),
+        },
+    ]
 }
 
 fn game_cache() -> &'static Mutex<HashMap<String, Arc<AnyGame>>> {
@@ -166,10 +193,12 @@ fn build_game(spec: &VariantSpec) -> Result<AnyGame, VariantError> {
 
 /// Games with their own modules, by id.
 fn build_module_game(spec: &VariantSpec) -> Result<Option<AnyGame>, VariantError> {
-    if spec.id == crate::bechi::ID {
-        return Ok(Some(AnyGame::Bechi(crate::bechi::BechiGame::new(spec)?)));
-    }
-    Ok(None)
+    Ok(match spec.id.as_str() {
+        crate::bechi::ID => Some(AnyGame::Bechi(crate::bechi::BechiGame::new(spec)?)),
+        "ikibuguzo" => Some(AnyGame::Ikibuguzo(IkibuguzoGame::new(spec)?)),
+        "sabouiyya" => Some(AnyGame::Sabouiyya(SabouiyyaGame::new(spec)?)),
+        _ => None,
+    })
 }
 
 /// Parses a full position: variant string, space, body.
@@ -255,6 +284,8 @@ macro_rules! define_games {
 define_games! {
     Sowing: SowingGame,
     Bechi: crate::bechi::BechiGame,
+    Ikibuguzo: IkibuguzoGame,
+    Sabouiyya: SabouiyyaGame,
 }
 
 /// A legal move with the position it leads to.
@@ -401,6 +432,8 @@ impl AnyGame {
     /// The rules as readable sentences.
     pub fn describe_rules(&self) -> Vec<String> {
         match self {
+            AnyGame::Ikibuguzo(g) => g.describe(),
+            AnyGame::Sabouiyya(g) => g.describe(),
             AnyGame::Sowing(g) => {
                 let v = g.variant();
                 g.rules().describe(v.int("holes") as u8, v.int("seeds") as u8)

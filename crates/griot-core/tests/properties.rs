@@ -31,7 +31,7 @@ fn config(cases: u32) -> ProptestConfig {
         c.cases = cases;
     }
     if c.rng_seed == RngSeed::Random {
-        c.rng_seed = RngSeed::Fixed(0x6772_696f_74);
+        c.rng_seed = RngSeed::Fixed(0x0067_7269_6f74);
     }
     c.failure_persistence = None;
     c
@@ -65,13 +65,19 @@ fn variant_string(fi: usize, h: u8, s: u8, max_turns: Option<u32>) -> String {
 
 fn sowing(pos: &AnyPosition) -> SowingPosition {
     #[allow(irrefutable_let_patterns)]
-    let AnyPosition::Sowing(p) = pos else { panic!("not a sowing position") };
+    let AnyPosition::Sowing(p) = pos
+    else {
+        panic!("not a sowing position")
+    };
     *p
 }
 
 fn sowing_game(g: &AnyGame) -> &SowingGame {
     #[allow(irrefutable_let_patterns)]
-    let AnyGame::Sowing(sg) = g else { panic!("not a sowing game") };
+    let AnyGame::Sowing(sg) = g
+    else {
+        panic!("not a sowing game")
+    };
     sg
 }
 
@@ -110,7 +116,8 @@ fn check_position(
 
     // Notation round trip.
     let text = g.format_position(pos).unwrap();
-    let (g2, pos2) = registry::parse_position(&text).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
+    let (g2, pos2) =
+        registry::parse_position(&text).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
     prop_assert_eq!(&pos2, pos, "{}", text);
     prop_assert_eq!(g2.format_position(&pos2).unwrap(), text.clone());
     prop_assert_eq!(g2.variant(), g.variant());
@@ -158,7 +165,13 @@ fn check_position(
                     accepted.insert(mv);
                 }
                 Err(Error::Illegal(e)) => {
-                    prop_assert!(!legal_set.contains(&mv), "{} legal but refused ({}) in {}", t, e.code, text);
+                    prop_assert!(
+                        !legal_set.contains(&mv),
+                        "{} legal but refused ({}) in {}",
+                        t,
+                        e.code,
+                        text
+                    );
                     if outcome.is_some() {
                         prop_assert_eq!(e.code, "game_over");
                     }
@@ -246,8 +259,9 @@ fn every_builtin_variant_plays_random_games_from_its_default_start() {
 fn parse_round_trips(text: &str) -> Result<(), TestCaseError> {
     if let Ok((g, pos)) = registry::parse_position(text) {
         let formatted = g.format_position(&pos).unwrap();
-        let (g2, pos2) = registry::parse_position(&formatted)
-            .map_err(|e| TestCaseError::fail(format!("{text:?} parsed, but its text {formatted:?} did not: {e}")))?;
+        let (g2, pos2) = registry::parse_position(&formatted).map_err(|e| {
+            TestCaseError::fail(format!("{text:?} parsed, but its text {formatted:?} did not: {e}"))
+        })?;
         prop_assert_eq!(pos2, pos);
         prop_assert_eq!(g2.format_position(&pos2).unwrap(), formatted);
         // Anything that parses can be asked every question without panicking.
@@ -265,7 +279,14 @@ fn parse_round_trips(text: &str) -> Result<(), TestCaseError> {
 fn valid_positions() -> Vec<String> {
     let mut out = Vec::new();
     let mut rng = registry::SplitMix64(11);
-    for v in ["abapa", "oware", "darra(holes=4,seeds=3)", "leb-bbut-ahbochen(holes=2)", "nyakun", "2-4(max_turns=9)"] {
+    for v in [
+        "abapa",
+        "oware",
+        "darra(holes=4,seeds=3)",
+        "leb-bbut-ahbochen(holes=2)",
+        "nyakun",
+        "2-4(max_turns=9)",
+    ] {
         let g = registry::game(v).unwrap();
         let mut pos = g.start();
         for _ in 0..12 {
@@ -283,8 +304,8 @@ fn valid_positions() -> Vec<String> {
 
 /// Characters mutations insert: the notation's own alphabet and a few strangers.
 const ALPHABET: &[char] = &[
-    '0', '1', '2', '5', '9', ',', '/', '-', ' ', 'S', 'N', '(', ')', '=', 'a', 'A', 'x', '=', ':', '\t', '\n',
-    'é', '\u{0}', '+', '.', '9', '2', '5', '6', ',',
+    '0', '1', '2', '5', '9', ',', '/', '-', ' ', 'S', 'N', '(', ')', '=', 'a', 'A', 'x', '=', ':', '\t',
+    '\n', 'é', '\u{0}', '+', '.', '9', '2', '5', '6', ',',
 ];
 
 #[derive(Clone, Debug)]
@@ -390,7 +411,8 @@ proptest! {
 /// conservation and the notation round trip, and its description.
 fn rules_are_usable(rules: RuleSet, choices: &[u16]) -> Result<(), TestCaseError> {
     let _ = rules.describe(rules.holes, rules.seeds);
-    let spec = VariantSpec::parse(&rules.id).map_err(|e| TestCaseError::fail(format!("id {:?}: {e}", rules.id)))?;
+    let spec =
+        VariantSpec::parse(&rules.id).map_err(|e| TestCaseError::fail(format!("id {:?}: {e}", rules.id)))?;
     let g = SowingGame::new(Arc::new(rules), &spec).map_err(|e| TestCaseError::fail(format!("{e}")))?;
     let mut pos = g.start();
     let total = seeds_in_play(&g, &pos);
@@ -414,8 +436,8 @@ fn rules_are_usable(rules: RuleSet, choices: &[u16]) -> Result<(), TestCaseError
 
 /// Characters rule-file mutations insert.
 const TOML_ALPHABET: &[char] = &[
-    '=', '[', ']', '"', '0', '1', '2', '7', '9', '.', ',', '-', '\n', ' ', '#', 'a', 'e', 'x', '{', '}', '\'',
-    't', 'r', 'u', 'f', 's',
+    '=', '[', ']', '"', '0', '1', '2', '7', '9', '.', ',', '-', '\n', ' ', '#', 'a', 'e', 'x', '{', '}',
+    '\'', 't', 'r', 'u', 'f', 's',
 ];
 
 fn toml_mutation() -> impl Strategy<Value = Mutation> {
@@ -430,18 +452,55 @@ fn toml_mutation() -> impl Strategy<Value = Mutation> {
 
 /// Values a rule file line may be switched to: every word of the language and some bad ones.
 const VALUE_SWAPS: &[&str] = &[
-    "\"any\"", "\"own\"", "\"opponent\"", "\"even\"", "\"odd\"", "[1]", "[0]", "[1, 3]", "[\"1..\"]", "[\"2..4\"]",
-    "\"0..255\"", "true", "false", "0", "1", "2", "7", "18", "255", "300", "\"cw\"", "\"choice\"", "\"pass\"",
-    "\"nobody\"", "\"last-capturer\"", "\"opponent-of-stuck\"", "\"next\"", "\"forward\"", "\"illegal\"",
-    "\"spare-last\"", "\"must-feed\"", "\"forbidden\"", "\"continues-on\"", "\"store-and-row\"", "[]", "{}",
-    "\"\"", "-1",
+    "\"any\"",
+    "\"own\"",
+    "\"opponent\"",
+    "\"even\"",
+    "\"odd\"",
+    "[1]",
+    "[0]",
+    "[1, 3]",
+    "[\"1..\"]",
+    "[\"2..4\"]",
+    "\"0..255\"",
+    "true",
+    "false",
+    "0",
+    "1",
+    "2",
+    "7",
+    "18",
+    "255",
+    "300",
+    "\"cw\"",
+    "\"choice\"",
+    "\"pass\"",
+    "\"nobody\"",
+    "\"last-capturer\"",
+    "\"opponent-of-stuck\"",
+    "\"next\"",
+    "\"forward\"",
+    "\"illegal\"",
+    "\"spare-last\"",
+    "\"must-feed\"",
+    "\"forbidden\"",
+    "\"continues-on\"",
+    "\"store-and-row\"",
+    "[]",
+    "{}",
+    "\"\"",
+    "-1",
 ];
 
 /// Replaces the value of the `line`-th `key = value` line with `VALUE_SWAPS[value]`.
 fn swap_value(text: &str, line: usize, value: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
-    let assignments: Vec<usize> =
-        lines.iter().enumerate().filter(|(_, l)| l.contains(" = ") && !l.starts_with('#')).map(|(i, _)| i).collect();
+    let assignments: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains(" = ") && !l.starts_with('#'))
+        .map(|(i, _)| i)
+        .collect();
     if assignments.is_empty() {
         return text.to_string();
     }

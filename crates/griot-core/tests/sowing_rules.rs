@@ -74,10 +74,6 @@ impl Pos {
     fn outcome(&self) -> Option<Outcome> {
         self.g.outcome(&self.p).unwrap()
     }
-
-    fn is_over(&self) -> bool {
-        self.outcome().is_some()
-    }
 }
 
 /// Plays `mv` from `text` and returns the new position's text.
@@ -1303,4 +1299,19 @@ fn builtin_rule_files_read_as_the_seed_says() {
         Err(VariantError::BadOption { ref option, .. }) if option == "seeds"
     ));
     assert!(matches!(registry::game("mancala"), Err(VariantError::Unknown(_))));
+}
+
+#[test]
+fn turn_counter_counts_past_65535_when_the_limit_allows() {
+    // max_turns accepts up to 1,000,000, so the turn counter must count that far: the position
+    // after turn 65,535 is turn 65,536, and a game with max_turns=70000 must be able to reach
+    // its limit (otherwise the hard turn limit never ends it).
+    let p = at("abapa(max_turns=70000) 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 65535 -").play("a");
+    assert_eq!(p.text(), "abapa(max_turns=70000) 0,5,5,5,5,4/4,4,4,4,4,4 0-0 N 65536 -");
+    assert_outcome(
+        "abapa(max_turns=70000) 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 70000 -",
+        [24, 24],
+        None,
+        EndReason::TurnLimit,
+    );
 }

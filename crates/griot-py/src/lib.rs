@@ -39,6 +39,10 @@ fn to_py_err(py: Python<'_>, e: Error) -> PyErr {
     let set = |k: &str, v: Option<String>| {
         let _ = value.setattr(k, v);
     };
+    // Every instance carries every attribute, None where it does not apply.
+    for k in ["code", "field", "option"] {
+        set(k, None);
+    }
     match e {
         Error::Illegal(i) => set("code", Some(i.code.to_string())),
         Error::Variant(CoreVariantError::RuleFile { field, .. }) => set("field", Some(field)),
@@ -68,8 +72,9 @@ struct Variant {
 #[pymethods]
 impl Variant {
     #[new]
-    fn new(py: Python<'_>, text: &str) -> PyResult<Self> {
-        Ok(Variant { game: core(py, registry::game(text))? })
+    fn new(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let text = text_arg::<VariantError>(text, "a variant string")?;
+        Ok(Variant { game: core(py, registry::game(&text))? })
     }
 
     /// The family id, e.g. `abapa`.
@@ -137,8 +142,9 @@ impl Variant {
     }
 
     /// Parses a position body (the notation without the variant string) of this variant.
-    fn position(&self, py: Python<'_>, body: &str) -> PyResult<Position> {
-        Ok(Position { game: self.game.clone(), pos: core(py, self.game.parse_body(body))? })
+    fn position(&self, py: Python<'_>, body: &Bound<'_, PyAny>) -> PyResult<Position> {
+        let body = text_arg::<NotationError>(body, "a position")?;
+        Ok(Position { game: self.game.clone(), pos: core(py, self.game.parse_body(&body))? })
     }
 
     fn __str__(&self) -> String {
@@ -250,7 +256,7 @@ struct TurnEvent {
     /// The cell concerned (origin of a lap, captured hole, placed cell, step origin).
     cell: Option<u8>,
     /// Cells in order: holes sown in a lap, forfeited holes, the destination of a step.
-    cells: Vec<u8>,
+    cells: Vec<u32>,
     /// Seeds lifted, captured or filled.
     seeds: u32,
     /// For captures: `final`, `chain`, `flow`, `remaining` or `piece`; for notes: the note's name.
@@ -261,9 +267,30 @@ struct TurnEvent {
 impl TurnEvent {
     fn __repr__(&self) -> String {
         format!(
-            "TurnEvent(kind={:?}, player={:?}, cell={:?}, cells={:?}, seeds={}, detail={:?})",
-            self.kind, self.player, self.cell, self.cells, self.seeds, self.detail
+            "TurnEvent(kind='{}', player={}, cell={}, cells={:?}, seeds={}, detail={})",
+            self.kind,
+            py_opt(self.player.as_deref().map(|p| format!("'{p}'"))),
+            py_opt(self.cell.map(|c| c.to_string())),
+            self.cells,
+            self.seeds,
+            py_opt(self.detail.as_deref().map(|d| format!("'{d}'")))
         )
+    }
+}
+
+/// Python's spelling of an optional value.
+fn py_opt(v: Option<String>) -> String {
+    v.unwrap_or_else(|| "None".into())
+}
+
+/// Text from Python: anything but a valid str (a lone surrogate, bytes) is the caller's error of
+/// kind `E`, never a UnicodeEncodeError.
+fn text_arg<E: pyo3::type_object::PyTypeInfo>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
+    match obj.cast::<pyo3::types::PyString>() {
+        Ok(s) => {
+            s.to_str().map(str::to_owned).map_err(|_| PyErr::new::<E, _>(format!("{what} is not valid text")))
+        }
+        Err(_) => Err(PyErr::new::<E, _>(format!("{what} must be a str"))),
     }
 }
 
@@ -281,7 +308,7 @@ fn event_py(e: Event) -> TurnEvent {
             t.kind = "lap".into();
             t.cell = Some(origin);
             t.seeds = lifted as u32;
-            t.cells = sown;
+            t.cells = sown.into_iter().map(u32::from).collect();
         }
         Event::Capture { cell, seeds, player, kind } => {
             t.kind = "capture".into();
@@ -301,7 +328,7 @@ fn event_py(e: Event) -> TurnEvent {
         }
         Event::CaptureForfeited { cells } => {
             t.kind = "capture_forfeited".into();
-            t.cells = cells;
+            t.cells = cells.into_iter().map(u32::from).collect();
         }
         Event::Pass { player } => {
             t.kind = "pass".into();
@@ -315,7 +342,7 @@ fn event_py(e: Event) -> TurnEvent {
         Event::Step { from, to } => {
             t.kind = "step".into();
             t.cell = Some(from);
-            t.cells = vec![to];
+            t.cells = vec![u32::from(to)];
         }
         Event::Fill { cell, seeds, player } => {
             t.kind = "fill".into();
@@ -366,8 +393,9 @@ impl Position {
 impl Position {
     /// Parses a position in Griot notation: `<variant> <body>`.
     #[new]
-    fn new(py: Python<'_>, text: &str) -> PyResult<Self> {
-        let (game, pos) = core(py, registry::parse_position(text))?;
+    fn new(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let text = text_arg::<NotationError>(text, "a position")?;
+        let (game, pos) = core(py, registry::parse_position(&text))?;
         Ok(Position { game, pos })
     }
 
@@ -580,8 +608,9 @@ fn families<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
 
 /// Registers a user rule file's text; returns its default variant. Raises RuleFileError.
 #[pyfunction]
-fn register_rule_file(py: Python<'_>, text: &str) -> PyResult<Variant> {
-    let rules = core(py, registry::register_rule_file(text))?;
+fn register_rule_file(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Variant> {
+    let text = text_arg::<RuleFileError>(text, "a rule file")?;
+    let rules = core(py, registry::register_rule_file(&text))?;
     Ok(Variant { game: core(py, registry::game(&rules.id))? })
 }
 
@@ -605,6 +634,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(families, m)?)?;
     m.add_function(wrap_pyfunction!(register_rule_file, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_rule_file, m)?)?;
+    // Class-level defaults, so every instance has every attribute (None where it does not apply).
+    for k in ["code", "field", "option"] {
+        py.get_type::<GriotError>().setattr(k, py.None())?;
+    }
     m.add("GriotError", py.get_type::<GriotError>())?;
     m.add("NotationError", py.get_type::<NotationError>())?;
     m.add("VariantError", py.get_type::<VariantError>())?;

@@ -55,7 +55,7 @@ const FLAG_CAP_NORTH: u8 = 2;
 const FLAG_CAP_MASK: u8 = 3;
 const FLAG_CYCLE: u8 = 4;
 
-/// A position of a two-row sowing game: 42 bytes, `Copy`.
+/// A position of a two-row sowing game: 44 bytes, `Copy`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SowingPosition {
     /// Seeds in each hole; holes past `2n` are always zero.
@@ -63,7 +63,7 @@ pub struct SowingPosition {
     /// Seeds captured by South and North.
     pub stores: [u8; 2],
     /// Turns played.
-    pub turns: u16,
+    pub turns: u32,
     /// The player to move.
     pub to_move: Player,
     flags: u8,
@@ -578,7 +578,7 @@ impl SowingGame {
     }
 
     fn at_turn_limit(&self, pos: &SowingPosition) -> bool {
-        pos.turns as u32 >= self.max_turns
+        pos.turns >= self.max_turns
     }
 
     fn has_sowing_move(&self, pos: &SowingPosition, player: Player) -> bool {
@@ -660,7 +660,7 @@ impl Game for SowingGame {
     }
 
     fn turns(&self, pos: &SowingPosition) -> u32 {
-        pos.turns as u32
+        pos.turns
     }
 
     fn legal_moves(&self, pos: &SowingPosition, moves: &mut MoveList<SowingMove>) {
@@ -825,7 +825,7 @@ impl Game for SowingGame {
             Player::from_letter(fields[2]).ok_or_else(|| f(2, format!("{:?} is not S or N", fields[2])))?;
         pos.turns =
             fields[3].parse().map_err(|_| f(3, format!("{:?} is not a number of turns", fields[3])))?;
-        if pos.turns as u32 > self.max_turns {
+        if pos.turns > self.max_turns {
             return Err(f(3, format!("{} turns is past the limit of {}", pos.turns, self.max_turns)));
         }
         if fields[4] != "-" {
