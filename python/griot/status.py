@@ -19,6 +19,11 @@ IllegalMoveError           INVALID_ARGUMENT     the rule's code, e.g. ``empty_ho
 Every ErrorInfo has domain :data:`ERROR_DOMAIN` and metadata ``error`` naming the exception kind
 (``notation``, ``variant``, ``unknown_variant``, ``rule_file``, ``illegal_move``), so a client
 never has to parse messages.
+
+The same statuses reach browsers over the Connect protocol (``services/web``): :func:`connect_code`
+names the Connect error code of each gRPC status code (``INVALID_ARGUMENT`` -> ``invalid_argument``,
+``CANCELLED`` -> ``canceled``) and :func:`status_details` unpacks a status's details (the
+ErrorInfo) from ``grpc-status-details-bin``, so a Connect error carries the very same detail.
 """
 
 from __future__ import annotations
@@ -41,9 +46,12 @@ from griot._core import (
 )
 
 __all__ = [
+    "CONNECT_CODES",
     "ERROR_DOMAIN",
     "RpcStatus",
+    "connect_code",
     "error_from_rpc",
+    "status_details",
     "status_for",
 ]
 
@@ -68,6 +76,31 @@ class RpcStatus:
         proto = status_pb2.Status(code=self.code.value[0], message=self.message, details=[detail])
         status: grpc.Status = rpc_status.to_status(proto)
         return status
+
+
+#: The Connect protocol's error code of every gRPC status code but OK (same codes, snake_case names;
+#: Connect spells ``CANCELLED`` as ``canceled``).
+CONNECT_CODES: dict[grpc.StatusCode, str] = {
+    code: ("canceled" if code is grpc.StatusCode.CANCELLED else code.name.lower())
+    for code in grpc.StatusCode
+    if code is not grpc.StatusCode.OK
+}
+
+
+def connect_code(code: grpc.StatusCode) -> str:
+    """The Connect error code of a gRPC status code, e.g. ``invalid_argument``."""
+    return CONNECT_CODES.get(code, "unknown")
+
+
+def status_details(trailing_metadata: Any) -> list[any_pb2.Any]:
+    """The details (``google.protobuf.Any``: ErrorInfo, RetryInfo, ...) packed in a status's
+    ``grpc-status-details-bin`` trailing metadata; empty when there is none."""
+    for key, value in trailing_metadata or ():
+        if key == rpc_status.GRPC_DETAILS_METADATA_KEY and isinstance(value, bytes):
+            status = status_pb2.Status()
+            status.ParseFromString(value)
+            return list(status.details)
+    return []
 
 
 def status_for(error: GriotError) -> RpcStatus:

@@ -62,6 +62,10 @@ def position_info(pos: Position) -> common_pb2.PositionInfo:
         side_to_move=_PLAYERS[pos.side_to_move],
         turns=pos.turns,
     )
+    info.cells.extend(pos.cells)
+    stores = pos.stores
+    if stores is not None:
+        info.south_store, info.north_store = stores
     outcome = pos.outcome
     if outcome is not None:
         info.outcome.CopyFrom(outcome_message(outcome))

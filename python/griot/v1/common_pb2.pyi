@@ -192,6 +192,9 @@ class PositionInfo(google.protobuf.message.Message):
     SIDE_TO_MOVE_FIELD_NUMBER: builtins.int
     TURNS_FIELD_NUMBER: builtins.int
     OUTCOME_FIELD_NUMBER: builtins.int
+    CELLS_FIELD_NUMBER: builtins.int
+    SOUTH_STORE_FIELD_NUMBER: builtins.int
+    NORTH_STORE_FIELD_NUMBER: builtins.int
     notation: builtins.str
     """The position in canonical Griot notation (canonical variant string, one space, body)."""
     variant: builtins.str
@@ -202,9 +205,20 @@ class PositionInfo(google.protobuf.message.Message):
     """The player whose turn it is."""
     turns: builtins.int
     """Turns played so far (0 at the start)."""
+    south_store: builtins.int
+    """Seeds (or pieces) South holds off the board, for games with stores; unset otherwise."""
+    north_store: builtins.int
+    """Seeds (or pieces) North holds off the board, for games with stores; unset otherwise."""
     @property
     def outcome(self) -> Global___GameOutcome:
         """Set when the game is over; unset while it goes on."""
+
+    @property
+    def cells(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
+        """What each cell holds, indexed like `BoardGeometry.cells`: seeds for sowing games; for
+        placement games 0 (empty), 1 (South's piece) or 2 (North's piece). With the variant's
+        geometry, a frontend draws the board without parsing the notation.
+        """
 
     def __init__(
         self,
@@ -215,9 +229,16 @@ class PositionInfo(google.protobuf.message.Message):
         side_to_move: Global___Player.ValueType = ...,
         turns: builtins.int = ...,
         outcome: Global___GameOutcome | None = ...,
+        cells: collections.abc.Iterable[builtins.int] | None = ...,
+        south_store: builtins.int | None = ...,
+        north_store: builtins.int | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["outcome", b"outcome"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["body", b"body", "notation", b"notation", "outcome", b"outcome", "side_to_move", b"side_to_move", "turns", b"turns", "variant", b"variant"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["_north_store", b"_north_store", "_south_store", b"_south_store", "north_store", b"north_store", "outcome", b"outcome", "south_store", b"south_store"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_north_store", b"_north_store", "_south_store", b"_south_store", "body", b"body", "cells", b"cells", "north_store", b"north_store", "notation", b"notation", "outcome", b"outcome", "side_to_move", b"side_to_move", "south_store", b"south_store", "turns", b"turns", "variant", b"variant"]) -> None: ...
+    @typing.overload
+    def WhichOneof(self, oneof_group: typing.Literal["_north_store", b"_north_store"]) -> typing.Literal["north_store"] | None: ...
+    @typing.overload
+    def WhichOneof(self, oneof_group: typing.Literal["_south_store", b"_south_store"]) -> typing.Literal["south_store"] | None: ...
 
 Global___PositionInfo: typing_extensions.TypeAlias = PositionInfo
 
