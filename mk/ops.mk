@@ -11,7 +11,8 @@ KUBECONFORM_VERSION ?= v0.8.0
 
 .PHONY: up deploy-tools ops-test deploy-check
 
-up: install
+up: install $(STAMPS)/redis $(STAMPS)/web-install
+	$(MAKE) web-build
 	griot up
 
 deploy-tools:

@@ -1,10 +1,7 @@
-"""Who plays against you in ``griot play``: one interface, three sources, best first.
+"""Who plays against you in ``griot play``: one interface, two sources, best first.
 
-- :class:`GatewayOpponent`: the analysis gateway's ``BestMove`` (when a gateway runs: issue 8);
-- :class:`EngineOpponent`: the in-process search engine, ``griot.best_move`` (when the search lands);
-- :class:`SimpleOpponent`: a **simple stand-in**, not Griot's engine: a few plies of minimax on the
-  store difference, with random tie-breaks. It exists so that ``griot play`` works before the search
-  engine does, and says so in its label.
+- :class:`GatewayOpponent`: the analysis gateway's ``BestMove`` (when ``griot up`` runs a gateway);
+- :class:`EngineOpponent`: the in-process search engine, ``griot.best_move`` and ``griot.search``.
 
 :func:`choose_move` is the module-level entry point: ``choose_move(position, level)``.
 """
@@ -12,8 +9,7 @@
 from __future__ import annotations
 
 import random
-from functools import lru_cache
-from typing import Any, Protocol
+from typing import Protocol
 
 import griot
 from griot._core import Move, Position
@@ -32,87 +28,26 @@ class Opponent(Protocol):
     def evaluate(self, position: Position) -> str: ...
 
 
-@lru_cache(maxsize=64)
-def _owners(variant: str) -> tuple[str | None, ...]:
-    return tuple(c["owner"] for c in griot.Variant(variant).geometry["cells"])
-
-
-def material(pos: Position, player: str) -> int:
-    """``player``'s store minus the other's; boards without stores count the seeds on each side."""
-    outcome = pos.outcome
-    if outcome is not None:
-        if outcome.winner is None:
-            return 0
-        return 10_000 if outcome.winner == player else -10_000
-    stores = pos.stores
-    if stores is not None:
-        mine, theirs = (stores[0], stores[1]) if player == "S" else (stores[1], stores[0])
-        return mine - theirs
-    owners = _owners(pos.variant.canonical)
-    diff = 0
-    for owner, seeds in zip(owners, pos.cells, strict=False):
-        if owner == player:
-            diff += seeds
-        elif owner is not None:
-            diff -= seeds
-    return diff
-
-
-class SimpleOpponent:
-    """Minimax on :func:`material` to ``level - 1`` plies (at most 4), level 1 plays at random."""
-
-    label = "simple opponent (material lookahead; not the Griot engine)"
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = random.Random(seed)
-
-    def _value(self, pos: Position, player: str, depth: int) -> int:
-        if depth == 0 or pos.is_over:
-            return material(pos, player)
-        values = [self._value(child, player, depth - 1) for _, child in pos.successors()]
-        if not values:
-            return material(pos, player)
-        return max(values) if pos.side_to_move == player else min(values)
-
-    def scored_moves(self, position: Position, depth: int) -> list[tuple[Move, int]]:
-        player = position.side_to_move
-        return [(m, self._value(child, player, depth - 1)) for m, child in position.successors()]
-
-    def choose_move(self, position: Position, level: int) -> Move:
-        moves = position.legal_moves()
-        if not moves:
-            raise griot.IllegalMoveError("no legal move: the game is over")
-        if level <= 1:
-            return self.rng.choice(moves)
-        scored = self.scored_moves(position, min(level - 1, 4))
-        best = max(v for _, v in scored)
-        return self.rng.choice([m for m, v in scored if v == best])
-
-    def evaluate(self, position: Position) -> str:
-        if position.is_over:
-            return "game over"
-        scored = self.scored_moves(position, 4)
-        best = max(v for _, v in scored)
-        side = "South" if position.side_to_move == "S" else "North"
-        moves = " ".join(f"{m}:{v:+d}" for m, v in scored)
-        return f"{side} {best:+d} seeds after 4 plies (simple lookahead, not the engine) · {moves}"
-
-
 class EngineOpponent:
-    """The native search, through ``griot.best_move(position, level=...)`` (issue: search engine)."""
+    """The native search in this process: ``griot.best_move`` at a level, ``griot.search`` to explain."""
 
     label = "Griot engine"
 
-    def choose_move(self, position: Position, level: int) -> Move:
-        result: Any = griot.best_move(position, level=level)  # type: ignore[attr-defined]
-        move = getattr(result, "move", result)
-        return position.parse_move(move if isinstance(move, str | Move) else str(move))
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = random.randrange(1 << 32) if seed is None else seed
 
-    def evaluate(self, position: Position) -> str:
-        evaluate = getattr(griot, "evaluate", None)
-        if evaluate is None:
-            return SimpleOpponent().evaluate(position)
-        return str(evaluate(position))
+    def choose_move(self, position: Position, level: int) -> Move:
+        move = griot.best_move(position, max(MIN_LEVEL, min(level, MAX_LEVEL)), seed=self.seed)
+        if move is None:
+            raise griot.IllegalMoveError("the game is over: there is no move to choose")
+        self.seed += 1
+        return move
+
+    def evaluate(self, position: Position, seconds: float = 1.0) -> str:
+        result = griot.search(position, time=seconds, multipv=0)
+        side = "South" if position.side_to_move == "S" else "North"
+        moves = " ".join(f"{m.move}:{m.score}" for m in result.moves)
+        return f"{side} {result.score} at depth {result.depth} · best {result.best_move} · {moves}"
 
 
 class GatewayOpponent:
@@ -139,13 +74,10 @@ class GatewayOpponent:
 
 
 def local_opponent(seed: int | None = None) -> Opponent:
-    """The engine when the search exists in this build, else the simple stand-in."""
-    if hasattr(griot, "best_move"):
-        return EngineOpponent()
-    return SimpleOpponent(seed)
+    """The in-process engine."""
+    return EngineOpponent(seed)
 
 
 def choose_move(position: Position, level: int) -> Move:
-    """A move for ``position`` at ``level`` (1..10): ``griot.best_move`` when it exists, else the
-    clearly labelled simple opponent."""
+    """A move for ``position`` at ``level`` (1..10) from the in-process engine."""
     return local_opponent().choose_move(position, level)

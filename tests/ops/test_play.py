@@ -52,14 +52,14 @@ def test_a_game_through_stdin_with_undo_hint_eval_save_and_load(tmp_path: Path) 
     result = play(["abapa", "--level", "2", "--seed", "7"], script, tmp_path)
     out = result.stdout
     assert result.returncode == 0, out + result.stderr
-    assert "opponent: simple opponent (material lookahead; not the Griot engine), level 2" in out
+    assert "opponent: Griot engine, level 2" in out
     assert "your moves: a b c d e f" in out
     assert "North plays " in out
     assert "zz" in out and ("error" in out.lower() or "not" in out.lower())
     assert "hint: " in out and "evaluation: South" in out
     assert "took back 2 moves" in out
     rec = load(tmp_path / "game.griot")
-    assert rec.variant == "abapa" and rec.tags["North"].startswith("simple opponent")
+    assert rec.variant == "abapa" and rec.tags["North"].startswith("Griot engine")
     # c, reply, (zz and A are refused), d, reply; undo -> back to after c and its reply
     assert len(rec.moves) == 2 and rec.moves[0] == "c"
     assert "loaded game.griot: abapa, 2 moves" in out
@@ -120,15 +120,10 @@ def test_through_a_pseudo_terminal(tmp_path: Path) -> None:
 def test_choose_move_interface() -> None:
     pos = griot.Variant("abapa").start()
     assert pos.is_legal(opponent.choose_move(pos, 3))
-    assert hasattr(griot, "best_move") or isinstance(opponent.local_opponent(), opponent.SimpleOpponent)
-    simple = opponent.SimpleOpponent(seed=1)
+    engine = opponent.local_opponent(seed=1)
+    assert isinstance(engine, opponent.EngineOpponent)
     # A capture is worth taking: South's f sows into North's A..C, making a 2 or 3 there.
     capture = griot.Position("abapa 0,0,0,0,0,3/1,2,0,0,0,0 20-22 S 100 -")
-    assert simple.choose_move(capture, 3).text == "f"
+    assert engine.choose_move(capture, 5).text == "f"
+    assert "best f" in engine.evaluate(capture, seconds=0.2)
 
-
-def test_engine_opponent_is_used_when_the_search_exists(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    pos = griot.Variant("abapa").start()
-    monkeypatch.setattr(griot, "best_move", lambda p, level: "d", raising=False)
-    assert isinstance(opponent.local_opponent(), opponent.EngineOpponent)
-    assert opponent.choose_move(pos, 5).text == "d"
