@@ -61,6 +61,7 @@ use std::fmt::Write as _;
 
 use crate::error::{IllegalMove, NotationError, VariantError};
 use crate::game::{CaptureKind, Cell, EndReason, Event, Game, Geometry, MoveList, Outcome, Player, Trace};
+use crate::notation;
 use crate::registry::{Family, FamilyKind};
 use crate::variant::{Allowed, OptionSpec, Variant, VariantSpec};
 
@@ -745,8 +746,7 @@ impl Game for BechiGame {
     }
 
     fn format_body(&self, pos: &BechiPosition) -> String {
-        let row =
-            |p: Player| self.row_range(p).map(|i| pos.pits[i].to_string()).collect::<Vec<_>>().join(",");
+        let row = |p: Player| notation::format_counts(&pos.pits[self.row_range(p)]);
         let mut s = String::with_capacity(48);
         let _ = write!(
             s,
@@ -782,42 +782,11 @@ impl Game for BechiGame {
         let f = |i: usize, m: String| NotationError::field(i + 2, NAMES[i], m);
         let mut pos = self.start();
         pos.pits = [0; MAX_PITS];
-        let mut total: u32 = 0;
+        let mut total = notation::parse_two_rows(fields[0], self.h, &self.variant, "counter", &mut pos.pits)
+            .map_err(|m| f(0, m))?;
 
-        let rows: Vec<&str> = fields[0].split('/').collect();
-        if rows.len() != 2 {
-            return Err(f(0, format!("expected South's row '/' North's row, found {} row(s)", rows.len())));
-        }
-        for (r, row) in rows.iter().enumerate() {
-            let who = if r == 0 { "South" } else { "North" };
-            let holes: Vec<&str> = row.split(',').collect();
-            if holes.len() != self.h {
-                return Err(f(
-                    0,
-                    format!("{who}'s row has {} holes; {} has {}", holes.len(), self.variant, self.h),
-                ));
-            }
-            for (i, text) in holes.iter().enumerate() {
-                let v: u8 = text.parse().map_err(|_| {
-                    f(0, format!("hole {} of {who}: {text:?} is not a counter count (0-255)", i + 1))
-                })?;
-                pos.pits[r * self.h + i] = v;
-                total += v as u32;
-            }
-        }
-
-        let pair = |i: usize, what: &str| -> Result<[u8; 2], NotationError> {
-            let (s, n) = fields[i]
-                .split_once('-')
-                .ok_or_else(|| f(i, format!("{:?} is not <South>-<North>, e.g. 0-0", fields[i])))?;
-            let mut out = [0u8; 2];
-            for (k, (who, v)) in [("South", s), ("North", n)].into_iter().enumerate() {
-                out[k] = v
-                    .parse()
-                    .map_err(|_| f(i, format!("{who}'s {what} {v:?} is not a counter count (0-255)")))?;
-            }
-            Ok(out)
-        };
+        let pair =
+            |i: usize, what: &str| notation::parse_pair(fields[i], what, "counter").map_err(|m| f(i, m));
         pos.stores = pair(1, "store")?;
         pos.carry = pair(8, "carry")?;
         total += pos.stores.iter().chain(&pos.carry).map(|&c| c as u32).sum::<u32>();
@@ -827,13 +796,8 @@ impl Game for BechiGame {
             )));
         }
 
-        pos.to_move =
-            Player::from_letter(fields[2]).ok_or_else(|| f(2, format!("{:?} is not S or N", fields[2])))?;
-        pos.turns =
-            fields[3].parse().map_err(|_| f(3, format!("{:?} is not a number of turns", fields[3])))?;
-        if pos.turns > self.max_turns {
-            return Err(f(3, format!("{} turns is past the limit of {}", pos.turns, self.max_turns)));
-        }
+        pos.to_move = notation::parse_side(fields[2]).map_err(|m| f(2, m))?;
+        pos.turns = notation::parse_turns(fields[3], self.max_turns).map_err(|m| f(3, m))?;
         pos.round = match fields[4].parse::<u16>() {
             Ok(r) if r >= 1 => r,
             _ => return Err(f(4, format!("{:?} is not a round number (1-65535)", fields[4]))),

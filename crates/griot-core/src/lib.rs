@@ -16,6 +16,7 @@ pub mod bechi;
 pub mod error;
 pub mod game;
 pub mod ikibuguzo;
+pub mod notation;
 pub mod registry;
 pub mod sabouiyya;
 pub mod search;

@@ -852,10 +852,8 @@ impl Game for SabouiyyaGame {
                 }
             }
         }
-        let to_move =
-            Player::from_letter(fields[1]).ok_or_else(|| f(1, format!("{:?} is not S or N", fields[1])))?;
-        let turns: u32 =
-            fields[2].parse().map_err(|_| f(2, format!("{:?} is not a number of turns", fields[2])))?;
+        let to_move = crate::notation::parse_side(fields[1]).map_err(|m| f(1, m))?;
+        let turns = crate::notation::parse_turns(fields[2], self.variant.max_turns()).map_err(|m| f(2, m))?;
         let (hs, hn) = fields[3]
             .split_once('-')
             .ok_or_else(|| f(3, format!("{:?} is not <hand-S>-<hand-N>", fields[3])))?;

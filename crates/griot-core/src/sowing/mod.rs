@@ -38,6 +38,7 @@ use std::sync::Arc;
 
 use crate::error::{IllegalMove, NotationError, VariantError};
 use crate::game::{CaptureKind, Cell, EndReason, Event, Game, Geometry, MoveList, Outcome, Player, Trace};
+use crate::notation;
 use crate::variant::{Allowed, OptionSpec, Variant, VariantSpec};
 pub use rules::RuleSet;
 use rules::{
@@ -746,8 +747,7 @@ impl Game for SowingGame {
     }
 
     fn format_body(&self, pos: &SowingPosition) -> String {
-        let row =
-            |r: std::ops::Range<usize>| r.map(|i| pos.pits[i].to_string()).collect::<Vec<_>>().join(",");
+        let row = |r: std::ops::Range<usize>| notation::format_counts(&pos.pits[r]);
         let mut flags = Vec::new();
         if let Some(p) = pos.last_capturer() {
             flags.push(format!("cap={}", p.letter()));
@@ -785,49 +785,18 @@ impl Game for SowingGame {
             to_move: Player::South,
             flags: 0,
         };
-        let rows: Vec<&str> = fields[0].split('/').collect();
-        if rows.len() != 2 {
-            return Err(f(0, format!("expected South's row '/' North's row, found {} row(s)", rows.len())));
-        }
-        let mut total: u32 = 0;
-        for (r, row) in rows.iter().enumerate() {
-            let who = if r == 0 { "South" } else { "North" };
-            let holes: Vec<&str> = row.split(',').collect();
-            if holes.len() != self.n {
-                return Err(f(
-                    0,
-                    format!("{who}'s row has {} holes; {} has {}", holes.len(), self.variant, self.n),
-                ));
-            }
-            for (i, h) in holes.iter().enumerate() {
-                let v: u8 = h.parse().map_err(|_| {
-                    f(0, format!("hole {} of {who}: {h:?} is not a seed count (0-255)", i + 1))
-                })?;
-                pos.pits[r * self.n + i] = v;
-                total += v as u32;
-            }
-        }
-        let (s, n) = fields[1]
-            .split_once('-')
-            .ok_or_else(|| f(1, format!("{:?} is not South-North, e.g. 0-0", fields[1])))?;
-        for (i, (who, v)) in [("South", s), ("North", n)].into_iter().enumerate() {
-            pos.stores[i] =
-                v.parse().map_err(|_| f(1, format!("{who}'s store {v:?} is not a seed count (0-255)")))?;
-            total += pos.stores[i] as u32;
-        }
+        let mut total = notation::parse_two_rows(fields[0], self.n, &self.variant, "seed", &mut pos.pits)
+            .map_err(|m| f(0, m))?;
+        pos.stores = notation::parse_pair(fields[1], "store", "seed").map_err(|m| f(1, m))?;
+        total += pos.stores.iter().map(|&s| s as u32).sum::<u32>();
         if total > rules::MAX_TOTAL_SEEDS {
             return Err(NotationError::new(format!(
                 "{total} seeds in all; a board holds at most {}",
                 rules::MAX_TOTAL_SEEDS
             )));
         }
-        pos.to_move =
-            Player::from_letter(fields[2]).ok_or_else(|| f(2, format!("{:?} is not S or N", fields[2])))?;
-        pos.turns =
-            fields[3].parse().map_err(|_| f(3, format!("{:?} is not a number of turns", fields[3])))?;
-        if pos.turns > self.max_turns {
-            return Err(f(3, format!("{} turns is past the limit of {}", pos.turns, self.max_turns)));
-        }
+        pos.to_move = notation::parse_side(fields[2]).map_err(|m| f(2, m))?;
+        pos.turns = notation::parse_turns(fields[3], self.max_turns).map_err(|m| f(3, m))?;
         if fields[4] != "-" {
             for flag in fields[4].split(',') {
                 match flag {
