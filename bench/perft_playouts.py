@@ -10,6 +10,7 @@ machine is C++, but each node is a Python call, so the ratio includes that overh
 from __future__ import annotations
 
 import argparse
+import random
 import time
 
 import griot
@@ -56,6 +57,32 @@ def main() -> None:
             f"openspiel perft oware depth {d}: {peer} leaves in {psecs:.2f} s = "
             f"{peer / psecs / 1e6:.3f} M moves/s; "
             f"griot same depth {ours / osecs / 1e6:.1f} M moves/s = {psecs / osecs:.0f}x"
+        )
+    try:
+        import pyspiel
+    except ImportError:
+        pass
+    else:
+        game = pyspiel.load_game("oware")
+        rng = random.Random(1)
+        peer_games = max(1, args.playouts // 20)
+
+        def openspiel_playouts() -> int:
+            turns = 0
+            for _ in range(peer_games):
+                state = game.new_initial_state()
+                while not state.is_terminal():
+                    state.apply_action(rng.choice(state.legal_actions()))
+                    turns += 1
+            return turns
+
+        peer_turns, psecs = timed(openspiel_playouts)
+        start = griot.Variant("abapa").start()
+        ours, osecs = timed(lambda: start.random_playouts(args.playouts, 1))
+        print(
+            f"random playouts, oware/abapa: openspiel {peer_games / psecs:.0f} games/s "
+            f"({peer_turns / psecs / 1e6:.3f} M turns/s); griot {args.playouts / osecs:.0f} games/s "
+            f"({ours / osecs / 1e6:.2f} M turns/s) = {(ours / osecs) / (peer_turns / psecs):.0f}x turns/s"
         )
     print(f"random playouts ({args.playouts} games each, one core):")
     print(f"{'variant':28} {'games/s':>10} {'turns/s':>12} {'turns/game':>10}")
