@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 from pathlib import Path
 
 from griot._core import (
@@ -162,6 +163,8 @@ def search(
     progress: Callable[[SearchResult], object] | None = None,
     stop: SearchStop | None = None,
     history: Sequence[Position | str] = (),
+    window: tuple[int, int] | None = None,
+    shared: Any = None,
 ) -> SearchResult:
     """Searches ``position`` with the native engine, the GIL released.
 
@@ -170,6 +173,13 @@ def search(
     (0 = every legal move; the others get upper bounds). ``progress(result)`` is called after each
     completed iteration. ``history`` holds the game's earlier positions, oldest first: repeating
     one of them ends the game as an endless cycle. Deterministic under depth and node limits.
+
+    ``window=(alpha, beta)`` (values as ``Score.value``) searches the root with that window at
+    every iteration, as a subtree task of a distributed search does: the result's ``bound`` says
+    whether its score is exact or a fail-soft ``lower``/``upper`` bound. ``shared`` plugs in a
+    second-level table shared between searches (``workers.cache.RedisTable``): an object with
+    ``min_depth`` and ``plies`` and the batched ``fetch(requests)`` / ``publish(entries)``, each
+    called once per iteration deep enough.
 
         >>> r = search("abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=6, multipv=0)
         >>> sorted(m.move for m in r.moves)
@@ -188,6 +198,8 @@ def search(
         progress=progress,
         stop=stop,
         history=[_position(p) for p in history],
+        window=window,
+        shared=shared,
     )
 
 

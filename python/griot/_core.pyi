@@ -1,7 +1,7 @@
 """Type stubs of the native core (checked by mypy.stubtest)."""
 
-from collections.abc import Callable
-from typing import Any, Final
+from collections.abc import Callable, Iterable
+from typing import Any, Final, Protocol, type_check_only
 
 ENGINE_VERSION: Final[str]
 
@@ -161,6 +161,8 @@ class SearchResult:
     def moves(self) -> list[MoveScore]: ...
     @property
     def hashfull(self) -> int: ...
+    @property
+    def bound(self) -> str: ...
 
 class SearchStop:
     def __new__(cls) -> SearchStop: ...
@@ -168,6 +170,17 @@ class SearchStop:
     def clear(self) -> None: ...
     @property
     def is_set(self) -> bool: ...
+
+_SharedEntry = tuple[bytes, int, str, int, int | None]
+
+@type_check_only
+class _SharedTable(Protocol):
+    """A second-level table for `search`: batched, one fetch and one publish per iteration."""
+
+    min_depth: int
+    plies: int
+    def fetch(self, requests: list[tuple[bytes, int]]) -> Iterable[_SharedEntry]: ...
+    def publish(self, entries: list[_SharedEntry]) -> None: ...
 
 def search(
     position: Position,
@@ -180,6 +193,8 @@ def search(
     progress: Callable[[SearchResult], object] | None = None,
     stop: SearchStop | None = None,
     history: list[Position] | None = None,
+    window: tuple[int, int] | None = None,
+    shared: _SharedTable | None = None,
 ) -> SearchResult: ...
 def best_move(
     position: Position,
