@@ -15,8 +15,9 @@ Production settings and why:
 - two queues, ``griot.interactive`` (a person waits) and ``griot.batch``: run dedicated workers
   per queue (or at least list ``griot.interactive`` first) so batch work never delays a person;
 - JSON only; results expire after an hour (the caller forgets them once read);
-- the result backend retries (``result_backend_always_retry``) so a Redis restart delays results
-  instead of losing them.
+- the result backend (:mod:`workers.backend`) is Redis without per-task pub/sub: callers poll
+  results in batches; workers retry storing them (``result_backend_always_retry``) so a
+  Redis restart delays results instead of losing them.
 Nothing here creates a gRPC channel or a Redis connection: pool processes fork after this module
 is imported and open their own connections (``worker_process_init``).
 """
@@ -32,13 +33,19 @@ INTERACTIVE = "griot.interactive"
 BATCH = "griot.batch"
 
 
+def _backend(url: str) -> str:
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        return f"workers.backend:PollingRedisBackend+{url}"
+    return url
+
+
 def make_app(settings: Settings | None = None) -> Celery:
     """A Celery app configured from ``settings`` (default: the environment)."""
     s = settings or Settings.from_env()
     app = Celery("griot", include=["workers.tasks"])
     app.conf.update(
         broker_url=s.broker_url,
-        result_backend=s.backend_url,
+        result_backend=_backend(s.backend_url),
         broker_transport_options={
             "visibility_timeout": s.visibility_timeout,
             "socket_timeout": 5,

@@ -61,6 +61,9 @@ WIN_BOUND = WIN - 10_000
 
 EXACT, LOWER, UPPER = "exact", "lower", "upper"
 
+RETRY_POLICY = {"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2, "interval_max": 0.5}
+"""Publishing retries; longer outages are the caller's ``outage_grace``."""
+
 
 # -- score arithmetic (the core's score.rs) --------------------------------------------------
 
@@ -226,7 +229,7 @@ class Scheduler:
             queue=self.queue,
             expires=expires,
             retry=True,
-            retry_policy={"max_retries": 3, "interval_start": 0.2, "interval_step": 0.5},
+            retry_policy=RETRY_POLICY,
         )
         job.task_ids.append(r.id)
         job.sent_at = time.time()
@@ -535,12 +538,21 @@ class ClusterSearch:
             history=[str(h) for h in hist],
             deadline=deadline,
         )
-        r = self.app.send_task(
-            "griot.search_position", kwargs=kwargs, queue=self.queue, expires=_expires(deadline)
+        r = await self._guarded(
+            lambda: self.app.send_task(
+                "griot.search_position",
+                kwargs=kwargs,
+                queue=self.queue,
+                expires=_expires(deadline),
+                retry=True,
+                retry_policy=RETRY_POLICY,
+            )
         )
         self.stats.sent += 1
         while True:
-            got = list(self.app.backend.get_many([r.id], interval=0, max_iterations=1))
+            got = await self._guarded(
+                lambda: list(self.app.backend.get_many([r.id], interval=0, max_iterations=1))
+            )
             if got:
                 break
             if deadline is not None and time.time() > deadline:
@@ -579,6 +591,21 @@ class ClusterSearch:
             cache_answers=self.stats.cache_answers,
             redispatched=self.stats.redispatched,
         )
+
+    async def _guarded(self, fn: Callable[[], Any]) -> Any:
+        """``fn()``, retried while the broker is unreachable, up to ``outage_grace`` seconds."""
+        since = None
+        while True:
+            try:
+                return fn()
+            except (redis.ConnectionError, redis.TimeoutError, OperationalError, OSError) as e:
+                now = time.time()
+                since = since or now
+                if now - since > self.outage_grace:
+                    raise ClusterUnavailable(
+                        f"the broker or result backend has been unreachable for {now - since:.1f} s: {e}"
+                    ) from e
+                await asyncio.sleep(0.2)
 
     def _result(self, root: _Node, depth: int, found: _Found, start: float) -> DepthResult:
         assert found.bound == EXACT, found
@@ -671,7 +698,7 @@ class ClusterSearch:
         attempts = [0] * n
 
         def launch(i: int, a: int, b: int, speculative: bool) -> None:
-            mv, child, sign = children[i]
+            _, child, sign = children[i]
             if sign < 0:
                 ca, cb = -to_child(b), -to_child(a)
             else:

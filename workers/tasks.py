@@ -141,20 +141,26 @@ def _run_interruptibly(fn: Any, stop: griot.SearchStop, task_id: str | None = No
     """Runs ``fn`` (a native search) in a thread; the soft time limit or the caller's cancel
     key stops it. Returns (result, interrupted)."""
     box: dict[str, Any] = {}
+    done = threading.Event()
 
     def target() -> None:
         try:
             box["result"] = fn()
         except BaseException as e:  # re-raised on the task's thread
             box["error"] = e
+        finally:
+            done.set()
 
+    # Not Thread.join: an exception raised by a signal handler inside join() can leave the thread
+    # looking finished while it still runs (CPython issue 21822); an Event stays consistent.
     thread = threading.Thread(target=target, name="griot-search", daemon=True)
     thread.start()
     interrupted = False
     polls = 0
-    while thread.is_alive():
+    while not done.is_set():
         try:
-            thread.join(0.05)
+            if done.wait(0.05):
+                break
             polls += 1
             if polls % 4 == 0 and not interrupted and _cancelled(task_id):
                 interrupted = True
@@ -162,6 +168,7 @@ def _run_interruptibly(fn: Any, stop: griot.SearchStop, task_id: str | None = No
         except SoftTimeLimitExceeded:
             interrupted = True
             stop.set()
+    thread.join()
     if "error" in box:
         raise box["error"]
     return box["result"], interrupted
