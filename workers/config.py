@@ -1,20 +1,21 @@
 """Worker and caller settings, from the environment (12-factor) with loopback defaults.
 
-| variable | default | meaning |
-| --- | --- | --- |
-| ``GRIOT_BROKER_URL`` | ``redis://127.0.0.1:6379/0`` | Celery broker (Redis) |
-| ``GRIOT_RESULT_URL`` | the broker URL | Celery result backend (Redis) |
-| ``GRIOT_CACHE_URL`` | ``redis://127.0.0.1:6380/0`` | the transposition cache: its own instance (``maxmemory`` + ``allkeys-lru``), never the broker's |
-| ``GRIOT_CACHE_TTL`` | ``604800`` | seconds an entry lives (0 = until evicted); bounds memory on a shared instance |
-| ``GRIOT_CACHE_MIN_DEPTH`` | ``8`` | only nodes with at least this remaining depth touch Redis |
-| ``GRIOT_CACHE_PLIES`` | ``2`` | plies below a task's root exchanged with the cache (one batch per iteration) |
-| ``GRIOT_HASH_MB`` | ``64`` | per-task transposition table (Rust memory) |
-| ``GRIOT_TASK_SOFT_LIMIT`` | ``300`` | seconds; a task then stops its search and returns the best so far |
-| ``GRIOT_TASK_HARD_LIMIT`` | ``330`` | seconds; the pool process is killed |
-| ``GRIOT_VISIBILITY_TIMEOUT`` | ``600`` | seconds before an unacknowledged task is redelivered (> hard limit) |
-| ``GRIOT_INFLIGHT_TTL_MS`` | ``5000`` | lifetime of an in-flight marker without heartbeat |
-| ``GRIOT_WORKER_CONCURRENCY`` | cores | pool processes per worker |
-| ``GRIOT_WORKER_METRICS_PORT`` | unset | Prometheus endpoint of a worker (multiprocess mode) |
+- ``GRIOT_BROKER_URL`` (``redis://127.0.0.1:6379/0``): the Celery broker (Redis);
+- ``GRIOT_RESULT_URL`` (the broker URL): the Celery result backend (Redis);
+- ``GRIOT_CACHE_URL`` (``redis://127.0.0.1:6380/0``): the transposition cache, its own instance
+  (``maxmemory`` + ``allkeys-lru``), never the broker's;
+- ``GRIOT_CACHE_TTL`` (``604800``): seconds an entry lives (0 = until evicted);
+- ``GRIOT_CACHE_MIN_DEPTH`` (``8``): only nodes with at least this remaining depth touch Redis;
+- ``GRIOT_CACHE_PLIES`` (``2``): plies below a task's root exchanged with the cache, one batch
+  per iteration;
+- ``GRIOT_HASH_MB`` (``64``): the per-task transposition table (Rust memory);
+- ``GRIOT_TASK_SOFT_LIMIT`` (``300``): seconds; the task stops its search, returns the best so far;
+- ``GRIOT_TASK_HARD_LIMIT`` (``330``): seconds; the pool process is killed;
+- ``GRIOT_VISIBILITY_TIMEOUT`` (``600``): seconds before an unacknowledged task is redelivered
+  (must exceed the hard limit);
+- ``GRIOT_INFLIGHT_TTL_MS`` (``5000``): lifetime of an in-flight marker without heartbeat;
+- ``GRIOT_WORKER_CONCURRENCY`` (cores): pool processes per worker;
+- ``GRIOT_WORKER_METRICS_PORT`` (unset): a worker's Prometheus endpoint (multiprocess mode).
 """
 
 from __future__ import annotations

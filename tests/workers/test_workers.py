@@ -14,8 +14,8 @@ import time
 import griot
 import pytest
 import redis
-
 from workers_stack import Stack, make_stack
+
 from workers.cache import STATS_KEY, read_stats
 from workers.distributed import ClusterSearch
 from workers.errors import BadTaskArguments
