@@ -51,7 +51,7 @@ impl EvalStyle {
 }
 
 /// Tuned weights of the two-row sowing evaluation (see [`sowing`]).
-pub const SOWING_TUNED: EvalWeights = EvalWeights([0, 20, 0, 0]);
+pub const SOWING_TUNED: EvalWeights = EvalWeights([10, 0, 20, 0]);
 
 /// The two-row sowing evaluation: the store difference (100 per seed) plus, each as the side to
 /// move's count minus the opponent's, weighted by [`EvalWeights`] slots:

@@ -1,0 +1,131 @@
+"""CLI commands of the search: ``griot analyze`` and ``griot bench``.
+
+``register(group)`` adds them to the ``griot`` click group.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import click
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
+import griot
+from griot._core import bench as _bench
+
+__all__ = ["analyze", "bench", "register"]
+
+
+def _table(result: griot.SearchResult, multipv: int) -> Table:
+    table = Table(
+        title=f"depth {result.depth}/{result.seldepth}  nodes {result.nodes:,}  "
+        f"{result.nps:,} n/s  {result.time:.2f} s"
+    )
+    table.add_column("move")
+    table.add_column("score", justify="right")
+    table.add_column("bound")
+    table.add_column("line")
+    shown = result.moves if multipv == 0 else result.moves[: max(multipv, 1)]
+    for m in shown:
+        table.add_row(m.move, str(m.score), m.bound, " ".join(m.pv))
+    return table
+
+
+@click.command()
+@click.argument("variant")
+@click.option("--position", "-p", "position", default=None, help="Position body (default: the start).")
+@click.option("--depth", "-d", type=click.IntRange(1, 120), default=None, help="Depth in turns.")
+@click.option("--time", "-t", "seconds", type=click.FloatRange(0), default=None, help="Seconds.")
+@click.option("--nodes", "-n", type=click.IntRange(1), default=None, help="Node limit.")
+@click.option("--multipv", "-k", type=click.IntRange(0), default=1, help="Lines to score exactly (0 = all).")
+@click.option("--hash", "hash_mb", type=click.IntRange(0), default=64, help="Table size in MB.")
+def analyze(
+    variant: str,
+    position: str | None,
+    depth: int | None,
+    seconds: float | None,
+    nodes: int | None,
+    multipv: int,
+    hash_mb: int,
+) -> None:
+    """Search a position of VARIANT and show every iteration as it completes.
+
+    Without --depth, --time or --nodes the search runs until Ctrl-C.
+    """
+    if depth is not None and seconds is not None:
+        raise click.UsageError("give --depth or --time, not both")
+    try:
+        var = griot.Variant(variant)
+        pos = var.position(position) if position else var.start()
+    except griot.GriotError as e:
+        raise click.BadParameter(str(e)) from e
+    console = Console()
+    console.print(f"[bold]{pos}[/bold]")
+    stop = griot.SearchStop()
+    box: dict[str, griot.SearchResult] = {}
+    with Live(console=console, refresh_per_second=8, transient=False) as live:
+
+        def progress(result: griot.SearchResult) -> None:
+            box["last"] = result
+            live.update(_table(result, multipv))
+
+        def run() -> None:
+            box["final"] = griot.search(
+                pos,
+                depth=depth,
+                time=seconds,
+                nodes=nodes,
+                multipv=multipv,
+                hash_mb=hash_mb,
+                progress=progress,
+                stop=stop,
+            )
+
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(0.1)
+        except KeyboardInterrupt:
+            stop.set()
+            worker.join()
+        final = box.get("final")
+        if final is not None:
+            live.update(_table(final, multipv))
+    if final is not None:
+        console.print(
+            f"best move [bold]{final.best_move}[/bold]  score {final.score}  pv {' '.join(final.pv)}"
+        )
+
+
+@click.command()
+def bench() -> None:
+    """Search a fixed set of positions to fixed depths: the total node count is the search's
+    signature (pinned by a test), with nodes per second."""
+    console = Console()
+    lines = _bench()
+    table = Table(title="griot bench")
+    for col in ("position", "depth", "nodes", "time (s)", "best", "score"):
+        table.add_column(col, justify="right" if col in ("depth", "nodes", "time (s)") else "left")
+    for line in lines:
+        table.add_row(
+            line["position"],
+            str(line["depth"]),
+            f"{line['nodes']:,}",
+            f"{line['time']:.3f}",
+            line["best"],
+            line["score"],
+        )
+    console.print(table)
+    total = sum(line["nodes"] for line in lines)
+    seconds = sum(line["time"] for line in lines)
+    console.print(f"nodes {total}")
+    console.print(f"nps {int(total / seconds) if seconds > 0 else 0}")
+
+
+def register(group: click.Group) -> None:
+    """Adds ``analyze`` and ``bench`` to the ``griot`` command group."""
+    group.add_command(analyze)
+    group.add_command(bench)

@@ -1,0 +1,117 @@
+"""The search from Python: limits, stop from another thread, progress, multi-PV, levels."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import griot
+import pytest
+
+START = "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -"
+
+
+def test_depth_limit_and_result_fields() -> None:
+    r = griot.search(START, depth=6)
+    assert r.depth == 6
+    assert r.best_move is not None and r.best_move == r.pv[0]
+    assert r.best_move in griot.Position(START).legal_moves()
+    assert r.nodes > 0 and r.time >= 0
+    assert r.score.kind == "margin" and isinstance(r.score.centi, int)
+
+
+def test_deterministic_under_depth_and_nodes() -> None:
+    a = griot.search(START, depth=8)
+    b = griot.search(START, depth=8)
+    assert (a.nodes, a.pv, a.score) == (b.nodes, b.pv, b.score)
+    a = griot.search(START, nodes=5000)
+    b = griot.search(START, nodes=5000)
+    assert a.nodes == 5000
+    assert (a.pv, a.score, a.depth) == (b.pv, b.score, b.depth)
+
+
+def test_time_limit() -> None:
+    t = time.monotonic()
+    r = griot.search(START, time=0.2)
+    assert time.monotonic() - t < 1.0
+    assert r.depth >= 4
+
+
+def test_stop_from_another_thread() -> None:
+    stop = griot.SearchStop()
+    threading.Timer(0.2, stop.set).start()
+    t = time.monotonic()
+    r = griot.search(START, stop=stop)
+    assert time.monotonic() - t < 2.0
+    assert stop.is_set and r.best_move is not None
+
+
+def test_search_needs_a_limit() -> None:
+    with pytest.raises(ValueError):
+        griot.search(START)
+
+
+def test_progress_after_each_iteration() -> None:
+    seen: list[int] = []
+    r = griot.search(START, depth=7, progress=lambda info: seen.append(info.depth))
+    assert seen == list(range(1, 8))
+    assert r.depth == 7
+
+
+def test_progress_exception_stops_and_is_raised() -> None:
+    def boom(info: griot.SearchResult) -> None:
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        griot.search(START, depth=30, progress=boom)
+
+
+@pytest.mark.parametrize("variant", ["abapa", "oware", "2-4", "awale", "nyakun", "abapa(holes=4,seeds=3)"])
+def test_multipv_scores_every_legal_move(variant: str) -> None:
+    pos = griot.Variant(variant).start()
+    r = griot.search(pos, depth=5, multipv=0)
+    assert sorted(m.move for m in r.moves) == sorted(str(m) for m in pos.legal_moves())
+    assert all(m.bound == "exact" for m in r.moves)
+    values = [m.score.value for m in r.moves]
+    assert values == sorted(values, reverse=True)
+    assert r.moves[0].move == r.best_move
+
+
+def test_multipv_one_bounds_the_others() -> None:
+    r = griot.search(START, depth=6, multipv=1)
+    assert r.moves[0].bound == "exact"
+    assert len(r.moves) == 6
+
+
+def test_proven_win_reads_as_turns() -> None:
+    r = griot.search("abapa 0,0,0,0,0,1/1,0,0,0,0,1 24-21 S 40 -", depth=4)
+    assert r.score.is_win and r.score.turns == 1 and r.score.margin is None
+    assert str(r.score) == "win in 1"
+    over = griot.search("abapa 0,0,0,0,0,0/0,0,0,0,0,0 25-23 N 41 -", depth=3)
+    assert over.best_move is None and over.score.is_loss
+
+
+def test_levels() -> None:
+    pos = griot.Position(START)
+    legal = pos.legal_moves()
+    for level in range(1, 9):
+        mv = griot.best_move(pos, level, seed=3)
+        assert mv in legal
+        assert griot.best_move(pos, level, seed=3) == mv
+    picks = {str(griot.best_move(pos, 1, seed=s)) for s in range(30)}
+    assert len(picks) > 1
+    with pytest.raises(griot.GriotError):
+        griot.best_move(pos, 11)
+
+
+def test_history_repetition_counts() -> None:
+    # Searching with history is accepted and deterministic.
+    pos = griot.Position(START)
+    after = pos.play("a").play("A")
+    r = griot.search(after, depth=4, history=[pos, pos.play("a")])
+    assert r.best_move in after.legal_moves()
+
+
+def test_bench_runs() -> None:
+    lines = griot._core.bench()
+    assert len(lines) >= 5 and all(line["nodes"] > 0 for line in lines)
