@@ -64,8 +64,8 @@ def distributed(app: Any, pos: str, depth: int, workers: dict[str, int], **opts:
     )
     elapsed = time.perf_counter() - t
     last = [x for x in cs.stats.timings]
-    queue = [q for q, _, _ in last]
-    run = [x for _, x, _ in last]
+    queue = [t[0] for t in last]
+    run = [t[1] for t in last]
     return dict(
         time=elapsed,
         value=r.value,
@@ -79,7 +79,7 @@ def distributed(app: Any, pos: str, depth: int, workers: dict[str, int], **opts:
         task_seconds_max=max(run) if run else None,
         task_seconds_sum=sum(run),
         depths=depths,
-        timings=[(round(q, 4), round(x, 4), n) for q, x, n in last],
+        timings=[(round(q, 4), round(x, 4), n, d, s) for q, x, n, d, s in last],
     )
 
 
@@ -109,11 +109,26 @@ def speed(args: argparse.Namespace) -> None:
                 try:
                     workers = cluster_workers(app, "griot.interactive")
                     res = distributed(
-                        app, pos, args.depth, workers, split=split, direct_depth=args.direct, min_task_depth=4
+                        app,
+                        pos,
+                        args.depth,
+                        workers,
+                        split=split,
+                        direct_depth=args.direct,
+                        min_task_depth=4,
+                        pv_split=args.pv_split,
                     )
                     if not args.timings:
                         res.pop("timings")
-                    emit(kind=f"{n}-worker", position=name, depth=args.depth, split=split, load=load(), **res)
+                    emit(
+                        pv_split=args.pv_split,
+                        kind=f"{n}-worker",
+                        position=name,
+                        depth=args.depth,
+                        split=split,
+                        load=load(),
+                        **res,
+                    )
                 finally:
                     s.stop_workers()
                     s.broker.stop()
@@ -205,16 +220,76 @@ def split(args: argparse.Namespace) -> None:
                 s.cache.stop()
 
 
+def model(args: argparse.Namespace) -> None:
+    """The scaling model's inputs from one worker (every task alone on a core) and its forecast.
+
+    Per distributed depth d: ``W_d`` = summed task time, ``C_d`` = the eldest brother's task (the
+    first one sent at that depth: under young-brothers-wait nothing else starts before it ends),
+    ``M_d`` = the longest other task, ``L`` = median queue latency plus the caller's poll. With p
+    workers: ``T_p = sum_d C_d + max((W_d - C_d) / p, M_d) + r_d * L`` (``r_d`` rounds of dependent
+    tasks: 2 for split 1), speedup ``T_1 / T_p``.
+    """
+    for sp in args.split or [1, 2]:
+        s, app = stack_with(1)
+        try:
+            workers = cluster_workers(app, "griot.interactive")
+            res = distributed(
+                app,
+                POSITIONS["abapa-start"],
+                args.depth,
+                workers,
+                split=sp,
+                direct_depth=args.direct,
+                min_task_depth=4,
+                pv_split=args.pv_split,
+            )
+        finally:
+            s.stop_workers()
+            s.broker.stop()
+            s.cache.stop()
+        by_depth: dict[int, list[tuple[float, float, int, int, float]]] = {}
+        for t in res["timings"]:
+            by_depth.setdefault(t[3], []).append(t)
+        latency = statistics.median(t[0] for t in res["timings"]) + 0.005
+        rows = []
+        for d, ts in sorted(by_depth.items()):
+            ts.sort(key=lambda t: t[4])
+            w = sum(t[1] for t in ts)
+            c = ts[0][1]
+            m = max((t[1] for t in ts[1:]), default=0.0)
+            rows.append((d, len(ts), w, c, m))
+
+        def t_p(p: int, rows: list[Any] = rows, sp: int = sp, latency: float = latency) -> float:
+            return sum(c + max((w - c) / p, m) + 2 * sp * latency for _, _, w, c, m in rows)
+
+        t1 = t_p(1)
+        emit(
+            kind="model",
+            pv_split=args.pv_split,
+            split=sp,
+            depth=args.depth,
+            load=load(),
+            latency_s=round(latency, 4),
+            per_depth=[
+                dict(depth=d, tasks=n, work_s=round(w, 3), eldest_s=round(c, 3), longest_other_s=round(m, 3))
+                for d, n, w, c, m in rows
+            ],
+            speedup={p: round(t1 / t_p(p), 2) for p in (1, 2, 4, 8, 16, 32, 64)},
+            last_depth_ceiling=round(rows[-1][2] / max(rows[-1][3], rows[-1][4]), 2) if rows else None,
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["speed", "cache", "split"])
+    ap.add_argument("what", choices=["speed", "cache", "split", "model"])
     ap.add_argument("--depth", type=int, default=19)
     ap.add_argument("--direct", type=int, default=12, help="depths run as one task")
     ap.add_argument("--split", type=int, action="append")
     ap.add_argument("--position", action="append", choices=list(POSITIONS))
+    ap.add_argument("--pv-split", type=int, default=0, help="extra plies split along the PV")
     ap.add_argument("--timings", action="store_true", help="print every task's (queue, run, nodes)")
     args = ap.parse_args()
-    {"speed": speed, "cache": cache, "split": split}[args.what](args)
+    {"speed": speed, "cache": cache, "split": split, "model": model}[args.what](args)
 
 
 if __name__ == "__main__":

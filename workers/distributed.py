@@ -134,8 +134,8 @@ class TaskStats:
     cache_answers: int = 0
     redispatched: int = 0
     nodes: int = 0
-    # (queued seconds, run seconds) of every completed search task: the scaling model's input.
-    timings: list[tuple[float, float, int]] = field(default_factory=list)
+    # (queued s, run s, nodes, iteration depth, sent at) of every searched subtree: the model input.
+    timings: list[tuple[float, float, int, int, float]] = field(default_factory=list)
 
 
 # -- the scheduler: tasks in flight and their results ----------------------------------------
@@ -489,7 +489,9 @@ class ClusterSearch:
     ``capacity``: tasks kept queued or running (about the number of pool processes of the
     workers serving ``queue``); ``split``: top plies the caller expands (1 = root moves, 2 = their
     replies); ``direct_depth``: depths up to this one run as a single task (too small to split);
-    ``min_task_depth``: a subtree shallower than this is not split further; ``workers``: the
+    ``min_task_depth``: a subtree shallower than this is not split further; ``pv_split``: extra
+    plies split along the principal variation (its eldest-brother chain is the critical path of
+    young-brothers-wait; splitting it deeper shortens that path); ``workers``: the
     worker nodes and their pool sizes (:func:`cluster_workers`): subtrees then go to the worker
     that searched them at the previous depth (its table holds that work), through its own queue;
     None sends every task to ``queue``, for any free worker.
@@ -501,7 +503,7 @@ class ClusterSearch:
         *,
         queue: str = "griot.interactive",
         capacity: int = 2,
-        split: int = 2,
+        split: int = 1,
         direct_depth: int = 8,
         min_task_depth: int = 4,
         speculate: bool = False,
@@ -510,9 +512,12 @@ class ClusterSearch:
         outage_grace: float = 30.0,
         poll: float = 0.002,
         workers: dict[str, int] | None = None,
+        pv_split: int = 2,
     ) -> None:
         self.app = app
         self.workers = workers
+        self.pv_split = pv_split
+        self._iteration = 0
         self.queue = queue
         self.capacity = capacity
         self.split = split
@@ -563,6 +568,7 @@ class ClusterSearch:
             for d in range(first + 1, depth + 1):
                 if deadline is not None and time.time() >= deadline:
                     return
+                self._iteration = d
                 try:
                     found = await self._node(sched, root, d, -INFINITE, INFINITE, [*hist], 0)
                 except SearchDeadlineExceeded:
@@ -734,7 +740,15 @@ class ClusterSearch:
         if r.get("source") == "search":
             node.worker = r.get("worker")
             self.stats.nodes += r["nodes"]
-            self.stats.timings.append((r["started"] - r["sent"], r["finished"] - r["started"], r["nodes"]))
+            self.stats.timings.append(
+                (
+                    r["started"] - r["sent"],
+                    r["finished"] - r["started"],
+                    r["nodes"],
+                    self._iteration,
+                    r["sent"],
+                )
+            )
         else:
             self.stats.cache_answers += 1
         return _Found(r["value"], r["bound"], list(r.get("pv") or []))
@@ -748,9 +762,13 @@ class ClusterSearch:
         beta: int,
         path: list[griot.Position],
         ply: int,
+        pv: bool = True,
     ) -> _Found:
         """The value of ``node`` searched to ``depth`` with window ``(alpha, beta)`` (fail-soft,
-        node-relative), its top plies here, the rest in tasks."""
+        node-relative), its top plies here, the rest in tasks. Nodes on the principal variation
+        (``pv``: eldest children from the root down) are split ``pv_split`` plies deeper: their
+        subtrees are the ones everything else waits for."""
+        limit = self.split + (self.pv_split if pv else 0)
         pos = node.position
         if ply > 0 and any(p.zobrist == node.key for p in path):
             # A repetition ends the game as an endless cycle, as in the core.
@@ -758,7 +776,7 @@ class ClusterSearch:
         outcome = pos.outcome
         if outcome is not None and not pos.legal_moves():
             return _Found(_outcome_value(pos, outcome), EXACT, [])
-        if ply >= self.split or depth - 1 < self.min_task_depth or not pos.legal_moves():
+        if ply >= limit or depth - 1 < self.min_task_depth or not pos.legal_moves():
             found = await self._leaf(sched, node, depth, alpha, beta, path, (0, ply))
             node.estimates[depth] = found.value
             return found
@@ -787,12 +805,15 @@ class ClusterSearch:
             attempts[i] += 1
             prio = (1 if speculative else 0, ply)
 
+            child_pv = pv and i == eldest
+            child_limit = self.split + (self.pv_split if child_pv else 0)
+
             async def go() -> _Found:
-                if ply + 1 >= self.split or depth - 2 < self.min_task_depth:
+                if ply + 1 >= child_limit or depth - 2 < self.min_task_depth:
                     return await self._leaf_or_terminal(
                         sched, child, depth - 1, ca, cb, child_path, prio, ply + 1
                     )
-                return await self._node(sched, child, depth - 1, ca, cb, child_path, ply + 1)
+                return await self._node(sched, child, depth - 1, ca, cb, child_path, ply + 1, child_pv)
 
             running[i] = asyncio.get_running_loop().create_task(go())
 

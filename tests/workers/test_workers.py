@@ -47,7 +47,7 @@ def test_distributed_value_equals_in_process_search(two_workers: Stack) -> None:
     cs = ClusterSearch(app, capacity=2, split=2, direct_depth=3, min_task_depth=2)
     checked = 0
     for i, variant in enumerate(GAMES):
-        for pos in positions(variant, 6, seed=i):
+        for pos in positions(variant, 10, seed=i):
             client = redis.Redis.from_url(two_workers.cache.url)
             client.flushdb()  # deeper entries of earlier positions must not answer this one
             depth = 7
@@ -59,7 +59,7 @@ def test_distributed_value_equals_in_process_search(two_workers: Stack) -> None:
                 by_move = {m.move: m for m in griot.search(pos, depth=depth, multipv=0).moves}
                 assert by_move[got.best_move].score.value == ref.score.value
             checked += 1
-    assert checked == 6 * len(GAMES)
+    assert checked == 10 * len(GAMES)
 
 
 def test_cache_counts_and_reuses(two_workers: Stack) -> None:
@@ -224,3 +224,44 @@ def test_workers_import_no_grpc() -> None:
     code = "import sys, workers.app, workers.tasks; print('grpc' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_worker_metrics_sum_over_pool_processes() -> None:
+    """prometheus_client multiprocess mode: the main process serves what pool processes counted."""
+    import urllib.request
+
+    from workers_stack import free_port
+
+    s = make_stack()
+    port = free_port()
+    try:
+        app = s.app()
+        s.start_worker("m1", concurrency=2, extra_env={"GRIOT_WORKER_METRICS_PORT": str(port)})
+        s.wait_ready(app, 1)
+        pos = griot.Variant("abapa").start()
+        results = [
+            app.send_task(
+                "griot.search_subtree",
+                kwargs=dict(variant="abapa", position=str(pos), depth=5, alpha=-1_000_001, beta=1_000_001),
+            )
+            for _ in range(4)
+        ]
+        for r in results:
+            assert r.get(timeout=30)["complete"]
+        text = ""
+        for _ in range(50):
+            try:
+                text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2).read().decode()
+                break
+            except OSError:
+                time.sleep(0.1)
+        line = next(
+            ln for ln in text.splitlines()
+            if ln.startswith("griot_worker_tasks_total{") and 'task="search_subtree"' in ln
+        )
+        assert float(line.rsplit(" ", 1)[1]) == 4.0
+        assert "griot_worker_nodes_total" in text
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()

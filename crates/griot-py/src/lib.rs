@@ -924,7 +924,9 @@ fn run_search(
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .take()
-                .ok_or_else(|| GriotError::new_err("this SearchTable is in use by another search"))?,
+                .ok_or_else(|| {
+                    GriotError::new_err("this SearchTable is in use by another search")
+                })?,
         ),
         None => None,
     };
@@ -1001,7 +1003,12 @@ impl SearchTable {
 
     /// Forgets every entry.
     fn clear(&self) {
-        if let Some(t) = self.table.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        if let Some(t) = self
+            .table
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_mut()
+        {
             t.clear();
         }
     }
@@ -1176,7 +1183,15 @@ fn search(
         window,
     };
     let history = history_positions(position, history);
-    let r = run_search(py, position, history, options, progress, shared, table.as_ref().map(|t| t.get()))?;
+    let r = run_search(
+        py,
+        position,
+        history,
+        options,
+        progress,
+        shared,
+        table.as_ref().map(|t| t.get()),
+    )?;
     search_result_py(py, &r)
 }
 
