@@ -50,8 +50,11 @@ def emit(**kw: Any) -> None:
 
 def in_process(pos: str, depth: int) -> dict[str, Any]:
     t = time.perf_counter()
+    cpu = time.thread_time()
     r = griot.search(pos, depth=depth, hash_mb=64)
-    return dict(time=time.perf_counter() - t, value=r.score.value, nodes=r.nodes)
+    return dict(
+        time=time.perf_counter() - t, cpu=time.thread_time() - cpu, value=r.score.value, nodes=r.nodes
+    )
 
 
 def distributed(app: Any, pos: str, depth: int, workers: dict[str, int], **opts: Any) -> dict[str, Any]:
@@ -74,6 +77,7 @@ def distributed(app: Any, pos: str, depth: int, workers: dict[str, int], **opts:
         cache_answers=cs.stats.cache_answers,
         redispatched=cs.stats.redispatched,
         caller_cpu=time.process_time() - cpu,
+        worker_search_cpu=cs.stats.cpu,
         queue_latency_ms_median=1000 * statistics.median(queue) if queue else None,
         task_seconds_median=statistics.median(run) if run else None,
         task_seconds_max=max(run) if run else None,

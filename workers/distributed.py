@@ -134,6 +134,7 @@ class TaskStats:
     cache_answers: int = 0
     redispatched: int = 0
     nodes: int = 0
+    cpu: float = 0.0  # CPU seconds the workers' searches used (their threads' clocks)
     # (queued s, run s, nodes, iteration depth, sent at) of every searched subtree: the model input.
     timings: list[tuple[float, float, int, int, float]] = field(default_factory=list)
 
@@ -740,6 +741,7 @@ class ClusterSearch:
         if r.get("source") == "search":
             node.worker = r.get("worker")
             self.stats.nodes += r["nodes"]
+            self.stats.cpu += r.get("search_cpu", 0.0)
             self.stats.timings.append(
                 (
                     r["started"] - r["sent"],

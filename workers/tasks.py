@@ -142,6 +142,7 @@ def _deadline(deadline: Any) -> float | None:
 
 
 CANCEL_PREFIX = "griot:cancel:"
+_last_cpu = [0.0]  # CPU seconds of this process's last search (its thread's own clock)
 
 
 def _cancelled(task_id: str | None) -> bool:
@@ -160,8 +161,10 @@ def _run_interruptibly(fn: Any, stop: griot.SearchStop, task_id: str | None = No
     done = threading.Event()
 
     def target() -> None:
+        cpu = time.thread_time()
         try:
             box["result"] = fn()
+            box["cpu"] = time.thread_time() - cpu
         except BaseException as e:  # re-raised on the task's thread
             box["error"] = e
         finally:
@@ -185,6 +188,7 @@ def _run_interruptibly(fn: Any, stop: griot.SearchStop, task_id: str | None = No
             interrupted = True
             stop.set()
     thread.join()
+    _last_cpu[0] = box.get("cpu", 0.0)
     if "error" in box:
         raise box["error"]
     return box["result"], interrupted
@@ -349,6 +353,7 @@ def search_subtree(
         pv=list(r.pv),
         nodes=r.nodes,
         search_time=r.time,
+        search_cpu=_last_cpu[0],
         source="search",
         finished=time.time(),
     )

@@ -80,6 +80,14 @@ def test_cache_counts_and_reuses(two_workers: Stack) -> None:
     keys = [k.decode() for k in client.scan_iter("griot:tt:*")]
     assert keys and all(k.startswith(f"griot:tt:{{{griot.ENGINE_VERSION}:awale:") for k in keys)
     assert client.exists(STATS_KEY)
+    # What `griot status` prints.
+    from workers.__main__ import status
+    from workers.config import Settings
+
+    st = status(Settings(broker_url=two_workers.broker.url, cache_url=two_workers.cache.url))
+    assert st["cache"]["hits"] > 0 and 0 <= st["cache"]["hit_rate_pct"] <= 100
+    assert st["cache"]["maxmemory"] == 64 * 1024 * 1024
+    assert set(st["queues"]) == {"griot.interactive", "griot.batch"}
 
 
 def test_bad_arguments_fail_without_retries(two_workers: Stack) -> None:
@@ -256,7 +264,8 @@ def test_worker_metrics_sum_over_pool_processes() -> None:
             except OSError:
                 time.sleep(0.1)
         line = next(
-            ln for ln in text.splitlines()
+            ln
+            for ln in text.splitlines()
             if ln.startswith("griot_worker_tasks_total{") and 'task="search_subtree"' in ln
         )
         assert float(line.rsplit(" ", 1)[1]) == 4.0
