@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from griot._core import (
     ENGINE_VERSION,
@@ -30,6 +31,7 @@ from griot._core import (
     Score,
     SearchResult,
     SearchStop,
+    SearchTable,
     TurnEvent,
     UnknownVariantError,
     Variant,
@@ -55,6 +57,7 @@ __all__ = [
     "Score",
     "SearchResult",
     "SearchStop",
+    "SearchTable",
     "TurnEvent",
     "UnknownVariantError",
     "Variant",
@@ -162,6 +165,9 @@ def search(
     progress: Callable[[SearchResult], object] | None = None,
     stop: SearchStop | None = None,
     history: Sequence[Position | str] = (),
+    window: tuple[int, int] | None = None,
+    shared: Any = None,
+    table: SearchTable | None = None,
 ) -> SearchResult:
     """Searches ``position`` with the native engine, the GIL released.
 
@@ -170,6 +176,14 @@ def search(
     (0 = every legal move; the others get upper bounds). ``progress(result)`` is called after each
     completed iteration. ``history`` holds the game's earlier positions, oldest first: repeating
     one of them ends the game as an endless cycle. Deterministic under depth and node limits.
+
+    ``window=(alpha, beta)`` (values as ``Score.value``) searches the root with that window at
+    every iteration, as a subtree task of a distributed search does: the result's ``bound`` says
+    whether its score is exact or a fail-soft ``lower``/``upper`` bound. ``shared`` plugs in a
+    second-level table shared between searches (``workers.cache.RedisTable``): an object with
+    ``min_depth`` and ``plies`` and the batched ``fetch(requests)`` / ``publish(entries)``, each
+    called once per iteration deep enough. ``table``: a ``SearchTable`` kept between searches
+    (``hash_mb`` is then ignored).
 
         >>> r = search("abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=6, multipv=0)
         >>> sorted(m.move for m in r.moves)
@@ -188,6 +202,9 @@ def search(
         progress=progress,
         stop=stop,
         history=[_position(p) for p in history],
+        window=window,
+        shared=shared,
+        table=table,
     )
 
 

@@ -1,7 +1,7 @@
 """Type stubs of the native core (checked by mypy.stubtest)."""
 
-from collections.abc import Callable
-from typing import Any, Final, final
+from collections.abc import Callable, Iterable
+from typing import Any, Final, Protocol, final, type_check_only
 
 __all__ = [
     "ENGINE_VERSION",
@@ -16,6 +16,7 @@ __all__ = [
     "Score",
     "SearchResult",
     "SearchStop",
+    "SearchTable",
     "TurnEvent",
     "UnknownVariantError",
     "Variant",
@@ -196,6 +197,15 @@ class SearchResult:
     def moves(self) -> list[MoveScore]: ...
     @property
     def hashfull(self) -> int: ...
+    @property
+    def bound(self) -> str: ...
+
+@final
+class SearchTable:
+    def __new__(cls, megabytes: int = 64) -> SearchTable: ...
+    def clear(self) -> None: ...
+    @property
+    def bytes(self) -> int: ...
 
 @final
 class SearchStop:
@@ -204,6 +214,17 @@ class SearchStop:
     def clear(self) -> None: ...
     @property
     def is_set(self) -> bool: ...
+
+_SharedEntry = tuple[bytes, int, str, int, int | None]
+
+@type_check_only
+class _SharedTable(Protocol):
+    """A second-level table for `search`: batched, one fetch and one publish per iteration."""
+
+    min_depth: int
+    plies: int
+    def fetch(self, requests: list[tuple[bytes, int]]) -> Iterable[_SharedEntry]: ...
+    def publish(self, entries: list[_SharedEntry]) -> None: ...
 
 def search(
     position: Position,
@@ -216,6 +237,9 @@ def search(
     progress: Callable[[SearchResult], object] | None = None,
     stop: SearchStop | None = None,
     history: list[Position] | None = None,
+    window: tuple[int, int] | None = None,
+    shared: _SharedTable | None = None,
+    table: SearchTable | None = None,
 ) -> SearchResult: ...
 def best_move(
     position: Position,

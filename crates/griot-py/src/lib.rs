@@ -9,7 +9,10 @@ use std::time::Duration;
 use griot_core::error::Error;
 use griot_core::error::VariantError as CoreVariantError;
 use griot_core::registry::{self, AnyGame, AnyMove, AnyPosition, FamilyKind};
-use griot_core::search::{self as engine, EvalStyle, Hooks, Limits, SearchOptions};
+use griot_core::search::{
+    self as engine, Bound as SearchBound, EvalStyle, Hooks, Limits, SearchOptions, SharedEntry,
+    SharedRequest, SharedTable,
+};
 use griot_core::variant::{Allowed, OptionValue};
 use griot_core::{CaptureKind, Event, Outcome, Player};
 use pyo3::create_exception;
@@ -753,6 +756,8 @@ struct SearchResult {
     moves: Vec<Py<MoveScore>>,
     /// Table occupancy, per mille.
     hashfull: u32,
+    /// What `score` says: `exact`, or under a search window `lower` / `upper` (fail-soft bound).
+    bound: &'static str,
 }
 
 #[pymethods]
@@ -800,6 +805,7 @@ fn search_result_py(py: Python<'_>, r: &engine::SearchResult<AnyMove>) -> PyResu
         nps: r.nps(),
         moves,
         hashfull: r.hashfull,
+        bound: r.bound.name(),
     })
 }
 
@@ -850,8 +856,21 @@ fn run_search(
     history: Vec<AnyPosition>,
     options: SearchOptions,
     progress: Option<Py<PyAny>>,
+    shared: Option<PySharedTable>,
+    table: Option<&SearchTable>,
 ) -> PyResult<engine::SearchResult<AnyMove>> {
     let game = position.game.clone();
+    let mut shared = shared;
+    let mut tt = match table {
+        Some(t) => Some(
+            t.table
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+                .ok_or_else(|| GriotError::new_err("this SearchTable is in use by another search"))?,
+        ),
+        None => None,
+    };
     let pos = position.pos;
     let callback_error: Arc<Mutex<Option<PyErr>>> = Arc::new(Mutex::new(None));
     let errors = callback_error.clone();
@@ -869,9 +888,23 @@ fn run_search(
                 }
             });
         };
-        let hooks = Hooks { progress: Some(&mut forward), shared: None };
-        game.search(&pos, &history, &options, hooks)
+        let hooks = Hooks {
+            progress: Some(&mut forward),
+            shared: shared.as_mut().map(|s| s as &mut dyn SharedTable),
+        };
+        let r = match tt.as_mut() {
+            Some(tt) => game.search_with_table(&pos, &history, &options, hooks, tt),
+            None => game.search(&pos, &history, &options, hooks),
+        };
+        (r, shared, tt)
     });
+    let (r, shared, tt) = r;
+    if let (Some(t), Some(tt)) = (table, tt) {
+        *t.table.lock().unwrap_or_else(|e| e.into_inner()) = Some(tt);
+    }
+    if let Some(e) = shared.and_then(|s| s.error) {
+        return Err(e);
+    }
     if let Some(e) = callback_error.lock().unwrap_or_else(|e| e.into_inner()).take() {
         return Err(e);
     }
@@ -887,12 +920,126 @@ fn history_positions(position: &Position, history: Option<Vec<Py<Position>>>) ->
         .collect()
 }
 
+/// A transposition table kept between searches (`search(..., table=...)`): a worker process that
+/// searches the same subtrees one depth deeper each time finds its earlier work in it. One search
+/// at a time uses it.
+#[pyclass(frozen, module = "griot._core")]
+struct SearchTable {
+    table: Mutex<Option<engine::tt::TranspositionTable>>,
+}
+
+#[pymethods]
+impl SearchTable {
+    #[new]
+    #[pyo3(signature = (megabytes=64))]
+    fn new(megabytes: usize) -> Self {
+        SearchTable { table: Mutex::new(Some(engine::tt::TranspositionTable::new(megabytes))) }
+    }
+
+    /// Forgets every entry.
+    fn clear(&self) {
+        if let Some(t) = self.table.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            t.clear();
+        }
+    }
+
+    /// Size in bytes.
+    #[getter]
+    fn bytes(&self) -> usize {
+        self.table.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, |t| t.bytes())
+    }
+}
+
+/// A Python object as the search's second-level table (see `griot_core::search::shared`): its
+/// `min_depth` and `plies` attributes are read once; `fetch(requests)` gets a list of
+/// `(key: bytes, depth: int)` once per iteration and returns entries; `publish(entries)` gets the
+/// new deep entries once per iteration. An entry is `(key, depth, bound, value, best)` with `bound`
+/// one of `lower`, `upper`, `exact`, a node-relative `value` and `best` the index of the best move
+/// in the legal-move list (or None). The GIL is taken only for these calls; an exception in them
+/// stops the search and is raised.
+struct PySharedTable {
+    table: Py<PyAny>,
+    min_depth: u32,
+    plies: u32,
+    error: Option<PyErr>,
+}
+
+impl PySharedTable {
+    fn new(py: Python<'_>, table: Py<PyAny>) -> PyResult<Self> {
+        let min_depth = table.getattr(py, "min_depth")?.extract::<u32>(py)?;
+        let plies = table.getattr(py, "plies")?.extract::<u32>(py)?;
+        Ok(PySharedTable { table, min_depth: min_depth.max(1), plies: plies.min(4), error: None })
+    }
+
+    fn entry(item: &Bound<'_, PyAny>) -> PyResult<SharedEntry> {
+        let (key, depth, bound, value, best): (Vec<u8>, u32, String, i32, Option<u16>) = item.extract()?;
+        let bound = match bound.as_str() {
+            "lower" => SearchBound::Lower,
+            "upper" => SearchBound::Upper,
+            "exact" => SearchBound::Exact,
+            other => {
+                return Err(GriotError::new_err(format!(
+                    "shared table entry: bound {other:?} is not lower, upper or exact"
+                )))
+            }
+        };
+        Ok(SharedEntry { key, depth, bound, value, best })
+    }
+}
+
+impl SharedTable for PySharedTable {
+    fn min_depth(&self) -> u32 {
+        self.min_depth
+    }
+
+    fn plies(&self) -> u32 {
+        self.plies
+    }
+
+    fn fetch(&mut self, requests: &[SharedRequest]) -> Vec<SharedEntry> {
+        if self.error.is_some() {
+            return Vec::new();
+        }
+        let r = Python::attach(|py| -> PyResult<Vec<SharedEntry>> {
+            let list = PyList::empty(py);
+            for q in requests {
+                list.append((PyBytes::new(py, &q.key), q.depth))?;
+            }
+            let out = self.table.call_method1(py, "fetch", (list,))?;
+            out.bind(py).try_iter()?.map(|item| Self::entry(&item?)).collect()
+        });
+        r.unwrap_or_else(|e| {
+            self.error = Some(e);
+            Vec::new()
+        })
+    }
+
+    fn publish(&mut self, entries: Vec<SharedEntry>) {
+        if self.error.is_some() {
+            return;
+        }
+        let r = Python::attach(|py| -> PyResult<()> {
+            let list = PyList::empty(py);
+            for e in entries {
+                list.append((PyBytes::new(py, &e.key), e.depth, e.bound.name(), e.value, e.best))?;
+            }
+            self.table.call_method1(py, "publish", (list,))?;
+            Ok(())
+        });
+        if let Err(e) = r {
+            self.error = Some(e);
+        }
+    }
+}
+
 /// Searches a position. Limits: `depth` (turns), `time` (seconds), `nodes`; none of them searches
 /// until `stop` is set. `multipv`: how many root moves get exact scores (0 = every move).
 /// `history`: the game's earlier positions (repeating one ends the game as an endless cycle).
-/// `progress(result)` is called after each completed iteration. Releases the GIL.
+/// `progress(result)` is called after each completed iteration. `window=(alpha, beta)` searches
+/// the root with that window (values as `Score.value`; the result's `bound` says what its score
+/// is). `shared`: a second-level table (see `PySharedTable`). Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval="tuned", progress=None, stop=None, history=None))]
+#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval="tuned", progress=None, stop=None, history=None, window=None, shared=None, table=None))]
 #[allow(clippy::too_many_arguments)]
 fn search(
     py: Python<'_>,
@@ -906,7 +1053,19 @@ fn search(
     progress: Option<Py<PyAny>>,
     stop: Option<Py<SearchStop>>,
     history: Option<Vec<Py<Position>>>,
+    window: Option<(i32, i32)>,
+    shared: Option<Py<PyAny>>,
+    table: Option<Py<SearchTable>>,
 ) -> PyResult<SearchResult> {
+    if let Some((alpha, beta)) = window {
+        let inf = engine::score::INFINITE;
+        if !(-inf <= alpha && alpha < beta && beta <= inf) {
+            return Err(GriotError::new_err(format!(
+                "window ({alpha}, {beta}): need -{inf} <= alpha < beta <= {inf}"
+            )));
+        }
+    }
+    let shared = shared.map(|s| PySharedTable::new(py, s)).transpose()?;
     if time.is_some_and(|t| !(t >= 0.0 && t.is_finite())) {
         return Err(GriotError::new_err("time must be a non-negative number of seconds"));
     }
@@ -917,9 +1076,10 @@ fn search(
         eval: eval_style(eval)?,
         stop: Some(stop.map(|s| s.get().flag.clone()).unwrap_or_else(|| Arc::new(AtomicBool::new(false)))),
         aspiration: true,
+        window,
     };
     let history = history_positions(position, history);
-    let r = run_search(py, position, history, options, progress)?;
+    let r = run_search(py, position, history, options, progress, shared, table.as_ref().map(|t| t.get()))?;
     search_result_py(py, &r)
 }
 
@@ -942,7 +1102,7 @@ fn best_move(
     let lv = engine::level::level(level);
     let base = SearchOptions { stop: stop.map(|s| s.get().flag.clone()), ..SearchOptions::default() };
     let history = history_positions(position, history);
-    let r = run_search(py, position, history, lv.options(&base), None)?;
+    let r = run_search(py, position, history, lv.options(&base), None, None, None)?;
     Ok(lv.choose(&r, seed).map(|mv| {
         let text = r.moves.iter().find(|m| m.mv == mv).map(|m| m.text.clone()).unwrap_or_default();
         Move { mv, text }
@@ -983,6 +1143,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MoveScore>()?;
     m.add_class::<SearchResult>()?;
     m.add_class::<SearchStop>()?;
+    m.add_class::<SearchTable>()?;
     m.add_function(wrap_pyfunction!(search, m)?)?;
     m.add_function(wrap_pyfunction!(best_move, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;

@@ -68,6 +68,10 @@ pub struct SearchOptions {
     pub stop: Option<Arc<AtomicBool>>,
     /// Whether aspiration windows are used (multi-PV searches always use full windows).
     pub aspiration: bool,
+    /// Searches the root with this window `(alpha, beta)` at every iteration instead of a full or
+    /// aspiration window (subtree tasks of a distributed search). The result's value is then
+    /// fail-soft: [`SearchResult::bound`] says whether it is exact or a bound. Implies one line.
+    pub window: Option<(Value, Value)>,
 }
 
 impl Default for SearchOptions {
@@ -79,6 +83,7 @@ impl Default for SearchOptions {
             eval: EvalStyle::Tuned,
             stop: None,
             aspiration: true,
+            window: None,
         }
     }
 }
@@ -125,6 +130,9 @@ pub struct SearchResult<M> {
     pub moves: Vec<RootMove<M>>,
     /// Table occupancy by this search, per mille.
     pub hashfull: u32,
+    /// What `value` says: exact, except under [`SearchOptions::window`] where the search may
+    /// fail low (upper bound) or high (lower bound).
+    pub bound: Bound,
 }
 
 impl<M> SearchResult<M> {
@@ -163,6 +171,7 @@ impl<M> SearchResult<M> {
                 })
                 .collect(),
             hashfull: self.hashfull,
+            bound: self.bound,
         }
     }
 }
@@ -220,9 +229,16 @@ pub struct Searcher<G: Game> {
 impl<G: Game> Searcher<G> {
     /// A searcher with a fresh table of `options.hash_mb` MB.
     pub fn new(game: G, options: SearchOptions) -> Self {
+        let tt = TranspositionTable::new(options.hash_mb);
+        Self::with_table(game, options, tt)
+    }
+
+    /// A searcher over a table the caller keeps between searches (a worker process searching
+    /// the same subtrees one depth deeper each time); `options.hash_mb` is then ignored.
+    pub fn with_table(game: G, options: SearchOptions, tt: TranspositionTable) -> Self {
         let max_turns = game.variant().max_turns();
         Searcher {
-            tt: TranspositionTable::new(options.hash_mb),
+            tt,
             ordering: Ordering::new(),
             options,
             nodes: 0,
@@ -237,6 +253,11 @@ impl<G: Game> Searcher<G> {
             max_turns,
             game,
         }
+    }
+
+    /// Gives the table back (see [`Searcher::with_table`]).
+    pub fn into_table(self) -> TranspositionTable {
+        self.tt
     }
 
     /// The options, to change limits between searches.
@@ -284,7 +305,8 @@ impl<G: Game> Searcher<G> {
                 pv: vec![mv],
             })
             .collect();
-        let multipv = self.options.multipv.clamp(1, root_moves.len());
+        let multipv =
+            if self.options.window.is_some() { 1 } else { self.options.multipv.clamp(1, root_moves.len()) };
         let max_depth = self.options.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
         let shared_positions =
             hooks.shared.as_ref().map(|s| top_positions(&g, root, s.plies())).unwrap_or_default();
@@ -301,7 +323,9 @@ impl<G: Game> Searcher<G> {
                     self.fetch_shared(shared, &shared_positions, depth, &mut exchanged);
                 }
             }
-            let value = if multipv == 1 && self.options.aspiration && depth >= 4 {
+            let value = if let Some((alpha, beta)) = self.options.window {
+                self.root_pass(root, &mut root_moves, depth, alpha, beta, 1)
+            } else if multipv == 1 && self.options.aspiration && depth >= 4 {
                 self.aspiration(root, &mut root_moves, depth, prev_values[depth as usize % 2])
             } else {
                 self.root_pass(root, &mut root_moves, depth, -INFINITE, INFINITE, multipv)
@@ -310,7 +334,12 @@ impl<G: Game> Searcher<G> {
                 break;
             }
             prev_values[depth as usize % 2] = value;
-            let result = self.result_from(root, &root_moves, depth);
+            let mut result = self.result_from(root, &root_moves, depth);
+            if let Some((alpha, beta)) = self.options.window {
+                result.value = value;
+                result.score = Score::from_value(value);
+                result.bound = window_bound(value, alpha, beta);
+            }
             if let Some(progress) = hooks.progress.as_deref_mut() {
                 progress(&result);
             }
@@ -322,6 +351,7 @@ impl<G: Game> Searcher<G> {
             let solved = root_moves.iter().take(multipv).all(|r| is_proven(r.value))
                 && (root_moves[0].value >= WIN_BOUND || root_moves.iter().all(|r| r.bound == Bound::Exact));
             completed = Some(result);
+            let solved = solved && self.options.window.is_none();
             if solved || self.out_of_time_for_next_iteration() {
                 break;
             }
@@ -383,6 +413,10 @@ impl<G: Game> Searcher<G> {
         for rm in root_moves.iter_mut() {
             if cut {
                 rm.bound = Bound::Upper;
+                if self.options.window.is_some() {
+                    // Not searched at this depth: its old value must not outrank the cut.
+                    rm.value = -INFINITE;
+                }
                 continue;
             }
             // With several lines the threshold is the multipv-th best exact score so far.
@@ -743,6 +777,7 @@ impl<G: Game> Searcher<G> {
                 })
                 .collect(),
             hashfull: self.tt.fill_permille(),
+            bound: Bound::Exact,
         }
     }
 
@@ -765,6 +800,7 @@ impl<G: Game> Searcher<G> {
             elapsed: self.start.elapsed(),
             moves: Vec::new(),
             hashfull: 0,
+            bound: Bound::Exact,
         }
     }
 
@@ -861,6 +897,17 @@ fn top_positions<G: Game>(g: &G, root: &G::Position, plies: u32) -> Vec<TopPosit
         }
     }
     out
+}
+
+/// What a fail-soft `value` found with window `(alpha, beta)` says about the true value.
+pub fn window_bound(value: Value, alpha: Value, beta: Value) -> Bound {
+    if value <= alpha {
+        Bound::Upper
+    } else if value >= beta {
+        Bound::Lower
+    } else {
+        Bound::Exact
+    }
 }
 
 /// The value of a finished game for `side`, `ply` turns below the root.

@@ -275,3 +275,40 @@ fn bench_signature() {
 }
 
 const BENCH_SIGNATURE: u64 = 1_533_490;
+
+/// A windowed search is fail-soft around the full-window value: exact inside the window, a
+/// correct bound outside (the subtree tasks of the distributed search rely on it).
+#[test]
+fn windowed_search_bounds_the_value() {
+    let g = sowing("abapa");
+    for pos in sample_positions(&g, 6, 11).into_iter().take(30) {
+        let full = search(&g, &pos, &[], &options(6, 0), Hooks::default());
+        if full.best.is_none() {
+            continue;
+        }
+        let v = full.value;
+        for (alpha, beta) in [(v - 1, v + 1), (v, v + 1), (v - 1, v), (v + 30, v + 60), (v - 60, v - 30)] {
+            let o = SearchOptions { window: Some((alpha, beta)), ..options(6, 0) };
+            let r = search(&g, &pos, &[], &o, Hooks::default());
+            match r.bound {
+                Bound::Exact => assert_eq!(r.value, v),
+                Bound::Lower => assert!(r.value >= beta && r.value <= v, "{} {v}", r.value),
+                Bound::Upper => assert!(r.value <= alpha && r.value >= v, "{} {v}", r.value),
+            }
+            assert_eq!(r.bound, engine::window_bound(v, alpha, beta));
+        }
+    }
+}
+
+/// A table kept between searches gives the same values with fewer nodes.
+#[test]
+fn kept_table_searches_again_cheaper() {
+    let g = sowing("abapa");
+    let pos = g.start();
+    let mut table = tt::TranspositionTable::new(16);
+    let first = search_with_table(&g, &pos, &[], &options(10, 16), Hooks::default(), &mut table);
+    let again = search_with_table(&g, &pos, &[], &options(10, 16), Hooks::default(), &mut table);
+    assert_eq!(first.value, again.value);
+    assert!(again.nodes < first.nodes);
+    assert!(table.enabled());
+}

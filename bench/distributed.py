@@ -1,0 +1,300 @@
+"""Distributed search measurements (issue 7): time to depth in-process vs 1 vs 2 workers, the
+Redis cache's effect, and the inputs of the scaling model (task sizes, queue latency).
+
+    .venv/bin/python bench/distributed.py speed --depth 20 --split 1 --split 2
+    .venv/bin/python bench/distributed.py cache --depth 16
+    .venv/bin/python bench/distributed.py split --depth 19
+
+Starts its own redis-server pair and Celery workers (prefork, concurrency 1 each) on loopback.
+Prints one JSON object per measurement. This machine has 2 cores shared with other builds:
+read `load` (1-minute load average at the start of each measurement) before the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import griot
+import redis
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "workers")]
+
+from workers_stack import make_stack  # noqa: E402
+
+from workers.cache import read_stats  # noqa: E402
+from workers.distributed import ClusterSearch, cluster_workers  # noqa: E402
+
+POSITIONS = {
+    "abapa-start": "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -",
+    "awale-after-c-F": None,  # filled below
+    "leb-start": str(griot.Variant("leb-bbut-ahbochen").start()),
+}
+POSITIONS["awale-after-c-F"] = str(griot.Variant("awale").start().play("c").play("F"))
+
+
+def load() -> float:
+    return os.getloadavg()[0]
+
+
+def emit(**kw: Any) -> None:
+    print(json.dumps(kw), flush=True)
+
+
+def in_process(pos: str, depth: int) -> dict[str, Any]:
+    t = time.perf_counter()
+    cpu = time.thread_time()
+    r = griot.search(pos, depth=depth, hash_mb=64)
+    return dict(
+        time=time.perf_counter() - t, cpu=time.thread_time() - cpu, value=r.score.value, nodes=r.nodes
+    )
+
+
+def distributed(app: Any, pos: str, depth: int, workers: dict[str, int], **opts: Any) -> dict[str, Any]:
+    cs = ClusterSearch(app, capacity=sum(workers.values()), workers=workers, **opts)
+    cpu = time.process_time()
+    t = time.perf_counter()
+    depths = []
+    r = cs.search(
+        pos, depth, time_limit=600, on_depth=lambda d: depths.append((d.depth, round(d.elapsed, 2)))
+    )
+    elapsed = time.perf_counter() - t
+    last = [x for x in cs.stats.timings]
+    queue = [t[0] for t in last]
+    run = [t[1] for t in last]
+    return dict(
+        time=elapsed,
+        value=r.value,
+        nodes=r.nodes,
+        tasks=cs.stats.sent,
+        cache_answers=cs.stats.cache_answers,
+        redispatched=cs.stats.redispatched,
+        caller_cpu=time.process_time() - cpu,
+        worker_search_cpu=cs.stats.cpu,
+        queue_latency_ms_median=1000 * statistics.median(queue) if queue else None,
+        task_seconds_median=statistics.median(run) if run else None,
+        task_seconds_max=max(run) if run else None,
+        task_seconds_sum=sum(run),
+        depths=depths,
+        timings=[(round(q, 4), round(x, 4), n, d, s) for q, x, n, d, s in last],
+    )
+
+
+def stack_with(n: int):  # type: ignore[no-untyped-def]
+    s = make_stack()
+    app = s.app()
+    for i in range(n):
+        s.start_worker(
+            f"b{i}",
+            extra_env={
+                "GRIOT_HASH_MB": os.environ.get("BENCH_HASH_MB", "256"),
+                "GRIOT_CACHE_MIN_DEPTH": "10",
+            },
+        )
+    s.wait_ready(app, n)
+    return s, app
+
+
+def speed(args: argparse.Namespace) -> None:
+    """A fresh stack per measurement: the workers' tables must start cold."""
+    for name in args.position or list(POSITIONS):
+        pos = POSITIONS[name]
+        emit(kind="in-process", position=name, depth=args.depth, load=load(), **in_process(pos, args.depth))
+        for split in args.split or [1]:
+            for n in (1, 2):
+                s, app = stack_with(n)
+                try:
+                    workers = cluster_workers(app, "griot.interactive")
+                    res = distributed(
+                        app,
+                        pos,
+                        args.depth,
+                        workers,
+                        split=split,
+                        direct_depth=args.direct,
+                        min_task_depth=4,
+                        pv_split=args.pv_split,
+                    )
+                    if not args.timings:
+                        res.pop("timings")
+                    emit(
+                        pv_split=args.pv_split,
+                        kind=f"{n}-worker",
+                        position=name,
+                        depth=args.depth,
+                        split=split,
+                        load=load(),
+                        **res,
+                    )
+                finally:
+                    s.stop_workers()
+                    s.broker.stop()
+                    s.cache.stop()
+
+
+def cache(args: argparse.Namespace) -> None:
+    s, app = stack_with(2)
+    try:
+        workers = cluster_workers(app, "griot.interactive")
+        client = redis.Redis.from_url(s.cache.url)
+        client.flushdb()
+        pos = POSITIONS["abapa-start"]
+        for run in ("first", "second"):
+            before = read_stats(client)
+            res = distributed(
+                app, pos, args.depth, workers, split=2, direct_depth=args.direct, min_task_depth=4
+            )
+            after = read_stats(client)
+            res.pop("timings")
+            emit(
+                kind=f"same analysis, {run} run",
+                load=load(),
+                **{k: v for k, v in res.items() if k != "depths"},
+                cache={k: after[k] - before.get(k, 0) for k in ("probes", "hits", "writes", "task_hits")},
+            )
+        # Two games sharing an opening: every position of game A, then of game B (same first moves).
+        client.flushdb()
+        opening = ["c", "F", "b", "E"]
+        game_a = [*opening, "a", "D"]
+        game_b = [*opening, "d", "A"]
+        for label, moves in (("game A", game_a), ("game B (same 4-move opening)", game_b)):
+            before = read_stats(client)
+            p = griot.Variant("abapa").start()
+            t = time.perf_counter()
+            tasks = answers = 0
+            for mv in moves:
+                p = p.play(mv)
+                r = distributed(
+                    app, str(p), args.depth - 2, workers, split=2, direct_depth=args.direct, min_task_depth=4
+                )
+                tasks += r["tasks"]
+                answers += r["cache_answers"]
+            after = read_stats(client)
+            probes = after["probes"] - before.get("probes", 0)
+            hits = after["hits"] - before.get("hits", 0)
+            emit(
+                kind=label,
+                positions=len(moves),
+                depth=args.depth - 2,
+                time=time.perf_counter() - t,
+                tasks=tasks,
+                tasks_answered_by_cache=answers,
+                table_probes=probes,
+                table_hits=hits,
+                hit_rate=round(hits / probes, 3) if probes else None,
+                load=load(),
+            )
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()
+
+
+def split(args: argparse.Namespace) -> None:
+    """Split depth and speculation, 2 workers, a fresh stack per measurement."""
+    pos = POSITIONS["abapa-start"]
+    emit(kind="in-process", depth=args.depth, load=load(), **in_process(pos, args.depth))
+    for sp in (1, 2, 3):
+        for spec in (False, True):
+            s, app = stack_with(2)
+            try:
+                workers = cluster_workers(app, "griot.interactive")
+                res = distributed(
+                    app,
+                    pos,
+                    args.depth,
+                    workers,
+                    split=sp,
+                    direct_depth=args.direct,
+                    min_task_depth=4,
+                    speculate=spec,
+                )
+                res.pop("timings")
+                emit(kind="2-worker", split=sp, speculate=spec, depth=args.depth, load=load(), **res)
+            finally:
+                s.stop_workers()
+                s.broker.stop()
+                s.cache.stop()
+
+
+def model(args: argparse.Namespace) -> None:
+    """The scaling model's inputs from one worker (every task alone on a core) and its forecast.
+
+    Per distributed depth d: ``W_d`` = summed task time, ``C_d`` = the eldest brother's task (the
+    first one sent at that depth: under young-brothers-wait nothing else starts before it ends),
+    ``M_d`` = the longest other task, ``L`` = median queue latency plus the caller's poll. With p
+    workers: ``T_p = sum_d C_d + max((W_d - C_d) / p, M_d) + r_d * L`` (``r_d`` rounds of dependent
+    tasks: 2 for split 1), speedup ``T_1 / T_p``.
+    """
+    for sp in args.split or [1, 2]:
+        s, app = stack_with(1)
+        try:
+            workers = cluster_workers(app, "griot.interactive")
+            res = distributed(
+                app,
+                POSITIONS["abapa-start"],
+                args.depth,
+                workers,
+                split=sp,
+                direct_depth=args.direct,
+                min_task_depth=4,
+                pv_split=args.pv_split,
+            )
+        finally:
+            s.stop_workers()
+            s.broker.stop()
+            s.cache.stop()
+        by_depth: dict[int, list[tuple[float, float, int, int, float]]] = {}
+        for t in res["timings"]:
+            by_depth.setdefault(t[3], []).append(t)
+        latency = statistics.median(t[0] for t in res["timings"]) + 0.005
+        rows = []
+        for d, ts in sorted(by_depth.items()):
+            ts.sort(key=lambda t: t[4])
+            w = sum(t[1] for t in ts)
+            c = ts[0][1]
+            m = max((t[1] for t in ts[1:]), default=0.0)
+            rows.append((d, len(ts), w, c, m))
+
+        def t_p(p: int, rows: list[Any] = rows, sp: int = sp, latency: float = latency) -> float:
+            return sum(c + max((w - c) / p, m) + 2 * sp * latency for _, _, w, c, m in rows)
+
+        t1 = t_p(1)
+        emit(
+            kind="model",
+            pv_split=args.pv_split,
+            split=sp,
+            depth=args.depth,
+            load=load(),
+            latency_s=round(latency, 4),
+            per_depth=[
+                dict(depth=d, tasks=n, work_s=round(w, 3), eldest_s=round(c, 3), longest_other_s=round(m, 3))
+                for d, n, w, c, m in rows
+            ],
+            speedup={p: round(t1 / t_p(p), 2) for p in (1, 2, 4, 8, 16, 32, 64)},
+            last_depth_ceiling=round(rows[-1][2] / max(rows[-1][3], rows[-1][4]), 2) if rows else None,
+        )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("what", choices=["speed", "cache", "split", "model"])
+    ap.add_argument("--depth", type=int, default=19)
+    ap.add_argument("--direct", type=int, default=12, help="depths run as one task")
+    ap.add_argument("--split", type=int, action="append")
+    ap.add_argument("--position", action="append", choices=list(POSITIONS))
+    ap.add_argument("--pv-split", type=int, default=0, help="extra plies split along the PV")
+    ap.add_argument("--timings", action="store_true", help="print every task's (queue, run, nodes)")
+    args = ap.parse_args()
+    {"speed": speed, "cache": cache, "split": split, "model": model}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()

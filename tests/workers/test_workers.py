@@ -1,0 +1,276 @@
+"""The workers with real parts: redis-server, Celery worker processes (prefork), the distributed
+search. Each test is bounded in time (``timeout`` arguments and deadlines); together they run in
+well under two minutes on two cores."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import sys
+import threading
+import time
+
+import griot
+import pytest
+import redis
+from workers_stack import Stack, make_stack
+
+from workers.cache import STATS_KEY, read_stats
+from workers.distributed import ClusterSearch
+from workers.errors import BadTaskArguments
+
+
+def positions(variant: str, count: int, seed: int, max_turns: int = 30) -> list[griot.Position]:
+    """Positions from random games (none over)."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        p = griot.Variant(variant).start()
+        for _ in range(rng.randrange(0, max_turns)):
+            moves = p.legal_moves()
+            if not moves:
+                break
+            p = p.play(rng.choice(moves))
+        if p.legal_moves():
+            out.append(p)
+    return out
+
+
+GAMES = [v for v in ("abapa", "awale", "leb-bbut-ahbochen", "bechi") if v in {i.id for i in griot.variants()}]
+
+
+def test_distributed_value_equals_in_process_search(two_workers: Stack) -> None:
+    """The exact minimax value across the cluster equals the in-process search's at the same depth
+    (the best move may differ only between moves of equal value)."""
+    app = two_workers.app()
+    cs = ClusterSearch(app, capacity=2, split=2, direct_depth=3, min_task_depth=2)
+    checked = 0
+    for i, variant in enumerate(GAMES):
+        for pos in positions(variant, 10, seed=i):
+            client = redis.Redis.from_url(two_workers.cache.url)
+            client.flushdb()  # deeper entries of earlier positions must not answer this one
+            depth = 7
+            ref = griot.search(pos, depth=depth)
+            got = cs.search(pos, depth, time_limit=60)
+            assert got.depth == depth
+            assert got.value == ref.score.value, (str(pos), got, ref)
+            if got.best_move != str(ref.best_move):
+                by_move = {m.move: m for m in griot.search(pos, depth=depth, multipv=0).moves}
+                assert by_move[got.best_move].score.value == ref.score.value
+            checked += 1
+    assert checked == 10 * len(GAMES)
+
+
+def test_cache_counts_and_reuses(two_workers: Stack) -> None:
+    app = two_workers.app()
+    client = redis.Redis.from_url(two_workers.cache.url)
+    client.flushdb()
+    pos = griot.Variant("awale").start()
+    cs = ClusterSearch(app, capacity=2, split=1, direct_depth=4, min_task_depth=2)
+    first = cs.search(pos, 9, time_limit=60)
+    stats1 = read_stats(client)
+    assert stats1["writes"] > 0
+    second = cs.search(pos, 9, time_limit=60)
+    assert second.value == first.value == griot.search(pos, depth=9).score.value
+    stats2 = read_stats(client)
+    assert stats2["task_hits"] > stats1["task_hits"]
+    assert cs.stats.cache_answers > 0
+    # Keys: exact position bytes under the engine version and variant, one hash tag each.
+    keys = [k.decode() for k in client.scan_iter("griot:tt:*")]
+    assert keys and all(k.startswith(f"griot:tt:{{{griot.ENGINE_VERSION}:awale:") for k in keys)
+    assert client.exists(STATS_KEY)
+    # What `griot status` prints.
+    from workers.__main__ import status
+    from workers.config import Settings
+
+    st = status(Settings(broker_url=two_workers.broker.url, cache_url=two_workers.cache.url))
+    assert st["cache"]["hits"] > 0 and 0 <= st["cache"]["hit_rate_pct"] <= 100
+    assert st["cache"]["maxmemory"] == 64 * 1024 * 1024
+    assert set(st["queues"]) == {"griot.interactive", "griot.batch"}
+
+
+def test_bad_arguments_fail_without_retries(two_workers: Stack) -> None:
+    app = two_workers.app()
+    cases = [
+        dict(variant="abapa", position="abapa nonsense", depth=5, alpha=-10, beta=10),
+        dict(variant="nope", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=5, alpha=0, beta=1),
+        dict(variant="awale", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=5, alpha=0, beta=1),
+        dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=0, alpha=0, beta=1),
+        dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=5, alpha=5, beta=5),
+        dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth="5", alpha=0, beta=1),
+    ]
+    for kwargs in cases:
+        r = app.send_task("griot.search_subtree", kwargs=kwargs, queue="griot.interactive")
+        with pytest.raises(Exception) as e:
+            r.get(timeout=20)
+        assert type(e.value).__name__ == "BadTaskArguments", e.value
+        assert r.state == "FAILURE"
+        assert not r.retries, kwargs  # failed at once: no retry
+    # The caller's driver raises the typed error too.
+    cs = ClusterSearch(app, capacity=2)
+    with pytest.raises(BadTaskArguments):
+        cs.search(
+            "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", 3, history=["awale 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -"]
+        )
+
+
+def test_soft_time_limit_returns_best_so_far() -> None:
+    s = make_stack()
+    try:
+        app = s.app()
+        s.start_worker("soft", extra_env={"GRIOT_TASK_SOFT_LIMIT": "1", "GRIOT_TASK_HARD_LIMIT": "20"})
+        s.wait_ready(app, 1)
+        pos = griot.Variant("awale").start()
+        t = time.time()
+        r = app.send_task(
+            "griot.search_subtree",
+            kwargs=dict(variant="awale", position=str(pos), depth=40, alpha=-1_000_001, beta=1_000_001),
+        ).get(timeout=30)
+        assert time.time() - t < 15
+        assert r["complete"] is False and r["reason"] == "stopped" and 1 <= r["depth"] < 40
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()
+
+
+def _kill_a_searching_process(stack: Stack, stop: threading.Event, killed: list[int]) -> None:
+    """SIGKILLs the pool process holding an in-flight marker (a task in the middle of a search)."""
+    client = redis.Redis.from_url(stack.cache.url)
+    while not stop.is_set() and not killed:
+        for key in client.scan_iter("griot:tt:*:busy"):
+            holder = client.get(key)
+            if holder is None:
+                continue
+            pid = int(holder.decode().split(":")[1])
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+            except ProcessLookupError:
+                continue
+            return
+        time.sleep(0.05)
+
+
+def test_sigkilled_worker_process_still_gives_the_right_answer() -> None:
+    """A pool process SIGKILLed in the middle of a subtree: ``task_reject_on_worker_lost`` puts the
+    message back, another process runs it (after the dead holder's in-flight marker expires), the
+    search completes with the in-process value."""
+    s = make_stack(inflight_ms=1500)
+    try:
+        app = s.app()
+        s.start_worker("k1")
+        s.start_worker("k2")
+        s.wait_ready(app, 2)
+        pos = positions("awale", 1, seed=7, max_turns=6)[0]
+        depth = 12
+        ref = griot.search(pos, depth=depth)
+        stop, killed = threading.Event(), []
+        killer = threading.Thread(target=_kill_a_searching_process, args=(s, stop, killed))
+        killer.start()
+        cs = ClusterSearch(app, capacity=2, split=1, direct_depth=8, min_task_depth=4)
+        try:
+            got = cs.search(pos, depth, time_limit=90)
+        finally:
+            stop.set()
+            killer.join(5)
+        assert killed, "no task was caught in the middle of a search"
+        assert got.depth == depth and got.value == ref.score.value
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()
+
+
+def test_redis_restart_mid_search_gives_the_right_answer_or_a_clear_error() -> None:
+    """The broker's Redis (queues and results, no persistence) restarts during a search: the caller
+    sees the outage, waits for Redis, dispatches what was lost again and returns the in-process
+    value; were Redis to stay down past the grace period it would raise ClusterUnavailable."""
+    from workers.errors import ClusterUnavailable
+
+    s = make_stack()
+    try:
+        app = s.app()
+        s.start_worker("r1")
+        s.start_worker("r2")
+        s.wait_ready(app, 2)
+        pos = positions("abapa", 1, seed=3, max_turns=8)[0]
+        depth = 12
+        ref = griot.search(pos, depth=depth)
+        restarted = threading.Event()
+
+        def restart_once(r: object) -> None:
+            if r.depth >= 9 and not restarted.is_set():  # type: ignore[attr-defined]
+                restarted.set()
+                threading.Thread(target=s.broker.restart, kwargs={"down_for": 1.0}).start()
+
+        cs = ClusterSearch(app, capacity=2, split=1, direct_depth=8, min_task_depth=4, outage_grace=20)
+        try:
+            got = cs.search(pos, depth, time_limit=90, on_depth=restart_once)
+        except ClusterUnavailable:
+            pytest.fail("Redis came back within the grace period")
+        assert restarted.is_set()
+        assert got.depth == depth and got.value == ref.score.value
+        # And a Redis that stays down is a clear error, soon.
+        s.broker.stop()
+        cs2 = ClusterSearch(app, capacity=2, split=1, direct_depth=2, min_task_depth=2, outage_grace=2)
+        t = time.time()
+        with pytest.raises(ClusterUnavailable):
+            cs2.search(pos, 6, time_limit=30)
+        assert time.time() - t < 30
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()
+
+
+def test_workers_import_no_grpc() -> None:
+    """Nothing gRPC exists before the pool forks: the worker modules do not import it."""
+    import subprocess
+
+    code = "import sys, workers.app, workers.tasks; print('grpc' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr
+
+
+def test_worker_metrics_sum_over_pool_processes() -> None:
+    """prometheus_client multiprocess mode: the main process serves what pool processes counted."""
+    import urllib.request
+
+    from workers_stack import free_port
+
+    s = make_stack()
+    port = free_port()
+    try:
+        app = s.app()
+        s.start_worker("m1", concurrency=2, extra_env={"GRIOT_WORKER_METRICS_PORT": str(port)})
+        s.wait_ready(app, 1)
+        pos = griot.Variant("abapa").start()
+        results = [
+            app.send_task(
+                "griot.search_subtree",
+                kwargs=dict(variant="abapa", position=str(pos), depth=5, alpha=-1_000_001, beta=1_000_001),
+            )
+            for _ in range(4)
+        ]
+        for r in results:
+            assert r.get(timeout=30)["complete"]
+        text = ""
+        for _ in range(50):
+            try:
+                text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2).read().decode()
+                break
+            except OSError:
+                time.sleep(0.1)
+        line = next(
+            ln
+            for ln in text.splitlines()
+            if ln.startswith("griot_worker_tasks_total{") and 'task="search_subtree"' in ln
+        )
+        assert float(line.rsplit(" ", 1)[1]) == 4.0
+        assert "griot_worker_nodes_total" in text
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()

@@ -1,0 +1,200 @@
+"""Real parts on loopback: redis-server instances (broker/results and the cache) and Celery worker
+processes (prefork pool). No eager mode, no fake Redis. Every fixture and test is bounded in time."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+if shutil.which("redis-server") is None:
+    pytest.skip("redis-server is not installed", allow_module_level=True)
+celery = pytest.importorskip("celery")
+redis = pytest.importorskip("redis")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class RedisServer:
+    port: int
+    extra: list[str] = field(default_factory=list)
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--protected-mode",
+                "no",
+                *self.extra,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis(port=self.port)
+        for _ in range(100):
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        raise RuntimeError(f"redis-server on {self.port} did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+            self.proc = None
+
+    def restart(self, down_for: float = 0.0) -> None:
+        self.stop()
+        time.sleep(down_for)
+        self.start()
+
+
+@dataclass
+class Stack:
+    broker: RedisServer
+    cache: RedisServer
+    env: dict[str, str]
+    workers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    logdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="griot-workers-")))
+
+    def start_worker(
+        self,
+        name: str,
+        concurrency: int = 1,
+        queues: str = "griot.interactive,griot.batch",
+        extra_env: dict[str, str] | None = None,
+    ) -> subprocess.Popen[bytes]:
+        log = open(self.logdir / f"{name}.log", "wb")
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "workers.app",
+                "worker",
+                "-Q",
+                queues,
+                "--concurrency",
+                str(concurrency),
+                "-P",
+                "prefork",
+                "-n",
+                f"{name}@%h",
+                "--loglevel",
+                "INFO",
+                "--without-gossip",
+                "--without-mingle",
+            ],
+            cwd=ROOT,
+            env={**self.env, **(extra_env or {})},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        self.workers.append(proc)
+        return proc
+
+    def wait_ready(self, app: object, count: int, timeout: float = 60.0) -> None:
+        end = time.time() + timeout
+        while time.time() < end:
+            replies = app.control.ping(timeout=0.5) or []  # type: ignore[attr-defined]
+            if len(replies) >= count:
+                return
+        raise RuntimeError(f"{count} workers did not answer in {timeout} s; logs in {self.logdir}")
+
+    def stop_workers(self) -> None:
+        for p in self.workers:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+        for p in self.workers:
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait(timeout=5)
+        self.workers.clear()
+
+    def app(self):  # type: ignore[no-untyped-def]
+        from workers.app import make_app
+        from workers.config import Settings
+
+        old = dict(os.environ)
+        os.environ.update(self.env)
+        try:
+            return make_app(Settings.from_env())
+        finally:
+            os.environ.clear()
+            os.environ.update(old)
+
+
+def make_stack(inflight_ms: int = 3000) -> Stack:
+    broker = RedisServer(free_port())
+    cache = RedisServer(free_port(), ["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru"])
+    broker.start()
+    cache.start()
+    env = {
+        **os.environ,
+        "GRIOT_BROKER_URL": broker.url,
+        "GRIOT_CACHE_URL": cache.url,
+        "GRIOT_CACHE_MIN_DEPTH": "6",
+        "GRIOT_HASH_MB": "16",
+        "GRIOT_TASK_SOFT_LIMIT": "60",
+        "GRIOT_TASK_HARD_LIMIT": "90",
+        "GRIOT_VISIBILITY_TIMEOUT": "120",
+        "GRIOT_INFLIGHT_TTL_MS": str(inflight_ms),
+        "PYTHONPATH": str(ROOT),
+    }
+    return Stack(broker, cache, env)
+
+
+@pytest.fixture(scope="module")
+def stack() -> Iterator[Stack]:
+    s = make_stack()
+    try:
+        yield s
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()
+
+
+@pytest.fixture(scope="module")
+def two_workers(stack: Stack) -> Iterator[Stack]:
+    app = stack.app()
+    stack.start_worker("w1")
+    stack.start_worker("w2")
+    stack.wait_ready(app, 2)
+    yield stack

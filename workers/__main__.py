@@ -1,0 +1,42 @@
+"""``python -m workers status``: the cache counters and queue lengths, as ``griot status`` will
+print them (the CLI lives on another branch; it should call :func:`status`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import redis
+
+from workers.app import BATCH, INTERACTIVE
+from workers.cache import read_stats
+from workers.config import Settings
+
+
+def status(settings: Settings | None = None) -> dict[str, Any]:
+    """Cache counters (``griot:cache:{stats}``, hit rate, memory) and the length of each queue."""
+    s = settings or Settings.from_env()
+    out: dict[str, Any] = {}
+    try:
+        out["cache"] = read_stats(redis.Redis.from_url(s.cache_url, socket_timeout=2))
+    except redis.RedisError as e:
+        out["cache"] = {"error": str(e)}
+    try:
+        broker = redis.Redis.from_url(s.broker_url, socket_timeout=2)
+        out["queues"] = {q: int(broker.llen(q)) for q in (INTERACTIVE, BATCH)}  # type: ignore[arg-type]
+    except redis.RedisError as e:
+        out["queues"] = {"error": str(e)}
+    return out
+
+
+def main(argv: list[str]) -> int:
+    if argv[1:] != ["status"]:
+        print("usage: python -m workers status", file=sys.stderr)
+        return 2
+    print(json.dumps(status(), indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

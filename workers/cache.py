@@ -1,0 +1,325 @@
+"""The Redis transposition cache: the second level behind the core's batched table hook.
+
+Keys (every key of one position shares a Redis Cluster hash tag, so a position's entry and its
+in-flight marker live in one slot while positions spread over all slots)::
+
+    griot:tt:{<engine>:<variant>:<key hex>}         entry: "depth,bound,value,best"
+    griot:tt:{<engine>:<variant>:<key hex>}:busy    in-flight marker: "host:pid:task:depth"
+    griot:cache:{stats}                             hash of counters (read by ``griot status``)
+
+``<engine>`` is ``griot.ENGINE_VERSION`` (a new engine never reads an old engine's values),
+``<variant>`` the canonical variant string and ``<key hex>`` the position's exact key bytes
+(``Position.key``, the same bytes the core hashes): no false hits from hash collisions.
+
+Values: remaining depth, bound (``e``xact, ``l``ower, ``u``pper), node-relative value (proven
+results count turns from the stored position) and the best move as its index in the legal-move
+list (``-`` when none). Replacement is depth-preferred and atomic in Redis (:data:`STORE_SCRIPT`,
+run by EVALSHA): a shallower result never overwrites a deeper one; at equal depth an exact value
+is not replaced by a bound.
+
+Memory is bounded by the instance (``maxmemory`` + ``maxmemory-policy allkeys-lru``; it is the
+cache's own instance, never the broker's, so eviction cannot touch queued tasks) and by a TTL per
+entry (``GRIOT_CACHE_TTL``) for deployments that must share an instance (then use
+``volatile-lru``).
+
+Only nodes with a large remaining depth touch Redis (``min_depth``), one MGET per iteration and one
+pipeline of EVALSHA per iteration: never per node. Redis errors make the cache miss (counted in
+``errors``), they never fail a search.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import griot
+import redis
+
+log = logging.getLogger(__name__)
+
+STATS_KEY = "griot:cache:{stats}"
+"""Hash of counters: ``fetches`` (batched calls), ``probes`` (positions asked), ``hits``,
+``misses``, ``writes`` (entries stored), ``kept`` (a deeper entry was kept), ``task_hits``
+(subtree tasks answered from the cache without searching), ``inflight_waits`` (a task waited for
+another worker's marker), ``inflight_reused`` (and then used its result), ``errors``."""
+
+STATS_FIELDS = (
+    "fetches",
+    "probes",
+    "hits",
+    "misses",
+    "writes",
+    "kept",
+    "task_hits",
+    "inflight_waits",
+    "inflight_reused",
+    "errors",
+)
+
+STORE_SCRIPT = """
+-- KEYS[1]: entry key; ARGV[1]: "depth,bound,value,best"; ARGV[2]: TTL in ms (0 = none).
+-- Depth-preferred: keep a deeper entry; at equal depth keep an exact value against a bound.
+local new = ARGV[1]
+local nd = tonumber(string.match(new, '^(%d+),'))
+local old = redis.call('GET', KEYS[1])
+if old then
+  local od = tonumber(string.match(old, '^(%d+),'))
+  if od and od > nd then return 0 end
+  if od == nd and string.match(old, '^%d+,e,') and not string.match(new, '^%d+,e,') then
+    return 0
+  end
+end
+local ttl = tonumber(ARGV[2])
+if ttl > 0 then
+  redis.call('SET', KEYS[1], new, 'PX', ttl)
+else
+  redis.call('SET', KEYS[1], new)
+end
+return 1
+"""
+
+RELEASE_SCRIPT = """
+-- Deletes an in-flight marker only if this holder still owns it.
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+REFRESH_SCRIPT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+
+_BOUND_CODE = {"exact": "e", "lower": "l", "upper": "u"}
+_BOUND_NAME = {v: k for k, v in _BOUND_CODE.items()}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One cached result about a position (node-relative value)."""
+
+    depth: int
+    bound: str
+    value: int
+    best: int | None
+
+    def encode(self) -> str:
+        best = "-" if self.best is None else str(self.best)
+        return f"{self.depth},{_BOUND_CODE[self.bound]},{self.value},{best}"
+
+    @classmethod
+    def decode(cls, raw: bytes | str) -> Entry | None:
+        text = raw.decode() if isinstance(raw, bytes) else raw
+        try:
+            depth, bound, value, best = text.split(",")
+            return cls(int(depth), _BOUND_NAME[bound], int(value), None if best == "-" else int(best))
+        except (ValueError, KeyError):
+            return None
+
+    def answers(self, depth: int, alpha: int, beta: int) -> bool:
+        """Whether this entry settles a search to ``depth`` with window ``(alpha, beta)``."""
+        if self.depth < depth:
+            return False
+        if self.bound == "exact":
+            return True
+        if self.bound == "lower":
+            return self.value >= beta
+        return self.value <= alpha
+
+
+def entry_key(variant: str, key: bytes) -> str:
+    """The Redis key of a position's entry (see the module header)."""
+    return f"griot:tt:{{{griot.ENGINE_VERSION}:{variant}:{key.hex()}}}"
+
+
+def busy_key(variant: str, key: bytes) -> str:
+    """The in-flight marker of a position (same hash slot as its entry)."""
+    return entry_key(variant, key) + ":busy"
+
+
+def connect(url: str) -> redis.Redis:
+    """A client for the cache: short timeouts, since a slow cache must not stall a search."""
+    return redis.Redis.from_url(
+        url,
+        socket_timeout=2.0,
+        socket_connect_timeout=2.0,
+        health_check_interval=30,
+        client_name=f"griot-cache:{socket.gethostname()}:{os.getpid()}",
+    )
+
+
+class Cache:
+    """The cache of one variant, over one client: batched reads and atomic depth-preferred
+    writes. Safe to share between threads (redis-py pools connections)."""
+
+    def __init__(self, client: redis.Redis, variant: str, ttl_seconds: int = 0) -> None:
+        self.client = client
+        self.variant = variant
+        self.ttl_ms = max(0, ttl_seconds) * 1000
+        self._store = client.register_script(STORE_SCRIPT)
+        self._release = client.register_script(RELEASE_SCRIPT)
+        self._refresh = client.register_script(REFRESH_SCRIPT)
+
+    # -- entries -----------------------------------------------------------------------------
+
+    def get_many(self, keys: Sequence[bytes]) -> list[Entry | None]:
+        """The entries of ``keys`` in one MGET (``None`` for misses). Raises redis errors."""
+        if not keys:
+            return []
+        raw = self.client.mget([entry_key(self.variant, k) for k in keys])
+        return [Entry.decode(r) if r is not None else None for r in raw]
+
+    def put_many(self, items: Iterable[tuple[bytes, Entry]]) -> tuple[int, int]:
+        """Stores entries in one pipeline of EVALSHA (depth-preferred, atomic per key).
+        Returns (written, kept because deeper). Raises redis errors."""
+        pipe = self.client.pipeline(transaction=False)
+        n = 0
+        for key, e in items:
+            self._store(keys=[entry_key(self.variant, key)], args=[e.encode(), self.ttl_ms], client=pipe)
+            n += 1
+        if n == 0:
+            return (0, 0)
+        written = sum(int(x) for x in pipe.execute())
+        return written, n - written
+
+    def count(self, **fields: int) -> None:
+        """Adds to the shared counters (best effort)."""
+        fields = {k: v for k, v in fields.items() if v}
+        if not fields:
+            return
+        try:
+            pipe = self.client.pipeline(transaction=False)
+            for k, v in fields.items():
+                pipe.hincrby(STATS_KEY, k, v)
+            pipe.execute()
+        except redis.RedisError:
+            pass
+
+    # -- in-flight markers -------------------------------------------------------------------
+
+    def try_claim(self, key: bytes, holder: str, ttl_ms: int) -> bool:
+        """Claims a position for searching (SET NX PX); False when another worker holds it."""
+        return bool(self.client.set(busy_key(self.variant, key), holder, nx=True, px=ttl_ms))
+
+    def holder(self, key: bytes) -> str | None:
+        raw = self.client.get(busy_key(self.variant, key))
+        return raw.decode() if raw is not None else None
+
+    def refresh(self, key: bytes, holder: str, ttl_ms: int) -> bool:
+        return bool(self._refresh(keys=[busy_key(self.variant, key)], args=[holder, ttl_ms]))
+
+    def release(self, key: bytes, holder: str) -> None:
+        self._release(keys=[busy_key(self.variant, key)], args=[holder])
+
+
+class RedisTable:
+    """The core's second-level table (``griot.search(shared=...)``) backed by :class:`Cache`.
+
+    The search calls :meth:`fetch` once per iteration at least ``min_depth`` deep with the
+    positions of its top ``plies`` plies, and :meth:`publish` once per such iteration with its
+    new deep entries. Redis failures are misses (counted), never search failures.
+    """
+
+    def __init__(self, cache: Cache, min_depth: int = 8, plies: int = 2) -> None:
+        self.cache = cache
+        self.min_depth = min_depth
+        self.plies = plies
+        self.stats = dict.fromkeys(STATS_FIELDS, 0)
+
+    def fetch(self, requests: list[tuple[bytes, int]]) -> list[tuple[bytes, int, str, int, int | None]]:
+        self.stats["fetches"] += 1
+        self.stats["probes"] += len(requests)
+        try:
+            entries = self.cache.get_many([k for k, _ in requests])
+        except redis.RedisError as e:
+            self.stats["errors"] += 1
+            self.stats["misses"] += len(requests)
+            log.warning("cache fetch failed (%s): searching without it", e)
+            return []
+        out = []
+        for (key, _depth), e in zip(requests, entries, strict=True):
+            if e is None:
+                self.stats["misses"] += 1
+                continue
+            self.stats["hits"] += 1
+            out.append((key, e.depth, e.bound, e.value, e.best))
+        return out
+
+    def publish(self, entries: list[tuple[bytes, int, str, int, int | None]]) -> None:
+        try:
+            written, kept = self.cache.put_many(
+                (key, Entry(depth, bound, value, best)) for key, depth, bound, value, best in entries
+            )
+        except redis.RedisError as e:
+            self.stats["errors"] += 1
+            log.warning("cache publish failed (%s)", e)
+            return
+        self.stats["writes"] += written
+        self.stats["kept"] += kept
+
+    def flush_stats(self) -> None:
+        """Adds this table's counters to the shared ones and resets them."""
+        self.cache.count(**self.stats)
+        self.stats = dict.fromkeys(STATS_FIELDS, 0)
+
+
+class Heartbeat:
+    """Keeps an in-flight marker alive from a thread while the search runs (the GIL is free)."""
+
+    def __init__(self, cache: Cache, key: bytes, holder: str, ttl_ms: int) -> None:
+        self._args = (cache, key, holder, ttl_ms)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="griot-inflight", daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        cache, key, holder, _ = self._args
+        try:
+            cache.release(key, holder)
+        except redis.RedisError:
+            pass
+
+    def _run(self) -> None:
+        cache, key, holder, ttl_ms = self._args
+        while not self._stop.wait(ttl_ms / 3000):
+            try:
+                cache.refresh(key, holder, ttl_ms)
+            except redis.RedisError:
+                pass
+
+
+def read_stats(client: redis.Redis) -> dict[str, int]:
+    """The shared counters plus ``hit_rate`` (per cent of probes) and the instance's memory use:
+    what ``griot status`` prints."""
+    raw: dict[Any, Any] = client.hgetall(STATS_KEY)  # type: ignore[assignment]
+    stats = {f: 0 for f in STATS_FIELDS}
+    for k, v in raw.items():
+        stats[k.decode() if isinstance(k, bytes) else k] = int(v)
+    probes = stats["probes"]
+    stats["hit_rate_pct"] = round(100 * stats["hits"] / probes) if probes else 0
+    info = client.info("memory")
+    stats["used_memory"] = int(info.get("used_memory", 0))
+    stats["maxmemory"] = int(info.get("maxmemory", 0))
+    return stats
+
+
+def wait_for_holder(cache: Cache, key: bytes, deadline: float, poll: float = 0.05) -> bool:
+    """Waits while another worker holds ``key``'s marker; True if it went away before
+    ``deadline``."""
+    while time.time() < deadline:
+        if cache.holder(key) is None:
+            return True
+        time.sleep(poll)
+    return False

@@ -1,0 +1,932 @@
+"""Distributed deep search of one position (the caller's side; the gateway uses it).
+
+The caller expands the top ``split`` plies of the tree itself and sends the subtrees below them
+to the workers as ``griot.search_subtree`` tasks, each with an alpha-beta window. The top plies are
+searched as a principal-variation search whose leaves are tasks:
+
+- every top node keeps, for each child, an interval ``[lo, hi]`` of what the tasks proved about
+  its value (exact results close it, fail-high/fail-low results move one end); the node is done
+  when its best child is known exactly (or a bound settles its own window), so the root's value is
+  the exact minimax value at the requested depth whatever order results arrive in;
+- children are taken in the previous iteration's order; the first ("eldest brother") is searched
+  with the node's window, the others with a null window at the best value so far, re-searched
+  when they fail high (young brothers wait, as in YBWC);
+- APHID-like speculation: while the eldest is still running, idle worker slots start its younger
+  brothers with a null window at the node's value from the previous iteration of the same parity
+  (sowing scores swing between odd and even depths); when that guess was right their results
+  settle them, otherwise they are searched again;
+- a central scheduler keeps at most ``capacity`` tasks in the queue, mandatory work before
+  speculation, so the broker's FIFO never holds speculative work in front of the principal
+  variation; subtrees a cut-off made useless are revoked (queued ones are dropped, running ones see a
+  cancel key and stop their search).
+
+Iterative deepening runs across the cluster: the first depths (tasks too small to be worth a
+queue round trip) in one ``griot.search_position`` task, then one distributed iteration per depth,
+each completed depth reported as it lands (:meth:`ClusterSearch.iterate` is an async iterator;
+:meth:`ClusterSearch.search` a blocking call with a callback).
+
+Failures: a task that raises ``BadTaskArguments`` fails the search with that error; other task
+failures, tasks lost with a Redis restart and stragglers (no result after ``straggler_after``
+seconds, e.g. a worker machine that vanished) are dispatched again, duplicates being harmless
+(the first result wins, the in-flight marker makes the second wait for the first); a broker
+unreachable for longer than ``outage_grace`` raises :class:`ClusterUnavailable`. A result is never
+made from a partial task: incomplete subtree results are searched again or fail the depth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import heapq
+import itertools
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import griot
+import redis
+from celery import Celery
+from celery.result import AsyncResult
+from celery.utils.nodenames import worker_direct
+from kombu.exceptions import OperationalError
+
+from workers.errors import BadTaskArguments, ClusterUnavailable, SearchDeadlineExceeded, TaskFailed
+
+log = logging.getLogger(__name__)
+
+INFINITE = 1_000_001
+WIN = 1_000_000
+WIN_BOUND = WIN - 10_000
+
+EXACT, LOWER, UPPER = "exact", "lower", "upper"
+
+RETRY_POLICY = {"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2, "interval_max": 0.5}
+"""Publishing retries; longer outages are the caller's ``outage_grace``."""
+
+
+# -- score arithmetic (the core's score.rs) --------------------------------------------------
+
+
+def to_child(v: int) -> int:
+    """A parent-relative bound as seen one ply lower (``score::to_table(v, 1)``)."""
+    if v >= WIN_BOUND:
+        return min(v + 1, INFINITE)
+    if v <= -WIN_BOUND:
+        return max(v - 1, -INFINITE)
+    return v
+
+
+def from_child(v: int) -> int:
+    """A child's node-relative value as seen from its parent (``score::from_table(v, 1)``)."""
+    if v >= WIN_BOUND:
+        return v - 1
+    if v <= -WIN_BOUND:
+        return v + 1
+    return v
+
+
+def window_bound(v: int, alpha: int, beta: int) -> str:
+    return UPPER if v <= alpha else LOWER if v >= beta else EXACT
+
+
+# -- results ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MoveValue:
+    """A root move's value: exact for the best move, an upper bound for the others."""
+
+    move: str
+    value: int
+    bound: str
+
+
+@dataclass(frozen=True)
+class DepthResult:
+    """One completed depth of a distributed search."""
+
+    depth: int
+    best_move: str | None
+    value: int
+    score: str
+    pv: list[str]
+    moves: list[MoveValue]
+    nodes: int
+    elapsed: float
+    tasks: int
+    cache_answers: int
+    redispatched: int
+
+
+def score_text(v: int) -> str:
+    if v >= WIN_BOUND:
+        return f"win in {WIN - v}"
+    if v <= -WIN_BOUND:
+        return f"loss in {WIN + v}"
+    return f"{v / 100:+.2f}"
+
+
+@dataclass
+class TaskStats:
+    sent: int = 0
+    cache_answers: int = 0
+    redispatched: int = 0
+    nodes: int = 0
+    cpu: float = 0.0  # CPU seconds the workers' searches used (their threads' clocks)
+    # (queued s, run s, nodes, iteration depth, sent at) of every searched subtree: the model input.
+    timings: list[tuple[float, float, int, int, float]] = field(default_factory=list)
+
+
+# -- the scheduler: tasks in flight and their results ----------------------------------------
+
+
+@dataclass(order=True)
+class _Job:
+    priority: tuple[int, int]
+    seq: int
+    kwargs: dict[str, Any] = field(compare=False)
+    future: asyncio.Future[dict[str, Any]] = field(compare=False)
+    sent_at: float = field(default=0.0, compare=False)
+    task_ids: list[str] = field(default_factory=list, compare=False)
+    dispatches: int = field(default=0, compare=False)
+    prefer: str | None = field(default=None, compare=False)
+    queued_at: float = field(default_factory=time.time, compare=False)
+
+
+class Scheduler:
+    """Sends subtree tasks (at most ``capacity`` queued or running), polls their results with one
+    MGET per ``poll`` seconds, re-dispatches lost ones and revokes abandoned ones."""
+
+    def __init__(
+        self,
+        app: Celery,
+        queue: str,
+        capacity: int,
+        deadline: float | None,
+        straggler_after: float,
+        outage_grace: float,
+        poll: float,
+        stats: TaskStats,
+        workers: dict[str, int] | None = None,
+    ) -> None:
+        self.app = app
+        self.workers = workers
+        self.on_worker: dict[str, str] = {}
+        self.queue = queue
+        self.capacity = max(1, capacity)
+        self.deadline = deadline
+        self.straggler_after = straggler_after
+        self.outage_grace = outage_grace
+        self.poll = poll
+        self.stats = stats
+        self.waiting: list[_Job] = []
+        self.running: dict[str, _Job] = {}  # task id -> job (a job may have two ids)
+        self.seq = itertools.count()
+        self._wake = asyncio.Event()
+        self._loop_task: asyncio.Task[None] | None = None
+        self._failure: BaseException | None = None
+        self.outage_since: float | None = None
+
+    async def run(
+        self, kwargs: dict[str, Any], priority: tuple[int, int], prefer: str | None = None
+    ) -> dict[str, Any]:
+        """Runs one subtree task (on worker ``prefer`` if it is free); cancelling the caller
+        revokes it."""
+        if self._failure is not None:
+            raise self._failure
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        job = _Job(priority, next(self.seq), kwargs, fut, prefer=prefer)
+        heapq.heappush(self.waiting, job)
+        self._wake.set()
+        try:
+            return await fut
+        except asyncio.CancelledError:
+            self._abandon(job)
+            raise
+
+    def start(self) -> None:
+        self._loop_task = asyncio.get_running_loop().create_task(self._loop())
+
+    async def close(self) -> None:
+        for job in list(self.running.values()):
+            self._abandon(job)
+        self.waiting.clear()
+        if self._loop_task is not None:
+            self._loop_task.cancel()
+            try:
+                await self._loop_task
+            except (asyncio.CancelledError, Exception):
+                pass
+
+    def _abandon(self, job: _Job) -> None:
+        if job in self.waiting:
+            self.waiting.remove(job)
+            heapq.heapify(self.waiting)
+        ids = [i for i, j in self.running.items() if j is job]
+        for i in ids:
+            del self.running[i]
+        if ids:
+            cancel(self.app, ids)
+
+    def _send(self, job: _Job, worker: str | None = None) -> None:
+        expires = _expires(self.deadline)
+        kwargs = dict(job.kwargs, deadline=self.deadline)
+        r = self.app.send_task(
+            "griot.search_subtree",
+            kwargs=kwargs,
+            queue=worker_direct(worker) if worker else self.queue,
+            expires=expires,
+            retry=True,
+            retry_policy=RETRY_POLICY,
+        )
+        if worker:
+            self.on_worker[r.id] = worker
+        job.task_ids.append(r.id)
+        job.sent_at = time.time()
+        job.dispatches += 1
+        self.running[r.id] = job
+        self.stats.sent += 1
+
+    def _in_flight(self) -> int:
+        return len({id(j) for j in self.running.values()})
+
+    async def _loop(self) -> None:
+        try:
+            while True:
+                try:
+                    self._dispatch()
+                    self._collect()
+                    if self.outage_since is not None:
+                        log.warning(
+                            "broker back after %.1f s: dispatching lost tasks again",
+                            time.time() - self.outage_since,
+                        )
+                        self.outage_since = None
+                        self._redispatch_all()
+                except (redis.ConnectionError, redis.TimeoutError, OperationalError, OSError) as e:
+                    now = time.time()
+                    if self.outage_since is None:
+                        self.outage_since = now
+                        log.warning("broker or result backend unreachable: %s", e)
+                    if now - self.outage_since > self.outage_grace:
+                        raise ClusterUnavailable(
+                            f"the broker or result backend has been unreachable for "
+                            f"{now - self.outage_since:.1f} s: {e}"
+                        ) from e
+                    await asyncio.sleep(0.2)
+                    continue
+                if self.running or self.waiting:
+                    await asyncio.sleep(self._interval())
+                else:
+                    self._wake.clear()
+                    await self._wake.wait()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as e:
+            self._failure = e
+            for job in set(self.running.values()) | set(self.waiting):
+                if not job.future.done():
+                    job.future.set_exception(e)
+            self.running.clear()
+            self.waiting.clear()
+
+    def _interval(self) -> float:
+        """Seconds to the next poll: 5 % of the recent tasks' run time, between ``poll`` and
+        50 ms, so a long search costs the caller little CPU and a short one little latency."""
+        recent = self.stats.timings[-8:]
+        if not recent:
+            return self.poll
+        run = sorted(t[1] for t in recent)[len(recent) // 2]
+        return min(0.05, max(self.poll, 0.05 * run))
+
+    def _free_slots(self) -> dict[str, int]:
+        assert self.workers is not None
+        free = dict(self.workers)
+        for task_id in self.running:
+            w = self.on_worker.get(task_id)
+            if w in free:
+                free[w] -= 1
+        return free
+
+    def _dispatch(self) -> None:
+        if self.workers is None:
+            while self.waiting and self._in_flight() < self.capacity:
+                job = self.waiting[0]
+                self._send(job)
+                heapq.heappop(self.waiting)
+            return
+        # Affinity: a subtree goes back to the worker that searched it one depth shallower (its
+        # table holds that work) when that worker has a free slot. Jobs without a preference go
+        # to any free worker; a job whose worker stays busy is stolen by a free one after a
+        # while (half a typical task), since a cold table costs less than an idle worker.
+        free = self._free_slots()
+        if not self.waiting or max(free.values(), default=0) <= 0:
+            return
+        jobs = sorted(self.waiting)
+        sent = set()
+        for job in jobs:
+            if job.prefer is not None and free.get(job.prefer, 0) > 0:
+                self._send(job, job.prefer)
+                free[job.prefer] -= 1
+                sent.add(id(job))
+        now = time.time()
+        recent = self.stats.timings[-8:]
+        patience = 0.5 * sorted(t[1] for t in recent)[len(recent) // 2] if recent else 0.0
+        for job in jobs:
+            if id(job) in sent:
+                continue
+            if job.prefer in free and now - job.queued_at < patience:
+                continue
+            w = max(free, key=lambda k: free[k])
+            if free[w] <= 0:
+                break
+            self._send(job, w)
+            free[w] -= 1
+            sent.add(id(job))
+        if sent:
+            self.waiting = [j for j in self.waiting if id(j) not in sent]
+            heapq.heapify(self.waiting)
+
+    def _redispatch_all(self) -> None:
+        for task_id, job in list({id(j): (i, j) for i, j in self.running.items()}.values()):
+            self.stats.redispatched += 1
+            self._send(job, self.on_worker.get(task_id))
+
+    def _collect(self) -> None:
+        if not self.running:
+            return
+        ids = list(self.running)
+        now = time.time()
+        for task_id, meta in self.app.backend.get_many(ids, interval=0, max_iterations=1):
+            job = self.running.pop(task_id, None)
+            AsyncResult(task_id, app=self.app).forget()
+            if job is None or job.future.done():
+                continue
+            status = meta.get("status")
+            result = meta.get("result")
+            if status == "SUCCESS" and isinstance(result, dict) and result.get("complete"):
+                for other in [i for i, j in self.running.items() if j is job]:
+                    del self.running[other]
+                    self._revoke_quietly(other)
+                result["received"] = now
+                result["sent"] = job.sent_at
+                job.future.set_result(result)
+                continue
+            if isinstance(result, BadTaskArguments) or (
+                isinstance(result, Exception) and type(result).__name__ == "BadTaskArguments"
+            ):
+                job.future.set_exception(BadTaskArguments(str(result)))
+                continue
+            if self.deadline is not None and now >= self.deadline:
+                job.future.set_exception(
+                    SearchDeadlineExceeded("the deadline passed in the middle of a depth")
+                )
+                continue
+            if any(j is job for j in self.running.values()):
+                continue  # a duplicate is still running
+            if job.dispatches >= 4:
+                job.future.set_exception(
+                    TaskFailed(f"subtree task failed {job.dispatches} times: {result!r}")
+                )
+                continue
+            log.info("subtree task %s ended %s (%r): dispatching it again", task_id, status, result)
+            self.stats.redispatched += 1
+            heapq.heappush(self.waiting, job)
+        # Stragglers: a task that should long be done (its worker machine may be gone).
+        for job in {id(j): j for j in self.running.values()}.values():
+            if now - job.sent_at > self.straggler_after and job.dispatches < 3:
+                log.info("subtree task has run %.1f s: sending a duplicate", now - job.sent_at)
+                self.stats.redispatched += 1
+                self._send(job, self._other_worker(job))
+
+    def _other_worker(self, job: _Job) -> str | None:
+        """The freest worker not already running ``job`` (None: the shared queue)."""
+        if self.workers is None:
+            return None
+        busy = {self.on_worker.get(i) for i in job.task_ids}
+        free = {w: n for w, n in self._free_slots().items() if w not in busy}
+        return max(free, key=lambda k: free[k]) if free else None
+
+    def _revoke_quietly(self, task_id: str) -> None:
+        cancel(self.app, [task_id])
+
+
+CANCEL_PREFIX = "griot:cancel:"
+"""``griot:cancel:<task id>`` (in the result backend's Redis): set by a caller that no longer
+needs a running task's result; the task polls it and stops its search."""
+
+
+def cancel(app: Celery, task_ids: Sequence[str]) -> None:
+    """Revokes tasks still queued (workers drop them) and asks running ones to stop: a revoke
+    with ``terminate`` would signal a pool process that may already run another task."""
+    try:
+        app.control.revoke(list(task_ids))
+        client = app.backend.client
+        pipe = client.pipeline(transaction=False)
+        for i in task_ids:
+            pipe.set(CANCEL_PREFIX + i, b"1", px=600_000)
+        pipe.execute()
+        for i in task_ids:
+            AsyncResult(i, app=app).forget()
+    except Exception as e:  # best effort: the task's own deadline ends it anyway
+        log.debug("cancel failed: %s", e)
+
+
+# -- the top of the tree ---------------------------------------------------------------------
+
+
+class _Node:
+    """A position in the top plies: its children (made once) and what earlier iterations learnt."""
+
+    __slots__ = ("children", "estimates", "key", "order", "position", "text", "worker")
+
+    def __init__(self, position: griot.Position) -> None:
+        self.position = position
+        self.text = str(position)
+        self.key = position.zobrist
+        self.children: list[tuple[str, _Node, int]] | None = None  # (move, node, sign)
+        self.order: list[int] | None = None
+        self.estimates: dict[int, int] = {}  # depth -> value found (node-relative)
+        self.worker: str | None = None  # the worker that searched this subtree last
+
+    def expand(self) -> list[tuple[str, _Node, int]]:
+        if self.children is None:
+            side = self.position.side_to_move
+            self.children = [
+                (str(m), _Node(c), -1 if c.side_to_move != side else 1) for m, c in self.position.successors()
+            ]
+            self.order = list(range(len(self.children)))
+        return self.children
+
+    def estimate(self, depth: int) -> int | None:
+        for d in (depth - 2, depth - 1, depth - 3):
+            if d in self.estimates:
+                return self.estimates[d]
+        return None
+
+
+def _expires(deadline: float | None) -> dt.datetime | None:
+    return dt.datetime.fromtimestamp(deadline, tz=dt.UTC) if deadline is not None else None
+
+
+def _outcome_value(pos: griot.Position, outcome: Any) -> int:
+    if outcome.winner is None:
+        return 0
+    return WIN if outcome.winner == pos.side_to_move else -WIN
+
+
+@dataclass
+class _Found:
+    value: int
+    bound: str
+    pv: list[str]
+
+
+class ClusterSearch:
+    """Searches positions across the Celery workers (see the module header).
+
+    ``capacity``: tasks kept queued or running (about the number of pool processes of the
+    workers serving ``queue``); ``split``: top plies the caller expands (1 = root moves, 2 = their
+    replies); ``direct_depth``: depths up to this one run as a single task (too small to split);
+    ``min_task_depth``: a subtree shallower than this is not split further; ``pv_split``: extra
+    plies split along the principal variation (its eldest-brother chain is the critical path of
+    young-brothers-wait; splitting it deeper shortens that path); ``workers``: the
+    worker nodes and their pool sizes (:func:`cluster_workers`): subtrees then go to the worker
+    that searched them at the previous depth (its table holds that work), through its own queue;
+    None sends every task to ``queue``, for any free worker.
+    """
+
+    def __init__(
+        self,
+        app: Celery,
+        *,
+        queue: str = "griot.interactive",
+        capacity: int = 2,
+        split: int = 1,
+        direct_depth: int = 8,
+        min_task_depth: int = 4,
+        speculate: bool = False,
+        use_cache: bool = True,
+        straggler_after: float = 60.0,
+        outage_grace: float = 30.0,
+        poll: float = 0.002,
+        workers: dict[str, int] | None = None,
+        pv_split: int = 2,
+    ) -> None:
+        self.app = app
+        self.workers = workers
+        self.pv_split = pv_split
+        self._iteration = 0
+        self.queue = queue
+        self.capacity = capacity
+        self.split = split
+        self.direct_depth = direct_depth
+        self.min_task_depth = min_task_depth
+        self.speculate = speculate
+        self.use_cache = use_cache
+        self.straggler_after = straggler_after
+        self.outage_grace = outage_grace
+        self.poll = poll
+        self.stats = TaskStats()
+
+    # -- public API ----------------------------------------------------------------------------
+
+    async def iterate(
+        self,
+        position: griot.Position | str,
+        depth: int,
+        *,
+        time_limit: float | None = None,
+        history: Sequence[griot.Position | str] = (),
+    ) -> AsyncIterator[DepthResult]:
+        """Yields one :class:`DepthResult` per completed depth, up to ``depth``; stops early when
+        ``time_limit`` seconds pass (the last completed depth stands)."""
+        pos = position if isinstance(position, griot.Position) else griot.Position(position)
+        hist = [h if isinstance(h, griot.Position) else griot.Position(h) for h in history]
+        start = time.time()
+        deadline = start + time_limit if time_limit is not None else None
+        self.stats = TaskStats()
+        sched = Scheduler(
+            self.app,
+            self.queue,
+            self.capacity,
+            deadline,
+            self.straggler_after,
+            self.outage_grace,
+            self.poll,
+            self.stats,
+            workers=self.workers,
+        )
+        sched.start()
+        root = _Node(pos)
+        try:
+            first = min(depth, self.direct_depth)
+            if not pos.legal_moves():
+                first = depth
+            yield await self._direct(sched, root, hist, first, start, deadline)
+            for d in range(first + 1, depth + 1):
+                if deadline is not None and time.time() >= deadline:
+                    return
+                self._iteration = d
+                try:
+                    found = await self._node(sched, root, d, -INFINITE, INFINITE, [*hist], 0)
+                except SearchDeadlineExceeded:
+                    return
+                yield self._result(root, d, found, start)
+        finally:
+            await sched.close()
+
+    def search(
+        self,
+        position: griot.Position | str,
+        depth: int,
+        *,
+        time_limit: float | None = None,
+        history: Sequence[griot.Position | str] = (),
+        on_depth: Callable[[DepthResult], object] | None = None,
+    ) -> DepthResult:
+        """Blocking form of :meth:`iterate`: returns the deepest completed depth."""
+
+        async def run() -> DepthResult:
+            last = None
+            async for r in self.iterate(position, depth, time_limit=time_limit, history=history):
+                last = r
+                if on_depth is not None:
+                    on_depth(r)
+            if last is None:
+                raise SearchDeadlineExceeded("no depth completed before the deadline")
+            return last
+
+        return asyncio.run(run())
+
+    # -- internals -----------------------------------------------------------------------------
+
+    async def _direct(
+        self,
+        sched: Scheduler,
+        root: _Node,
+        hist: list[griot.Position],
+        depth: int,
+        start: float,
+        deadline: float | None,
+    ) -> DepthResult:
+        """The first depths in one task (multi-PV, so every root move gets an exact score that
+        orders the next iteration)."""
+        kwargs = dict(
+            variant=root.position.variant.canonical,
+            position=root.text,
+            depth=depth,
+            multipv=0,
+            history=[str(h) for h in hist],
+            deadline=deadline,
+        )
+        r = await self._guarded(
+            lambda: self.app.send_task(
+                "griot.search_position",
+                kwargs=kwargs,
+                queue=self.queue,
+                expires=_expires(deadline),
+                retry=True,
+                retry_policy=RETRY_POLICY,
+            )
+        )
+        self.stats.sent += 1
+        while True:
+            got = await self._guarded(
+                lambda: list(self.app.backend.get_many([r.id], interval=0, max_iterations=1))
+            )
+            if got:
+                break
+            if deadline is not None and time.time() > deadline:
+                cancel(self.app, [r.id])
+                raise SearchDeadlineExceeded("the first depth did not complete before the deadline")
+            await asyncio.sleep(min(0.05, max(self.poll, 0.02 * (time.time() - start))))
+        meta = got[0][1]
+        r.forget()
+        res = meta.get("result")
+        if meta.get("status") != "SUCCESS":
+            if type(res).__name__ == "BadTaskArguments":
+                raise BadTaskArguments(str(res))
+            raise TaskFailed(f"search_position failed: {res!r}")
+        self.stats.nodes += res["nodes"]
+        root.estimates[res["depth"]] = res["value"]
+        moves = [MoveValue(m["move"], m["value"], m["bound"]) for m in res["moves"]]
+        if root.position.legal_moves():
+            children = root.expand()
+            index = {m: i for i, (m, _, _) in enumerate(children)}
+            root.order = [index[m.move] for m in moves if m.move in index]
+            for mv in moves:  # child estimates from the exact per-move scores
+                child = children[index[mv.move]]
+                child[1].estimates[res["depth"] - 1] = (
+                    child[2] * to_child(mv.value) if child[2] < 0 else to_child(mv.value)
+                )
+        return DepthResult(
+            depth=res["depth"],
+            best_move=res["best"],
+            value=res["value"],
+            score=res["score"],
+            pv=res["pv"],
+            moves=moves,
+            nodes=self.stats.nodes,
+            elapsed=time.time() - start,
+            tasks=self.stats.sent,
+            cache_answers=self.stats.cache_answers,
+            redispatched=self.stats.redispatched,
+        )
+
+    async def _guarded(self, fn: Callable[[], Any]) -> Any:
+        """``fn()``, retried while the broker is unreachable, up to ``outage_grace`` seconds."""
+        since = None
+        while True:
+            try:
+                return fn()
+            except (redis.ConnectionError, redis.TimeoutError, OperationalError, OSError) as e:
+                now = time.time()
+                since = since or now
+                if now - since > self.outage_grace:
+                    raise ClusterUnavailable(
+                        f"the broker or result backend has been unreachable for {now - since:.1f} s: {e}"
+                    ) from e
+                await asyncio.sleep(0.2)
+
+    def _result(self, root: _Node, depth: int, found: _Found, start: float) -> DepthResult:
+        assert found.bound == EXACT, found
+        moves = []
+        for i in root.order or []:
+            mv, child, sign = root.children[i]  # type: ignore[index]
+            v = child.estimates.get(depth - 1)
+            if v is None:
+                continue
+            pv = from_child(v) * sign if sign < 0 else from_child(v)
+            moves.append(MoveValue(mv, pv, EXACT if mv == (found.pv or [None])[0] else UPPER))
+        return DepthResult(
+            depth=depth,
+            best_move=found.pv[0] if found.pv else None,
+            value=found.value,
+            score=score_text(found.value),
+            pv=found.pv,
+            moves=moves,
+            nodes=self.stats.nodes,
+            elapsed=time.time() - start,
+            tasks=self.stats.sent,
+            cache_answers=self.stats.cache_answers,
+            redispatched=self.stats.redispatched,
+        )
+
+    async def _leaf(
+        self,
+        sched: Scheduler,
+        node: _Node,
+        depth: int,
+        alpha: int,
+        beta: int,
+        path: list[griot.Position],
+        priority: tuple[int, int],
+    ) -> _Found:
+        r = await sched.run(
+            dict(
+                variant=node.position.variant.canonical,
+                position=node.text,
+                depth=depth,
+                alpha=alpha,
+                beta=beta,
+                history=[str(p) for p in path],
+                use_cache=self.use_cache,
+            ),
+            priority,
+            prefer=node.worker,
+        )
+        if r.get("source") == "search":
+            node.worker = r.get("worker")
+            self.stats.nodes += r["nodes"]
+            self.stats.cpu += r.get("search_cpu", 0.0)
+            self.stats.timings.append(
+                (
+                    r["started"] - r["sent"],
+                    r["finished"] - r["started"],
+                    r["nodes"],
+                    self._iteration,
+                    r["sent"],
+                )
+            )
+        else:
+            self.stats.cache_answers += 1
+        return _Found(r["value"], r["bound"], list(r.get("pv") or []))
+
+    async def _node(
+        self,
+        sched: Scheduler,
+        node: _Node,
+        depth: int,
+        alpha: int,
+        beta: int,
+        path: list[griot.Position],
+        ply: int,
+        pv: bool = True,
+    ) -> _Found:
+        """The value of ``node`` searched to ``depth`` with window ``(alpha, beta)`` (fail-soft,
+        node-relative), its top plies here, the rest in tasks. Nodes on the principal variation
+        (``pv``: eldest children from the root down) are split ``pv_split`` plies deeper: their
+        subtrees are the ones everything else waits for."""
+        limit = self.split + (self.pv_split if pv else 0)
+        pos = node.position
+        if ply > 0 and any(p.zobrist == node.key for p in path):
+            # A repetition ends the game as an endless cycle, as in the core.
+            return _Found(_outcome_value(pos, pos.endless_outcome()), EXACT, [])
+        outcome = pos.outcome
+        if outcome is not None and not pos.legal_moves():
+            return _Found(_outcome_value(pos, outcome), EXACT, [])
+        if ply >= limit or depth - 1 < self.min_task_depth or not pos.legal_moves():
+            found = await self._leaf(sched, node, depth, alpha, beta, path, (0, ply))
+            node.estimates[depth] = found.value
+            return found
+
+        children = node.expand()
+        assert node.order is not None
+        n = len(children)
+        lo = [-INFINITE] * n
+        hi = [INFINITE] * n
+        pvs: list[list[str]] = [[] for _ in range(n)]
+        running: dict[int, asyncio.Task[_Found]] = {}
+        windows: dict[int, tuple[int, int]] = {}
+        eldest = node.order[0]
+        child_path = [*path, pos]
+        est = node.estimate(depth) if self.speculate else None
+        attempts = [0] * n
+
+        def launch(i: int, a: int, b: int, speculative: bool) -> None:
+            _, child, sign = children[i]
+            if sign < 0:
+                ca, cb = -to_child(b), -to_child(a)
+            else:
+                ca, cb = to_child(a), to_child(b)
+            ca, cb = max(ca, -INFINITE), min(cb, INFINITE)
+            windows[i] = (a, b)
+            attempts[i] += 1
+            prio = (1 if speculative else 0, ply)
+
+            child_pv = pv and i == eldest
+            child_limit = self.split + (self.pv_split if child_pv else 0)
+
+            async def go() -> _Found:
+                if ply + 1 >= child_limit or depth - 2 < self.min_task_depth:
+                    return await self._leaf_or_terminal(
+                        sched, child, depth - 1, ca, cb, child_path, prio, ply + 1
+                    )
+                return await self._node(sched, child, depth - 1, ca, cb, child_path, ply + 1, child_pv)
+
+            running[i] = asyncio.get_running_loop().create_task(go())
+
+        try:
+            while True:
+                best_lo = max(lo)
+                floor = max(alpha, best_lo)
+                if best_lo >= beta:
+                    found = _Found(best_lo, LOWER, pvs[lo.index(best_lo)])
+                    break
+                unresolved = [i for i in node.order if hi[i] > floor and lo[i] < hi[i]]
+                if not unresolved:
+                    if best_lo > alpha:
+                        found = _Found(best_lo, EXACT, pvs[lo.index(best_lo)])
+                    else:
+                        found = _Found(max(hi), UPPER, [])
+                    break
+                started_any = any(lo[i] > -INFINITE or hi[i] < INFINITE for i in range(n))
+                for i in unresolved:
+                    if i in running:
+                        continue
+                    if i == eldest and not started_any:
+                        launch(i, alpha, beta, False)
+                    elif best_lo > -INFINITE and lo[i] == best_lo and best_lo > alpha:
+                        # The best so far, known only as a bound: its exact value is needed.
+                        others = max([alpha] + [lo[j] for j in range(n) if j != i])
+                        launch(i, others, beta, False)
+                    elif floor > -INFINITE and (started_any or i == eldest):
+                        launch(i, floor, floor + 1, False)
+                    elif est is not None and self.speculate and not started_any:
+                        g = min(max(alpha, est), beta - 1)
+                        launch(i, g, g + 1, True)
+                if not running:
+                    raise RuntimeError(f"distributed search stalled at {node.text} depth {depth}")
+                done, _ = await asyncio.wait(running.values(), return_when=asyncio.FIRST_COMPLETED)
+                for i, t in list(running.items()):
+                    if t not in done:
+                        continue
+                    del running[i]
+                    r = t.result()
+                    mv, child, sign = children[i]
+                    v = from_child(r.value)
+                    b = r.bound
+                    if sign < 0:
+                        v = -v
+                        b = {LOWER: UPPER, UPPER: LOWER}.get(b, b)
+                    if b == EXACT:
+                        lo[i] = hi[i] = v
+                    elif b == LOWER:
+                        lo[i] = max(lo[i], v)
+                    else:
+                        hi[i] = min(hi[i], v)
+                    if lo[i] > hi[i]:
+                        # Two searches disagree (a deeper cached value in one of them): trust
+                        # the latest alone.
+                        lo[i], hi[i] = (
+                            (v, v) if b == EXACT else ((v, INFINITE) if b == LOWER else (-INFINITE, v))
+                        )
+                    if b != UPPER:
+                        pvs[i] = [mv, *r.pv]
+                    if attempts[i] > 8:
+                        raise TaskFailed(f"child {mv} of {node.text} would not settle")
+        finally:
+            for t in running.values():
+                t.cancel()
+            if running:
+                await asyncio.gather(*running.values(), return_exceptions=True)
+
+        # Next iteration's order: exact and lower-bounded children by value, then the rest by
+        # their upper bound (the engine's root ordering).
+        rank = {i: k for k, i in enumerate(node.order)}
+        node.order = sorted(
+            range(n),
+            key=lambda i: (
+                (0, -lo[i]) if lo[i] > -INFINITE else (1, -hi[i]) if hi[i] < INFINITE else (2, rank[i])
+            ),
+        )
+        for i, (_, child, sign) in enumerate(children):
+            if lo[i] > -INFINITE or hi[i] < INFINITE:
+                v = lo[i] if lo[i] > -INFINITE else hi[i]
+                child.estimates[depth - 1] = -to_child(v) if sign < 0 else to_child(v)
+        node.estimates[depth] = found.value
+        return found
+
+    async def _leaf_or_terminal(
+        self,
+        sched: Scheduler,
+        node: _Node,
+        depth: int,
+        alpha: int,
+        beta: int,
+        path: list[griot.Position],
+        priority: tuple[int, int],
+        ply: int,
+    ) -> _Found:
+        pos = node.position
+        if any(p.zobrist == node.key for p in path):
+            return _Found(_outcome_value(pos, pos.endless_outcome()), EXACT, [])
+        outcome = pos.outcome
+        if outcome is not None and not pos.legal_moves():
+            return _Found(_outcome_value(pos, outcome), EXACT, [])
+        return await self._leaf(sched, node, depth, alpha, beta, path, priority)
+
+
+def cluster_workers(app: Celery, queue: str, timeout: float = 1.0) -> dict[str, int]:
+    """The worker nodes consuming ``queue`` and their pool sizes (asks them)."""
+    insp = app.control.inspect(timeout=timeout)
+    stats = insp.stats() or {}
+    active = insp.active_queues() or {}
+    out = {}
+    for worker, info in stats.items():
+        if any(q.get("name") == queue for q in active.get(worker, [])):
+            out[worker] = int(info.get("pool", {}).get("max-concurrency", 1))
+    return out

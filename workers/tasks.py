@@ -1,0 +1,445 @@
+"""The tasks: thin wrappers that validate plain-data arguments, run the native search (the GIL
+released) and return plain data.
+
+- ``griot.search_subtree(variant, position, depth, alpha, beta, history, deadline)``: one subtree of
+  a distributed search, with a window; returns the fail-soft value and its bound.
+- ``griot.search_position(variant, position, depth, time, multipv, history, deadline)``: a whole
+  search of a position (best move, score, line, per-move scores), for shallow or batch work.
+
+Bad arguments raise :class:`~workers.errors.BadTaskArguments` (listed in ``throws``: no retry, no
+traceback noise); Redis or broker failures are retried with backoff. The search runs in a helper
+thread while the task's main thread waits in short joins, so the soft time limit (a signal, whose
+Python handler runs only on the main thread) and a revoke with ``signal='SIGUSR1'`` both reach it
+at once and set the search's ``SearchStop`` handle: the search returns its last completed
+iteration, reported as ``complete: false``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from typing import Any
+
+import griot
+import redis
+from celery import Task, signals
+from celery.exceptions import SoftTimeLimitExceeded
+
+from workers import cache as tt
+from workers import metrics
+from workers.app import app
+from workers.errors import BadTaskArguments, InfrastructureError
+
+log = logging.getLogger(__name__)
+
+INFINITE = 1_000_001
+"""The core's window bound (``score::INFINITE``)."""
+
+MAX_DEPTH = 120
+MAX_HISTORY = 4096
+TURN_LIMIT_MARGIN = 8
+"""As the core: near the turn limit a position's key does not say enough to reuse a result."""
+
+_cache_client: redis.Redis | None = None
+_tables: dict[str, griot.SearchTable] = {}
+MAX_TABLES = 2
+"""Transposition tables a pool process keeps between subtree tasks, one per variant (the most
+recently used): the caller sends a subtree to the worker that searched it one depth shallower,
+which then finds its earlier work in Rust memory (APHID's per-slave tables)."""
+
+
+def search_table(variant: str) -> griot.SearchTable:
+    table = _tables.pop(variant, None)
+    if table is None:
+        while len(_tables) >= MAX_TABLES:
+            _tables.pop(next(iter(_tables)))
+        table = griot.SearchTable(settings().hash_mb)
+    _tables[variant] = table
+    return table
+
+
+def settings() -> Any:
+    return app.conf.griot_settings
+
+
+def cache_client() -> redis.Redis:
+    """This process's cache client, opened on first use (after the fork)."""
+    global _cache_client
+    if _cache_client is None:
+        _cache_client = tt.connect(settings().cache_url)
+    return _cache_client
+
+
+@signals.worker_process_init.connect
+def _after_fork(**_: Any) -> None:
+    global _cache_client
+    _cache_client = None
+    _tables.clear()
+
+
+@signals.celeryd_init.connect
+def _worker_main_init(**_: Any) -> None:
+    metrics.prepare(settings().metrics_port)
+
+
+@signals.worker_ready.connect
+def _worker_ready(**_: Any) -> None:
+    port = settings().metrics_port
+    if port is not None:
+        metrics.serve(port)
+
+
+@signals.worker_process_shutdown.connect
+def _process_shutdown(pid: int | None = None, **_: Any) -> None:
+    metrics.process_dead(pid or os.getpid())
+
+
+# -- argument checking -----------------------------------------------------------------------
+
+
+def _position(variant: Any, position: Any) -> griot.Position:
+    if not isinstance(variant, str) or not isinstance(position, str):
+        raise BadTaskArguments("variant and position must be strings")
+    try:
+        canonical = griot.Variant(variant).canonical
+        pos = griot.Position(position)
+    except griot.GriotError as e:
+        raise BadTaskArguments(f"{type(e).__name__}: {e}") from None
+    if pos.variant.canonical != canonical:
+        raise BadTaskArguments(f"position {position!r} is not a position of variant {canonical!r}")
+    return pos
+
+
+def _int(name: str, value: Any, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise BadTaskArguments(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
+    return value
+
+
+def _history(pos: griot.Position, history: Any) -> list[griot.Position]:
+    if history is None:
+        return []
+    if not isinstance(history, list | tuple) or len(history) > MAX_HISTORY:
+        raise BadTaskArguments(f"history must be a list of at most {MAX_HISTORY} positions")
+    out = []
+    for h in history:
+        out.append(_position(pos.variant.canonical, h))
+    return out
+
+
+def _deadline(deadline: Any) -> float | None:
+    if deadline is None:
+        return None
+    if isinstance(deadline, bool) or not isinstance(deadline, int | float):
+        raise BadTaskArguments(f"deadline must be a Unix time in seconds, got {deadline!r}")
+    return float(deadline)
+
+
+# -- running a search ------------------------------------------------------------------------
+
+
+CANCEL_PREFIX = "griot:cancel:"
+_last_cpu = [0.0]  # CPU seconds of this process's last search (its thread's own clock)
+
+
+def _cancelled(task_id: str | None) -> bool:
+    if not task_id:
+        return False
+    try:
+        return bool(app.backend.client.exists(CANCEL_PREFIX + task_id))
+    except redis.RedisError:
+        return False
+
+
+def _run_interruptibly(fn: Any, stop: griot.SearchStop, task_id: str | None = None) -> tuple[Any, bool]:
+    """Runs ``fn`` (a native search) in a thread; the soft time limit or the caller's cancel
+    key stops it. Returns (result, interrupted)."""
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def target() -> None:
+        cpu = time.thread_time()
+        try:
+            box["result"] = fn()
+            box["cpu"] = time.thread_time() - cpu
+        except BaseException as e:  # re-raised on the task's thread
+            box["error"] = e
+        finally:
+            done.set()
+
+    # Not Thread.join: an exception raised by a signal handler inside join() can leave the thread
+    # looking finished while it still runs (CPython issue 21822); an Event stays consistent.
+    thread = threading.Thread(target=target, name="griot-search", daemon=True)
+    thread.start()
+    interrupted = False
+    polls = 0
+    while not done.is_set():
+        try:
+            if done.wait(0.05):
+                break
+            polls += 1
+            if polls % 4 == 0 and not interrupted and _cancelled(task_id):
+                interrupted = True
+                stop.set()
+        except SoftTimeLimitExceeded:
+            interrupted = True
+            stop.set()
+    thread.join()
+    _last_cpu[0] = box.get("cpu", 0.0)
+    if "error" in box:
+        raise box["error"]
+    return box["result"], interrupted
+
+
+def _time_left(deadline: float | None) -> float | None:
+    if deadline is None:
+        return None
+    return deadline - time.time()
+
+
+def _holder(task: Task, depth: int) -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{task.request.id}:{depth}"
+
+
+class GriotTask(Task):  # type: ignore[misc]
+    """Retries infrastructure failures with backoff; bad input fails at once."""
+
+    autoretry_for = (InfrastructureError, redis.ConnectionError, redis.TimeoutError)
+    retry_backoff = True
+    retry_backoff_max = 10
+    retry_jitter = True
+    max_retries = 5
+    throws = (BadTaskArguments,)
+    acks_late = True
+    reject_on_worker_lost = True
+
+
+def _observe(task_name: str, outcome: str, seconds: float, variant: str, nodes: int) -> None:
+    m = metrics.get()
+    if m:
+        m["tasks"].labels(task_name, outcome).inc()
+        m["seconds"].labels(task_name).observe(seconds)
+        m["nodes"].labels(variant).inc(nodes)
+
+
+@app.task(base=GriotTask, name="griot.search_subtree", bind=True)
+def search_subtree(
+    self: Task,
+    variant: str,
+    position: str,
+    depth: int,
+    alpha: int,
+    beta: int,
+    history: list[str] | None = None,
+    deadline: float | None = None,
+    use_cache: bool = True,
+) -> dict[str, Any]:
+    """Searches ``position`` to ``depth`` with window ``(alpha, beta)`` (node-relative values of
+    the core). Returns ``value``, ``bound`` (``exact``/``lower``/``upper``), ``depth`` reached,
+    ``complete``, ``best``, ``pv``, ``nodes``, timings and where the answer came from."""
+    started = time.time()
+    pos = _position(variant, position)
+    depth = _int("depth", depth, 1, MAX_DEPTH)
+    alpha = _int("alpha", alpha, -INFINITE, INFINITE)
+    beta = _int("beta", beta, -INFINITE, INFINITE)
+    if alpha >= beta:
+        raise BadTaskArguments(f"window ({alpha}, {beta}) is empty: need alpha < beta")
+    hist = _history(pos, history)
+    deadline = _deadline(deadline)
+    s = settings()
+    canonical = pos.variant.canonical
+    out: dict[str, Any] = {"started": started, "worker": self.request.hostname, "pid": os.getpid()}
+
+    left = _time_left(deadline)
+    if left is not None and left <= 0:
+        out.update(complete=False, reason="deadline", value=0, bound="upper", depth=0, nodes=0)
+        return out
+
+    max_turns = int(pos.variant.options.get("max_turns", 2000))
+    cacheable = use_cache and depth >= s.cache_min_depth and pos.turns + depth + TURN_LIMIT_MARGIN < max_turns
+    cache = tt.Cache(cache_client(), canonical, s.cache_ttl) if cacheable else None
+    key = pos.key
+    holder = _holder(self, depth)
+
+    def from_cache() -> dict[str, Any] | None:
+        assert cache is not None
+        try:
+            (e,) = cache.get_many([key])
+        except redis.RedisError:
+            return None
+        if e is None or not e.answers(depth, alpha, beta):
+            return None
+        moves = pos.legal_moves()
+        best = str(moves[e.best]) if e.best is not None and e.best < len(moves) else None
+        return dict(
+            value=e.value,
+            bound=e.bound,
+            depth=depth,
+            complete=True,
+            best=best,
+            pv=[best] if best else [],
+            nodes=0,
+            source="cache",
+        )
+
+    claimed = False
+    if cache is not None:
+        hit = from_cache()
+        if hit is not None:
+            cache.count(task_hits=1)
+            out.update(hit, finished=time.time())
+            _observe("search_subtree", "cache", time.time() - started, canonical, 0)
+            return out
+        try:
+            claimed = cache.try_claim(key, holder, s.inflight_ttl_ms)
+            if not claimed:
+                # Another worker searches this position now: wait for it, then reuse its result.
+                cache.count(inflight_waits=1)
+                wait_until = time.time() + min(left if left is not None else s.soft_limit, s.soft_limit)
+                tt.wait_for_holder(cache, key, wait_until)
+                hit = from_cache()
+                if hit is not None:
+                    cache.count(inflight_reused=1)
+                    out.update(hit, source="inflight", finished=time.time())
+                    return out
+                claimed = cache.try_claim(key, holder, s.inflight_ttl_ms)
+        except redis.RedisError as e:
+            log.warning("in-flight marker unavailable (%s): searching anyway", e)
+
+    table = tt.RedisTable(cache, s.cache_min_depth, s.cache_plies) if cache is not None else None
+    stop = griot.SearchStop()
+    time_limit = max(0.05, left) if left is not None else None
+    local = search_table(canonical)
+
+    def run() -> griot.SearchResult:
+        return griot.search(
+            pos,
+            depth=depth,
+            time=time_limit,
+            stop=stop,
+            history=hist,
+            window=(alpha, beta),
+            shared=table,
+            table=local,
+        )
+
+    m = metrics.get()
+    if m:
+        m["busy"].inc()
+    try:
+        if claimed and cache is not None:
+            with tt.Heartbeat(cache, key, holder, s.inflight_ttl_ms):
+                r, interrupted = _run_interruptibly(run, stop, self.request.id)
+        else:
+            r, interrupted = _run_interruptibly(run, stop, self.request.id)
+    finally:
+        if m:
+            m["busy"].dec()
+    complete = r.depth == depth or (r.depth == 0 and not pos.legal_moves())
+    if cache is not None and table is not None:
+        if complete:
+            table.publish([(key, depth, r.bound, r.score.value, _move_index(pos, r))])
+        table.flush_stats()
+    out.update(
+        value=r.score.value,
+        bound=r.bound,
+        depth=r.depth,
+        complete=complete,
+        reason=None if complete else ("stopped" if interrupted else "time"),
+        best=str(r.best_move) if r.best_move is not None else None,
+        pv=list(r.pv),
+        nodes=r.nodes,
+        search_time=r.time,
+        search_cpu=_last_cpu[0],
+        source="search",
+        finished=time.time(),
+    )
+    _observe(
+        "search_subtree", "complete" if complete else "incomplete", time.time() - started, canonical, r.nodes
+    )
+    return out
+
+
+def _move_index(pos: griot.Position, r: griot.SearchResult) -> int | None:
+    if r.best_move is None:
+        return None
+    texts = [str(m) for m in pos.legal_moves()]
+    return texts.index(str(r.best_move)) if str(r.best_move) in texts else None
+
+
+@app.task(base=GriotTask, name="griot.search_position", bind=True)
+def search_position(
+    self: Task,
+    variant: str,
+    position: str,
+    depth: int | None = None,
+    time_limit: float | None = None,
+    multipv: int = 1,
+    history: list[str] | None = None,
+    deadline: float | None = None,
+) -> dict[str, Any]:
+    """A whole search of ``position`` (no window): best move, score, line and per-move scores
+    (``multipv`` exact ones, 0 = all). Needs ``depth`` or ``time_limit`` (seconds)."""
+    started = time.time()
+    pos = _position(variant, position)
+    if depth is None and time_limit is None:
+        raise BadTaskArguments("give depth or time_limit")
+    if depth is not None:
+        depth = _int("depth", depth, 1, MAX_DEPTH)
+    if time_limit is not None and (
+        isinstance(time_limit, bool) or not isinstance(time_limit, int | float) or not 0 < time_limit < 86400
+    ):
+        raise BadTaskArguments(f"time_limit must be a positive number of seconds, got {time_limit!r}")
+    multipv = _int("multipv", multipv, 0, 64)
+    hist = _history(pos, history)
+    deadline = _deadline(deadline)
+    left = _time_left(deadline)
+    if left is not None:
+        time_limit = max(0.05, min(time_limit or left, left))
+    s = settings()
+    canonical = pos.variant.canonical
+    max_turns = int(pos.variant.options.get("max_turns", 2000))
+    use_cache = depth is None or depth >= s.cache_min_depth
+    table = None
+    if use_cache and pos.turns + (depth or 40) + TURN_LIMIT_MARGIN < max_turns:
+        table = tt.RedisTable(
+            tt.Cache(cache_client(), canonical, s.cache_ttl), s.cache_min_depth, s.cache_plies
+        )
+    stop = griot.SearchStop()
+
+    def run() -> griot.SearchResult:
+        return griot.search(
+            pos,
+            depth=depth,
+            time=time_limit,
+            multipv=multipv,
+            hash_mb=s.hash_mb,
+            stop=stop,
+            history=hist,
+            shared=table,
+        )
+
+    r, interrupted = _run_interruptibly(run, stop, self.request.id)
+    if table is not None:
+        table.flush_stats()
+    _observe("search_position", "complete", time.time() - started, canonical, r.nodes)
+    return {
+        "best": str(r.best_move) if r.best_move is not None else None,
+        "value": r.score.value,
+        "score": str(r.score),
+        "depth": r.depth,
+        "complete": depth is None or r.depth == depth or not pos.legal_moves(),
+        "pv": list(r.pv),
+        "nodes": r.nodes,
+        "time": r.time,
+        "moves": [
+            {"move": m.move, "value": m.score.value, "bound": m.bound, "pv": list(m.pv)} for m in r.moves
+        ],
+        "started": started,
+        "finished": time.time(),
+        "worker": socket.gethostname(),
+        "interrupted": interrupted,
+    }
