@@ -8,29 +8,16 @@ use griot_core::search::{Hooks, Limits, SearchOptions};
 fn fixed_depth(c: &mut Criterion) {
     let mut group = c.benchmark_group("search");
     group.sample_size(10);
-    for (variant, depth) in [
-        ("abapa", 14),
-        ("abapa", 16),
-        ("oware", 14),
-        ("awale", 14),
-        ("2-4", 12),
-    ] {
+    for (variant, depth) in [("abapa", 14), ("abapa", 16), ("oware", 14), ("awale", 14), ("2-4", 12)] {
         let game = registry::game(variant).unwrap();
         let pos = game.start();
         let options = SearchOptions {
-            limits: Limits {
-                depth: Some(depth),
-                ..Limits::default()
-            },
+            limits: Limits { depth: Some(depth), ..Limits::default() },
             hash_mb: 64,
             ..SearchOptions::default()
         };
         group.bench_function(format!("{variant} start depth {depth}"), |b| {
-            b.iter(|| {
-                game.search(&pos, &[], &options, Hooks::default())
-                    .unwrap()
-                    .nodes
-            })
+            b.iter(|| game.search(&pos, &[], &options, Hooks::default()).unwrap().nodes)
         });
     }
     group.finish();

@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))  # repo root, for `tests.`
 
-from tests.reference import awale as A  # noqa: E402
+from tests.reference import awale as A
 
 
 def res(position, move):

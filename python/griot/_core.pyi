@@ -1,34 +1,58 @@
 """Type stubs of the native core (checked by mypy.stubtest)."""
 
 from collections.abc import Callable, Iterable
-from typing import Any, Final, Protocol, type_check_only
+from typing import Any, Final, Protocol, final, type_check_only
+
+__all__ = [
+    "ENGINE_VERSION",
+    "GameOutcome",
+    "GriotError",
+    "IllegalMoveError",
+    "Move",
+    "MoveScore",
+    "NotationError",
+    "Position",
+    "RuleFileError",
+    "Score",
+    "SearchResult",
+    "SearchStop",
+    "TurnEvent",
+    "UnknownVariantError",
+    "Variant",
+    "VariantError",
+    "bench",
+    "best_move",
+    "builtin_rule_file",
+    "families",
+    "register_rule_file",
+    "search",
+]
 
 ENGINE_VERSION: Final[str]
 
 class GriotError(ValueError):
     """Base of every error Griot raises for bad input."""
 
+    code: str | None
+    field: str | None
+    option: str | None
+
 class NotationError(GriotError):
     """A position or move that could not be parsed."""
 
 class VariantError(GriotError):
-    """A malformed variant string or a bad option."""
-
-    option: str | None
+    """A malformed variant string or a bad option (see .option)."""
 
 class UnknownVariantError(VariantError):
     """No game has this variant id."""
 
 class RuleFileError(VariantError):
-    """A rule file with a bad field."""
-
-    field: str | None
+    """A rule file with a bad field (see .field)."""
 
 class IllegalMoveError(GriotError):
-    """A move that is not legal in the position."""
+    """A move that is not legal in the position (see .code)."""
 
-    code: str | None
-
+@final
 class Variant:
     def __new__(cls, text: str) -> Variant: ...
     @property
@@ -45,15 +69,17 @@ class Variant:
     def geometry(self) -> dict[str, Any]: ...
     def start(self) -> Position: ...
     def position(self, body: str) -> Position: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class Move:
     @property
     def text(self) -> str: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class GameOutcome:
     @property
     def winner(self) -> str | None: ...
@@ -61,8 +87,9 @@ class GameOutcome:
     def scores(self) -> tuple[int, int]: ...
     @property
     def reason(self) -> str: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
 
+@final
 class TurnEvent:
     @property
     def kind(self) -> str: ...
@@ -77,6 +104,7 @@ class TurnEvent:
     @property
     def detail(self) -> str | None: ...
 
+@final
 class Position:
     def __new__(cls, text: str) -> Position: ...
     @property
@@ -85,6 +113,10 @@ class Position:
     def side_to_move(self) -> str: ...
     @property
     def turns(self) -> int: ...
+    @property
+    def cells(self) -> list[int]: ...
+    @property
+    def stores(self) -> tuple[int, int] | None: ...
     def legal_moves(self) -> list[Move]: ...
     def parse_move(self, text: Move | str) -> Move: ...
     def check(self, mv: Move | str) -> None: ...
@@ -104,13 +136,14 @@ class Position:
     def perft(self, depth: int) -> int: ...
     def divide(self, depth: int) -> dict[str, int]: ...
     def random_playouts(self, count: int, seed: int = 0) -> int: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 def families() -> list[dict[str, Any]]: ...
 def register_rule_file(text: str) -> Variant: ...
 def builtin_rule_file(id: str) -> str | None: ...
 
+@final
 class Score:
     @property
     def kind(self) -> str: ...
@@ -126,10 +159,11 @@ class Score:
     def is_loss(self) -> bool: ...
     @property
     def value(self) -> int: ...
-    def __eq__(self, other: object) -> bool: ...
-    def __lt__(self, other: Score) -> bool: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __lt__(self, value: Score, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+@final
 class MoveScore:
     @property
     def move(self) -> str: ...
@@ -140,6 +174,7 @@ class MoveScore:
     @property
     def pv(self) -> list[str]: ...
 
+@final
 class SearchResult:
     @property
     def best_move(self) -> Move | None: ...
@@ -164,6 +199,7 @@ class SearchResult:
     @property
     def bound(self) -> str: ...
 
+@final
 class SearchStop:
     def __new__(cls) -> SearchStop: ...
     def set(self) -> None: ...

@@ -131,7 +131,7 @@ Places where the texts disagree with themselves (the rule lines were followed)
 
 from __future__ import annotations
 
-__all__ = ["VARIANTS", "start", "legal_moves", "play", "outcome", "RULES"]
+__all__ = ["RULES", "VARIANTS", "legal_moves", "outcome", "play", "start"]
 
 MAX_LAPS = 1000
 DEFAULT_MAX_TURNS = 2000
@@ -157,7 +157,8 @@ EVEN = _EvenValues()
 #   min_seeds       a hole must hold at least this many seeds to be played
 #   leave_one       the player grabs all the seeds but 1
 #   skip_origin     the starting hole is skipped on a full lap
-#   starving        None | "if_possible" | "forbidden"
+#   starving        None | "if_possible" | "forbidden" | "must_feed" (only when the
+#                   opponent's row is empty: only feeding moves are legal, none = stuck)
 #   relay_ends      None (single sowing) | values that end the multiple sowing
 #   flow            None | "owner" (each player takes 4s on own row) | "mover_opponent_row"
 #   capture_values  values of the last hole that trigger a capture
@@ -304,9 +305,11 @@ RULES = {
         end_store_over=None, pass_when_stuck=True, remaining="last_capturer",
     ),
     # International Oware tournament rules (from the brief).
+    # "Must feed when possible" in the tournament rules: when the opponent has no seed the
+    # player must give them some; with no such move the game ends (the player cannot move).
     "abapa": dict(
         seeds=4, playable="own", min_seeds=1, leave_one=False, skip_origin=True,
-        starving="if_possible", relay_ends=None, flow=None,
+        starving="must_feed", relay_ends=None, flow=None,
         capture_values=frozenset({2, 3}), capture_side="opponent", capture_target="reached",
         chain="territory", grand_slam="no_capture",
         end_none_can_play=True, end_stuck=True, end_board_empty=False, end_fewer_than=None,
@@ -405,9 +408,9 @@ def _parse_position(text):
     n = opts["holes"]
     rows = fields[1].split("/")
     if len(rows) != 2:
-        raise ValueError(f"field 2 (board): expected <south>/<north>")
+        raise ValueError("field 2 (board): expected <south>/<north>")
     board = []
-    for name, row in zip(("South", "North"), rows):
+    for name, row in zip(("South", "North"), rows, strict=True):
         cells = row.split(",")
         if len(cells) != n:
             raise ValueError(f"field 2 (board): {name} has {len(cells)} holes, expected {n}")
@@ -595,6 +598,8 @@ def _moves_for(st, side):
             feeding.append(h)
     if starving == "forbidden":
         return feeding
+    if starving == "must_feed":
+        return feeding if _row_total(st.board, n, 1 - side) == 0 else cands
     return feeding if feeding else cands  # "if_possible"
 
 

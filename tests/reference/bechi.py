@@ -162,7 +162,7 @@ def _pair(field: str, text: str) -> list:
     parts = text.split("-")
     if len(parts) != 2:
         raise ValueError(f"{field}: expected <south>-<north>")
-    return [_count(field, name, p) for p, name in zip(parts, ("South", "North"))]
+    return [_count(field, name, p) for p, name in zip(parts, ("South", "North"), strict=True)]
 
 
 def _hole_set(field: str, h: int, text: str) -> set:
@@ -193,7 +193,7 @@ def parse(text: str) -> Position:
     if len(rows) != 2:
         raise ValueError("field 2 (board): expected <south>/<north>")
     board = []
-    for row, name in zip(rows, ("South", "North")):
+    for row, name in zip(rows, ("South", "North"), strict=True):
         cells = row.split(",")
         if len(cells) != h:
             raise ValueError(f"field 2 (board): {name} has {len(cells)} holes, expected {h}")

@@ -8,9 +8,10 @@ games. Standard library only.
 API (all on Griot notation strings)
 -----------------------------------
     start(variant) -> position
-    legal_moves(position) -> [move]     every whole-turn move string, sorted by plain string order;
+    legal_moves(position) -> [move]     every legal move string, sorted by plain string order;
                                         [] when the game is over
-    play(position, move) -> position    the whole turn; ValueError on an illegal move
+    play(position, move) -> position    one move: a turn up to its end or to its next choice (K8);
+                                        ValueError on an illegal move
     outcome(position) -> None | {"winner": "S"|"N"|None, "score": (south, north), "reason": str}
 
 Variant: `ikibuguzo`, options `end_holes_win` (default true), `max_turns` (default 2000, >= 1).
@@ -40,8 +41,15 @@ K6  After a capture made by a turn whose laps have all been cw: `keep` leaves th
 K7  A turn stops at once when it wins: opponent left with no counters, or (end_holes_win) both
     opponent inner end holes captured this turn (flag win=X). Lap 1,001 is never started: the turn
     is cut (flag cycle).
-K8  Move: tokens joined by '+': the first play (`o3`, `i2:cw`), then one token per capture at which
-    there was more than one option: `ccw`, `cw`, `keep+o1:cw`, `keep+o5`.
+K8  Moves: the first play (`o3`, `i2:cw`) is one move. When a capture offers more than one option
+    the turn pauses: the same player stays to move, the flags field records the turn so far
+    (`choose=o1,laps=2,cw=all[,kept][,end=i1]`), and each option is a move of its own: `ccw`, `cw`,
+    `keep+o1:cw`, `keep+o5`. A capture with a single option (anticlockwise re-sowing) goes on at
+    once.
+    Changed reading (docs/rules/ikibuguzo.md section 9): an earlier version made the whole turn one
+    move listing every choice (`o1:cw+keep+i2:cw+ccw`). Clockwise turns branch at every capture,
+    and random games reached 300 legal moves in one position, with no bound below the core's
+    fixed-capacity move lists (512). The turns, and the positions they reach, are unchanged.
 """
 
 from __future__ import annotations
@@ -58,7 +66,8 @@ SPECIAL_HOLES = (0, 14)  # o1 (outer row, leftmost) and i2 (inner row, second fr
 LAP_LIMIT = 1000
 CW, CCW = -1, +1
 SIDES = "SN"
-FLAGS = ("-", "win=S", "win=N", "cycle")
+FLAGS = ("-", "win=S", "win=N", "cycle")  # or a pause: choose=<hole>,laps=<n>,cw=<memory>[,kept][,end=<hole>]
+CW_MEMORY = ("none", "some", "all")
 
 
 # --------------------------------------------------------------------------- variant strings
@@ -140,7 +149,7 @@ def parse_position(text: str) -> Position:
     if len(rows) != 2:
         raise ValueError("field 2 (board): expected <south>/<north>")
     loops = []
-    for player, row in zip(("South", "North"), rows):
+    for player, row in zip(("South", "North"), rows, strict=True):
         holes = row.split(",")
         if len(holes) != HOLES:
             raise ValueError(f"field 2 (board): {player} has {len(holes)} holes, not {HOLES}")
@@ -160,13 +169,58 @@ def parse_position(text: str) -> Position:
         if loops[side][hole] != 3:
             raise ValueError(f"field 5 (opening): scripted hole {_label(hole)} does not hold 3")
     flags = fields[5]
-    if flags not in FLAGS:
-        raise ValueError(f"field 6 (flags): {flags!r} is not one of {', '.join(FLAGS)}")
+    if flags not in FLAGS and not flags.startswith("choose="):
+        raise ValueError(f"field 6 (flags): {flags!r} is not one of {', '.join(FLAGS)} or choose=...")
     if flags != "-" and opening:
         raise ValueError("field 6 (flags): a flag during the opening")
     if flags.startswith("win") and not options["end_holes_win"]:
         raise ValueError("field 6 (flags): win flag but end_holes_win=false")
-    return Position(options, loops, side, turns, opening, flags)
+    pos = Position(options, loops, side, turns, opening, flags)
+    if flags.startswith("choose="):
+        turn, hole = _paused_turn(pos)  # validates the syntax
+        if format_pause(turn, hole, options["end_holes_win"]) != flags:
+            raise ValueError(f"field 6 (flags): {flags!r} is not in canonical form")
+        if len(_decisions(turn, hole)) < 2:
+            raise ValueError("field 6 (flags): the paused turn offers no choice")
+    return pos
+
+
+def format_pause(turn: _Turn, hole: int, end_holes_win: bool) -> str:
+    """The flags of a turn paused at a choice after a capture into `hole` (K8)."""
+    cw = "all" if turn.all_cw else ("some" if turn.cw_laps else "none")
+    parts = [f"choose={_label(hole)}", f"laps={turn.laps}", f"cw={cw}"]
+    if turn.kept:
+        parts.append("kept")
+    if end_holes_win:
+        parts += [f"end={_label(15 - column)}" for column in sorted(turn.end_columns)]
+    return ",".join(parts)
+
+
+def _paused_turn(pos: Position) -> tuple[_Turn, int]:
+    """The turn in progress recorded in a `choose=` flags field, and its capture hole."""
+    bad = ValueError(f"field 6 (flags): {pos.flags!r} is not choose=<hole>,laps=<n>,cw=<none|some|all>"
+                     "[,kept][,end=<i1|i8>]")
+    parts = pos.flags.split(",")
+    if len(parts) < 3 or not parts[1].startswith("laps=") or not parts[2].startswith("cw="):
+        raise bad
+    labels = {_label(h): h for h in range(HOLES)}
+    hole = labels.get(parts[0][len("choose="):])
+    laps_text, cw = parts[1][len("laps="):], parts[2][len("cw="):]
+    if hole is None or not laps_text.isdigit() or cw not in CW_MEMORY:
+        raise bad
+    laps = int(laps_text)
+    if not 1 <= laps < LAP_LIMIT:
+        raise ValueError(f"field 6 (flags): laps must be 1 to {LAP_LIMIT - 1}")
+    turn = _Turn(list(pos.loops[pos.side]), list(pos.loops[1 - pos.side]), laps=laps,
+                 cw_laps=0 if cw == "none" else 1, all_cw=cw == "all")
+    for part in parts[3:]:
+        if part == "kept":
+            turn.kept = True
+        elif part in ("end=i1", "end=i8"):
+            turn.end_columns.add(0 if part == "end=i1" else 7)
+        else:
+            raise bad
+    return turn, hole
 
 
 def format_position(pos: Position) -> str:
@@ -245,7 +299,7 @@ class _Turn:
     won: bool = False  # end-holes win
     cut: bool = False  # relay cut after LAP_LIMIT laps
 
-    def copy(self) -> "_Turn":
+    def copy(self) -> _Turn:
         return _Turn(list(self.mine), list(self.theirs), self.laps, self.cw_laps, self.all_cw,
                      self.kept, set(self.end_columns), self.won, self.cut)
 
@@ -269,14 +323,13 @@ def _decisions(turn: _Turn, capture_hole: int) -> list:
     return options
 
 
-def _run(turn: _Turn, origin: int, direction: int, tokens: list, end_holes_win: bool,
-         results: list) -> None:
-    """Play laps from `origin`; append (tokens, finished turn) for every way the turn can end."""
+def _run(turn: _Turn, origin: int, direction: int, end_holes_win: bool) -> tuple[_Turn, int | None]:
+    """Play laps from `origin` until the turn ends, or pauses at a capture into a hole that offers a
+    choice (returned as the second value)."""
     while True:
         if turn.laps == LAP_LIMIT:
             turn.cut = True
-            results.append((tokens, turn))
-            return
+            return turn, None
         turn.laps += 1
         if direction == CW:
             turn.cw_laps += 1
@@ -284,8 +337,7 @@ def _run(turn: _Turn, origin: int, direction: int, tokens: list, end_holes_win: 
             turn.all_cw = False
         last = _sow_lap(turn.mine, origin, direction)
         if turn.mine[last] == 1:  # landed in an empty hole: the turn is over
-            results.append((tokens, turn))
-            return
+            return turn, None
         if _captures_here(turn.mine, turn.theirs, last):
             inner, outer = _opposite(last)
             turn.mine[origin] += turn.theirs[inner] + turn.theirs[outer]
@@ -295,24 +347,17 @@ def _run(turn: _Turn, origin: int, direction: int, tokens: list, end_holes_win: 
                 turn.end_columns.add(column)
             if end_holes_win and turn.end_columns == {0, 7}:
                 turn.won = True
-                results.append((tokens, turn))
-                return
+                return turn, None
             if sum(turn.theirs) == 0:
-                results.append((tokens, turn))
-                return
+                return turn, None
             if turn.laps == LAP_LIMIT:
                 turn.cut = True
-                results.append((tokens, turn))
-                return
+                return turn, None
             options = _decisions(turn, origin)
             if len(options) == 1:
                 _, origin, direction, _ = options[0]
                 continue
-            for token, next_origin, next_direction, is_keep in options:
-                branch = turn.copy()
-                branch.kept = branch.kept or is_keep
-                _run(branch, next_origin, next_direction, tokens + [token], end_holes_win, results)
-            return
+            return turn, origin  # a choice: the turn pauses, the player stays to move
         # occupied, no capture: relay. Clockwise laps always capture (K5), so this is anticlockwise.
         assert direction == CCW
         origin = last
@@ -338,21 +383,33 @@ def _successors(pos: Position) -> dict:
         after[(hole + 2) % HOLES] += 1
         return {_label(hole): finish((after, list(theirs)), "-")}
 
-    results = []
+    end_holes_win = pos.options["end_holes_win"]
+
+    def after(turn: _Turn, pause: int | None) -> Position:
+        loops = [None, None]
+        loops[pos.side], loops[other_side] = turn.mine, turn.theirs
+        if pause is not None:  # the same player chooses how the turn goes on
+            return Position(pos.options, loops, pos.side, pos.turns + 1, 0,
+                            format_pause(turn, pause, end_holes_win))
+        flags = f"win={SIDES[pos.side]}" if turn.won else ("cycle" if turn.cut else "-")
+        return Position(pos.options, loops, other_side, pos.turns + 1, 0, flags)
+
+    successors = {}
+    if pos.flags.startswith("choose="):
+        paused, hole = _paused_turn(pos)
+        for token, origin, direction, is_keep in _decisions(paused, hole):
+            turn = paused.copy()
+            turn.kept = turn.kept or is_keep
+            successors[token] = after(*_run(turn, origin, direction, end_holes_win))
+        return successors
     for hole in range(HOLES):
         if mine[hole] < 2:
             continue
-        _run(_Turn(list(mine), list(theirs)), hole, CCW, [_label(hole)],
-             pos.options["end_holes_win"], results)
+        turn = _Turn(list(mine), list(theirs))
+        successors[_label(hole)] = after(*_run(turn, hole, CCW, end_holes_win))
         if hole in SPECIAL_HOLES and _lap_captures(mine, theirs, hole, CW):
-            _run(_Turn(list(mine), list(theirs)), hole, CW, [_label(hole) + ":cw"],
-                 pos.options["end_holes_win"], results)
-    successors = {}
-    for tokens, turn in results:
-        flags = f"win={SIDES[pos.side]}" if turn.won else ("cycle" if turn.cut else "-")
-        move = "+".join(tokens)
-        assert move not in successors
-        successors[move] = finish((turn.mine, turn.theirs), flags)
+            turn = _Turn(list(mine), list(theirs))
+            successors[_label(hole) + ":cw"] = after(*_run(turn, hole, CW, end_holes_win))
     return successors
 
 

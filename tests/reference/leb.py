@@ -129,7 +129,7 @@ def parse(text: str) -> Position:
     if len(rows) != 2:
         raise ValueError("field 2 (board): expected <south>/<north>")
     board = []
-    for row, name in zip(rows, ("South", "North")):
+    for row, name in zip(rows, ("South", "North"), strict=True):
         cells = row.split(",")
         if len(cells) != n:
             raise ValueError(f"field 2 (board): {name} has {len(cells)} holes, expected {n}")
@@ -137,7 +137,7 @@ def parse(text: str) -> Position:
     stores = fields[2].split("-")
     if len(stores) != 2:
         raise ValueError("field 3 (stores): expected <south>-<north>")
-    stores = [_count("field 3 (stores)", name, s) for s, name in zip(stores, ("South", "North"))]
+    stores = [_count("field 3 (stores)", name, s) for s, name in zip(stores, ("South", "North"), strict=True)]
     if fields[3] not in ("S", "N"):
         raise ValueError(f"field 4 (side): {fields[3]!r} is not S or N")
     side = SIDES.index(fields[3])

@@ -8,9 +8,10 @@ games. Standard library only.
 API (all on Griot notation strings)
 -----------------------------------
     start(variant) -> position
-    legal_moves(position) -> [move]     every whole-turn move string, sorted by plain string order;
+    legal_moves(position) -> [move]     every legal move string, sorted by plain string order;
                                         [] when the game is over
-    play(position, move) -> position    the whole turn; ValueError on an illegal move
+    play(position, move) -> position    one move (a whole turn, except South's H'ajeb captures,
+                                        see Y4); ValueError on an illegal move
     outcome(position) -> None | {"winner": "S"|"N"|None, "score": (south, north), "reason": str}
 
 Variant: `sabouiyya`, options `hajeb` (default true), `max_turns` (default 2000, >= 1).
@@ -29,9 +30,16 @@ Y3  A player with no legal move on their turn loses; a player with no pieces los
 Y4  H'ajeb (option hajeb): North may play `hajeb` (its whole turn) when it has a "safe mover": a
     piece with an empty orthogonal neighbour such that neither its cell nor any empty cell joined
     to those neighbours through empty cells is orthogonally next to a South piece.
-    While `on`: South's turn is one or more queen moves (`a1-d4,b2-b5`), each after the first must
-    capture, and a move may follow only a capturing move; North may play `rescind` (its whole
-    turn). When South is to move with `on` and has no capturing move, the settlement starts at once
+    While `on`: South moves like a queen (`a1-d4`), one queen move per API move. A queen move that
+    captures leaves South to move in state `chain` when another queen move (any South piece) would
+    capture: South then plays a further capturing queen move or `stop`; when none is left, or
+    after `stop` or a non-capturing move, the turn ends (state `on`, North to move). North may play
+    `rescind` (its whole turn).
+    Changed reading (docs/rules/sabouiyya.md section 5.3): an earlier version made each whole
+    multi-piece sequence (`a1-d4,b2-b5`) one move; every ordering of the captures was a separate
+    move and random games reached ~2,600 legal moves, more than the core's fixed-capacity move
+    lists (512) hold. The sequences South can play, and the positions they reach, are unchanged.
+    When South is to move with `on` and has no capturing move, the settlement starts at once
     with North to move: `remove:x,y` (two South pieces, or the last one), then South `remove:z` (a
     North safe mover, or any North piece when there is none), then North moves; state `done`.
     H'ajeb can be declared once a game.
@@ -40,7 +48,7 @@ Y4  H'ajeb (option hajeb): North may play `hajeb` (its whole turn) when it has a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, pairwise
 
 GAME_ID = "sabouiyya"
 DEFAULT_OPTIONS = {"hajeb": True, "max_turns": 2000}
@@ -49,9 +57,9 @@ PIECES = 12
 CENTRE = 12  # c3
 CENTRE_NEIGHBOURS = (7, 11, 13, 17)  # c2, b3, d3, c4
 ORTHOGONAL = ((1, 0), (-1, 0), (0, 1), (0, -1))
-ALL_DIRECTIONS = ORTHOGONAL + ((1, 1), (1, -1), (-1, 1), (-1, -1))
+ALL_DIRECTIONS = (*ORTHOGONAL, (1, 1), (1, -1), (-1, 1), (-1, -1))
 SIDES = "SN"
-HAJEB_STATES = ("-", "on", "settle-N", "settle-S", "done")
+HAJEB_STATES = ("-", "on", "chain", "settle-N", "settle-S", "done")
 
 
 # --------------------------------------------------------------------------- variant strings
@@ -191,11 +199,13 @@ def parse_position(text: str) -> Position:
             raise ValueError("field 6 (hajeb): H'ajeb during placement")
     if hajeb != "-" and not options["hajeb"]:
         raise ValueError("field 6 (hajeb): H'ajeb state but hajeb=false")
-    if hajeb == "settle-N" and side != "N" or hajeb == "settle-S" and side != "S":
+    if ((hajeb == "settle-N" and side != "N") or (hajeb in ("settle-S", "chain") and side != "S")):
         raise ValueError(f"field 6 (hajeb): {hajeb} with {side} to move")
     if (hajeb == "on" and side == "S" and pos.count("S") and pos.count("N")
             and not _has_powered_capture(board)):
         raise ValueError("field 6 (hajeb): on, South to move without a capture (settle-N is due)")
+    if hajeb == "chain" and not (pos.count("N") and _has_powered_capture(board)):
+        raise ValueError("field 6 (hajeb): chain without a capture left (the turn would have ended)")
     return pos
 
 
@@ -255,8 +265,9 @@ def _normal_moves(board: list, me: str) -> list:
         for target in _steps_of(current, cell):
             after, taken = _move(current, cell, target)
             if taken:
-                moves.append("-".join(path + [_name(target)]))
-                chain(after, target, path + [_name(target)])
+                longer = [*path, _name(target)]
+                moves.append("-".join(longer))
+                chain(after, target, longer)
 
     for origin in range(25):
         if board[origin] != me:
@@ -287,23 +298,14 @@ def _has_powered_capture(board: list) -> bool:
     return any(_move(board, o, t)[1] for o, t in _queen_moves(board))
 
 
-def _powered_moves(board: list) -> list:
-    """South's whole turns while H'ajeb is on (Y4): `a1-d4` or `a1-d4,b2-b5,...`."""
+def _powered_moves(board: list, capturing_only: bool) -> list:
+    """South's queen moves while H'ajeb is on (Y4), each one API move: `a1-d4`. In state `chain`
+    only the capturing ones."""
     moves = []
-
-    def more(current: list, parts: list) -> None:
-        for origin, target in _queen_moves(current):
-            after, taken = _move(current, origin, target)
-            if taken:
-                new_parts = parts + [f"{_name(origin)}-{_name(target)}"]
-                moves.append(",".join(new_parts))
-                more(after, new_parts)
-
     for origin, target in _queen_moves(board):
-        after, taken = _move(board, origin, target)
+        if capturing_only and not _move(board, origin, target)[1]:
+            continue
         moves.append(f"{_name(origin)}-{_name(target)}")
-        if taken:
-            more(after, [f"{_name(origin)}-{_name(target)}"])
     return moves
 
 
@@ -351,7 +353,9 @@ def _raw_moves(pos: Position) -> list:
         candidates = _safe_movers(board) or [c for c in range(25) if board[c] == "N"]
         return [f"remove:{_name(c)}" for c in candidates]
     if me == "S" and pos.hajeb == "on":
-        return _powered_moves(board)
+        return _powered_moves(board, capturing_only=False)
+    if pos.hajeb == "chain":
+        return [*_powered_moves(board, capturing_only=True), "stop"]
     moves = _normal_moves(board, me)
     if me == "N" and pos.hajeb == "-" and pos.options["hajeb"] and _safe_movers(board):
         moves.append("hajeb")
@@ -376,11 +380,18 @@ def _apply(pos: Position, move: str) -> Position:
         for name in move[len("remove:"):].split(","):
             board[_cell(name)] = "."
         hajeb = "settle-S" if hajeb == "settle-N" else "done"
+    elif move == "stop":
+        hajeb = "on"  # South ends its capture sequence; North moves
+    elif me == "S" and hajeb in ("on", "chain"):
+        origin, target = (_cell(name) for name in move.split("-"))
+        board, taken = _move(board, origin, target)
+        hajeb = "on"
+        if taken and board.count("N") and _has_powered_capture(board):
+            hajeb, side = "chain", "S"  # South may capture again, with any piece, or stop
     else:
-        for part in move.split(","):
-            cells = [_cell(name) for name in part.split("-")]
-            for origin, target in zip(cells, cells[1:]):
-                board, _ = _move(board, origin, target)
+        cells = [_cell(name) for name in move.split("-")]
+        for origin, target in pairwise(cells):
+            board, _ = _move(board, origin, target)
     if (hajeb == "on" and side == "S" and board.count("S") and board.count("N")
             and not _has_powered_capture(board)):
         hajeb, side = "settle-N", "N"  # South cannot capture: the settlement starts at once

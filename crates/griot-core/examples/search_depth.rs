@@ -10,10 +10,8 @@ fn main() {
     let target = args.get(1).map(String::as_str).unwrap_or("abapa");
     let depth: u32 = args.get(2).and_then(|d| d.parse().ok()).unwrap_or(20);
     let hash_mb: usize = args.get(3).and_then(|d| d.parse().ok()).unwrap_or(64);
-    let eval = args
-        .get(4)
-        .map(|e| EvalStyle::parse(e).expect("tuned, material or weights"))
-        .unwrap_or_default();
+    let eval =
+        args.get(4).map(|e| EvalStyle::parse(e).expect("tuned, material or weights")).unwrap_or_default();
     let (game, pos) = if target.contains(' ') {
         registry::parse_position(target).expect("a position")
     } else {
@@ -22,10 +20,7 @@ fn main() {
         (g, p)
     };
     let options = SearchOptions {
-        limits: Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        },
+        limits: Limits { depth: Some(depth), ..Limits::default() },
         hash_mb,
         eval,
         ..SearchOptions::default()
@@ -41,9 +36,6 @@ fn main() {
             r.pv_text.join(" ")
         );
     };
-    let hooks = Hooks {
-        progress: Some(&mut progress),
-        shared: None,
-    };
+    let hooks = Hooks { progress: Some(&mut progress), shared: None };
     game.search(&pos, &[], &options, hooks).expect("search");
 }

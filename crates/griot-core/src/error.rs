@@ -13,16 +13,12 @@ pub struct NotationError {
 impl NotationError {
     /// An error about the whole text.
     pub fn new(message: impl Into<String>) -> Self {
-        NotationError {
-            message: message.into(),
-        }
+        NotationError { message: message.into() }
     }
 
     /// An error about one whitespace-separated field (1-based `index`, with its `name`).
     pub fn field(index: usize, name: &str, message: impl fmt::Display) -> Self {
-        NotationError {
-            message: format!("field {index} ({name}): {message}"),
-        }
+        NotationError { message: format!("field {index} ({name}): {message}") }
     }
 }
 
@@ -46,10 +42,7 @@ pub struct IllegalMove {
 impl IllegalMove {
     /// An illegal-move error with its machine code and message.
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {
-        IllegalMove {
-            code,
-            message: message.into(),
-        }
+        IllegalMove { code, message: message.into() }
     }
 }
 

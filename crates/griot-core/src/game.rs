@@ -154,11 +154,7 @@ impl Outcome {
             std::cmp::Ordering::Less => Some(Player::North),
             std::cmp::Ordering::Equal => None,
         };
-        Outcome {
-            winner,
-            scores,
-            reason,
-        }
+        Outcome { winner, scores, reason }
     }
 }
 
@@ -196,18 +192,9 @@ impl CaptureKind {
 #[allow(missing_docs)] // the variants' docs say what their fields mean
 pub enum Event {
     /// A lap of sowing: `lifted` seeds taken from `origin` and dropped one by one into `sown`.
-    Lap {
-        origin: u8,
-        lifted: u16,
-        sown: Vec<u8>,
-    },
+    Lap { origin: u8, lifted: u16, sown: Vec<u8> },
     /// `seeds` taken from `cell` by `player`.
-    Capture {
-        cell: u8,
-        seeds: u16,
-        player: Player,
-        kind: CaptureKind,
-    },
+    Capture { cell: u8, seeds: u16, player: Player, kind: CaptureKind },
     /// A capture that the rules forfeited (a grand slam): nothing was taken.
     CaptureForfeited { cells: Vec<u8> },
     /// The player could not move and missed the turn.
@@ -217,16 +204,9 @@ pub enum Event {
     /// A piece moved from `from` to `to`.
     Step { from: u8, to: u8 },
     /// Counters put into `cell` (refills between rounds).
-    Fill {
-        cell: u8,
-        seeds: u16,
-        player: Player,
-    },
+    Fill { cell: u8, seeds: u16, player: Player },
     /// A game-specific announcement (a declaration, a phase change), with a stable name.
-    Note {
-        name: &'static str,
-        player: Option<Player>,
-    },
+    Note { name: &'static str, player: Option<Player> },
     /// The turn was cut after too many laps: the game ends as an endless cycle.
     Cut { laps: u32 },
 }
@@ -309,12 +289,7 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn legal_moves(&self, pos: &Self::Position, moves: &mut MoveList<Self::Move>);
 
     /// Plays a move known to be legal, recording the turn's events into `trace`.
-    fn play_traced<T: Trace>(
-        &self,
-        pos: &Self::Position,
-        mv: Self::Move,
-        trace: &mut T,
-    ) -> Self::Position;
+    fn play_traced<T: Trace>(&self, pos: &Self::Position, mv: Self::Move, trace: &mut T) -> Self::Position;
 
     /// The outcome, or `None` while the game goes on.
     fn outcome(&self, pos: &Self::Position) -> Option<Outcome>;
@@ -372,6 +347,17 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// Board geometry for frontends.
     fn geometry(&self) -> Geometry;
 
+    /// What each cell holds, indexed like [`Geometry::cells`]: seeds for sowing games; for
+    /// placement games 0 (empty), 1 (South's piece) or 2 (North's piece).
+    fn cells(&self, _pos: &Self::Position) -> Vec<i32> {
+        Vec::new()
+    }
+
+    /// Seeds or pieces each player holds off the board (stores, captures), if the game has them.
+    fn stores(&self, _pos: &Self::Position) -> Option<[i32; 2]> {
+        None
+    }
+
     /// Plays a move known to be legal.
     #[inline]
     fn play_unchecked(&self, pos: &Self::Position, mv: Self::Move) -> Self::Position {
@@ -399,12 +385,9 @@ pub fn perft<G: Game>(game: &G, pos: &G::Position, depth: u32) -> u64 {
     game.legal_moves(pos, &mut moves);
     let mut total = 0;
     for &mv in &moves {
-        let next = game.play_unchecked(pos, mv);
-        total += if depth == 1 {
-            1
-        } else {
-            perft(game, &next, depth - 1)
-        };
+        // black_box: every leaf is really made, never optimised away.
+        let next = std::hint::black_box(game.play_unchecked(pos, mv));
+        total += if depth == 1 { 1 } else { perft(game, &next, depth - 1) };
     }
     total
 }

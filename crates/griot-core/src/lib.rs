@@ -4,14 +4,20 @@
 //! - [`game`]: the one [`Game`](game::Game) trait every game family implements.
 //! - [`variant`]: variant strings and their options.
 //! - [`sowing`]: two-row sowing games as data (the Awale rule collection, abapa, Leb Bbut Ahbochen).
+//! - [`bechi`]: Béchi, a whole multi-round match (its own module).
+//! - [`ikibuguzo`]: Ikibuguzo (Opening 1), a four-row sowing game with its own module.
+//! - [`sabouiyya`]: Sabou'iyya, a 5x5 placement and capture game with H'ajeb.
 //! - [`registry`]: every game behind one enum, for the boundary.
 //! - [`search`]: the search engine, generic over [`Game`](game::Game).
 
 #![warn(missing_docs)]
 
+pub mod bechi;
 pub mod error;
 pub mod game;
+pub mod ikibuguzo;
 pub mod registry;
+pub mod sabouiyya;
 pub mod search;
 pub mod sowing;
 pub mod variant;

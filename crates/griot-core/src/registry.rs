@@ -10,6 +10,8 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use crate::error::{Error, IllegalMove, NotationError, VariantError};
 use crate::game::{self, Event, Game, Geometry, MoveList, Outcome, Player};
+use crate::ikibuguzo::{self, IkibuguzoGame};
+use crate::sabouiyya::{self, SabouiyyaGame};
 use crate::search::{Hooks, SearchOptions, SearchResult};
 use crate::sowing::{self, RuleSet, SowingGame};
 use crate::variant::{OptionSpec, Variant, VariantSpec};
@@ -23,28 +25,16 @@ pub const BUILTIN_RULE_FILES: &[(&str, &str)] = &[
     ("awale.toml", include_str!("../rules/awale.toml")),
     ("dakar.toml", include_str!("../rules/dakar.toml")),
     ("darra.toml", include_str!("../rules/darra.toml")),
-    (
-        "french-wari.toml",
-        include_str!("../rules/french-wari.toml"),
-    ),
+    ("french-wari.toml", include_str!("../rules/french-wari.toml")),
     ("halusa.toml", include_str!("../rules/halusa.toml")),
     ("jodu.toml", include_str!("../rules/jodu.toml")),
     ("kale.toml", include_str!("../rules/kale.toml")),
-    (
-        "leb-bbut-ahbochen.toml",
-        include_str!("../rules/leb-bbut-ahbochen.toml"),
-    ),
+    ("leb-bbut-ahbochen.toml", include_str!("../rules/leb-bbut-ahbochen.toml")),
     ("nyakun.toml", include_str!("../rules/nyakun.toml")),
     ("ot-tjin.toml", include_str!("../rules/ot-tjin.toml")),
     ("oware.toml", include_str!("../rules/oware.toml")),
-    (
-        "songo-duala.toml",
-        include_str!("../rules/songo-duala.toml"),
-    ),
-    (
-        "vai-lung-thlan.toml",
-        include_str!("../rules/vai-lung-thlan.toml"),
-    ),
+    ("songo-duala.toml", include_str!("../rules/songo-duala.toml")),
+    ("vai-lung-thlan.toml", include_str!("../rules/vai-lung-thlan.toml")),
     ("wouri.toml", include_str!("../rules/wouri.toml")),
 ];
 
@@ -55,8 +45,7 @@ fn builtin_rules() -> &'static Vec<Arc<RuleSet>> {
             .iter()
             .map(|(name, text)| {
                 Arc::new(
-                    RuleSet::from_toml(text)
-                        .unwrap_or_else(|e| panic!("built-in rule file {name}: {e}")),
+                    RuleSet::from_toml(text).unwrap_or_else(|e| panic!("built-in rule file {name}: {e}")),
                 )
             })
             .collect()
@@ -75,10 +64,7 @@ pub fn register_rule_file(text: &str) -> Result<Arc<RuleSet>, VariantError> {
     if families().iter().any(|f| f.id == rules.id && f.builtin) {
         return Err(VariantError::RuleFile {
             field: "id".into(),
-            message: format!(
-                "{:?} is a built-in variant; give your rule file another id",
-                rules.id
-            ),
+            message: format!("{:?} is a built-in variant; give your rule file another id", rules.id),
         });
     }
     let mut list = user_rules().write().unwrap_or_else(|e| e.into_inner());
@@ -87,11 +73,7 @@ pub fn register_rule_file(text: &str) -> Result<Arc<RuleSet>, VariantError> {
     game_cache()
         .lock()
         .unwrap_or_else(|e| e.into_inner())
-        .retain(|k, _| {
-            VariantSpec::parse(k)
-                .map(|s| s.id != rules.id)
-                .unwrap_or(true)
-        });
+        .retain(|k, _| VariantSpec::parse(k).map(|s| s.id != rules.id).unwrap_or(true));
     Ok(rules)
 }
 
@@ -139,11 +121,7 @@ pub fn families() -> Vec<Family> {
         out.push(from_rules(r, true));
     }
     out.extend(module_families());
-    for r in user_rules()
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .iter()
-    {
+    for r in user_rules().read().unwrap_or_else(|e| e.into_inner()).iter() {
         out.push(from_rules(r, false));
     }
     out.sort_by(|a, b| a.id.cmp(&b.id));
@@ -152,7 +130,32 @@ pub fn families() -> Vec<Family> {
 
 /// Families implemented as their own modules (not rule files).
 fn module_families() -> Vec<Family> {
-    Vec::new()
+    vec![
+        crate::bechi::family(),
+        Family {
+            id: "ikibuguzo".into(),
+            name: "Ikibuguzo (Opening 1)".into(),
+            kind: FamilyKind::Module,
+            builtin: true,
+            options: ikibuguzo::option_specs(),
+            description: "A four-row sowing game of the African Great Lakes: relay sowing round each \
+                          player's own loop, captures by opposition, clockwise plays from two special \
+                          holes, and a win by taking both opponent inner end holes in one turn."
+                .into(),
+            source: "seed 002 (Ludii, after Murray 1951: 217); docs/rules/ikibuguzo.md".into(),
+        },
+        Family {
+            id: "sabouiyya".into(),
+            name: "Sabou'iyya".into(),
+            kind: FamilyKind::Module,
+            builtin: true,
+            options: sabouiyya::option_specs(),
+            description: "A Tunisian 5x5 capture game: placement two at a time, orthogonal steps with \
+                          custodial capture and chains, and the H'ajeb remedy against a blockade."
+                .into(),
+            source: "seed 001 (Ludii, after Quemeneur 1944); docs/rules/sabouiyya.md".into(),
+        },
+    ]
 }
 
 fn game_cache() -> &'static Mutex<HashMap<String, Arc<AnyGame>>> {
@@ -162,11 +165,7 @@ fn game_cache() -> &'static Mutex<HashMap<String, Arc<AnyGame>>> {
 
 /// The game for a variant string, e.g. `abapa(holes=4)`. Games are immutable and shared.
 pub fn game(variant: &str) -> Result<Arc<AnyGame>, VariantError> {
-    if let Some(g) = game_cache()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(variant)
-    {
+    if let Some(g) = game_cache().lock().unwrap_or_else(|e| e.into_inner()).get(variant) {
         return Ok(g.clone());
     }
     let spec = VariantSpec::parse(variant)?;
@@ -194,8 +193,13 @@ fn build_game(spec: &VariantSpec) -> Result<AnyGame, VariantError> {
 }
 
 /// Games with their own modules, by id.
-fn build_module_game(_spec: &VariantSpec) -> Result<Option<AnyGame>, VariantError> {
-    Ok(None)
+fn build_module_game(spec: &VariantSpec) -> Result<Option<AnyGame>, VariantError> {
+    Ok(match spec.id.as_str() {
+        crate::bechi::ID => Some(AnyGame::Bechi(crate::bechi::BechiGame::new(spec)?)),
+        "ikibuguzo" => Some(AnyGame::Ikibuguzo(IkibuguzoGame::new(spec)?)),
+        "sabouiyya" => Some(AnyGame::Sabouiyya(SabouiyyaGame::new(spec)?)),
+        _ => None,
+    })
 }
 
 /// Parses a full position: variant string, space, body.
@@ -210,9 +214,7 @@ pub fn parse_position(text: &str) -> Result<(Arc<AnyGame>, AnyPosition), Error> 
 }
 
 fn mismatch() -> Error {
-    Error::Notation(NotationError::new(
-        "the position or move belongs to another game",
-    ))
+    Error::Notation(NotationError::new("the position or move belongs to another game"))
 }
 
 macro_rules! define_games {
@@ -282,6 +284,9 @@ macro_rules! define_games {
 
 define_games! {
     Sowing: SowingGame,
+    Bechi: crate::bechi::BechiGame,
+    Ikibuguzo: IkibuguzoGame,
+    Sabouiyya: SabouiyyaGame,
 }
 
 /// A legal move with the position it leads to.
@@ -348,11 +353,7 @@ impl AnyGame {
     }
 
     /// Plays a legal move, returning the new position and the turn's events.
-    pub fn play(
-        &self,
-        pos: &AnyPosition,
-        mv: &AnyMove,
-    ) -> Result<(AnyPosition, Vec<Event>), Error> {
+    pub fn play(&self, pos: &AnyPosition, mv: &AnyMove) -> Result<(AnyPosition, Vec<Event>), Error> {
         with_move!(self, pos, mv, g, p, m => {
             g.check_move(p, *m)?;
             let mut events = Vec::new();
@@ -414,6 +415,16 @@ impl AnyGame {
         with_pos!(self, pos, g, p, wrap => Ok(game::divide(g, p, depth).into_iter().map(|(m, n)| (wrap(m), n)).collect()))
     }
 
+    /// What each cell holds (see [`Game::cells`]).
+    pub fn cells(&self, pos: &AnyPosition) -> Result<Vec<i32>, Error> {
+        with_pos!(self, pos, g, p, _w => Ok(g.cells(p)))
+    }
+
+    /// Seeds or pieces held off the board, if the game has stores.
+    pub fn stores(&self, pos: &AnyPosition) -> Result<Option<[i32; 2]>, Error> {
+        with_pos!(self, pos, g, p, _w => Ok(g.stores(p)))
+    }
+
     /// Searches the position (see [`crate::search`]). `history` holds the game's earlier
     /// positions, oldest first: repeating one of them ends the game as an endless cycle.
     /// Progress and the shared table come through `hooks`, with moves as [`AnyMove`].
@@ -424,14 +435,8 @@ impl AnyGame {
         options: &SearchOptions,
         hooks: Hooks<'_, AnyMove>,
     ) -> Result<SearchResult<AnyMove>, Error> {
-        let keys = history
-            .iter()
-            .map(|h| self.hash_key(h))
-            .collect::<Result<Vec<u64>, Error>>()?;
-        let Hooks {
-            mut progress,
-            mut shared,
-        } = hooks;
+        let keys = history.iter().map(|h| self.hash_key(h)).collect::<Result<Vec<u64>, Error>>()?;
+        let Hooks { mut progress, mut shared } = hooks;
         with_pos!(self, pos, g, p, wrap => {
             let mut forward = |r: &SearchResult<_>| {
                 if let Some(f) = progress.as_deref_mut() {
@@ -452,11 +457,13 @@ impl AnyGame {
     /// The rules as readable sentences.
     pub fn describe_rules(&self) -> Vec<String> {
         match self {
+            AnyGame::Ikibuguzo(g) => g.describe(),
+            AnyGame::Sabouiyya(g) => g.describe(),
             AnyGame::Sowing(g) => {
                 let v = g.variant();
-                g.rules()
-                    .describe(v.int("holes") as u8, v.int("seeds") as u8)
+                g.rules().describe(v.int("holes") as u8, v.int("seeds") as u8)
             }
+            AnyGame::Bechi(g) => g.describe_rules(),
         }
     }
 

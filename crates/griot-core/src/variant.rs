@@ -84,10 +84,7 @@ impl OptionSpec {
     }
 
     fn parse_value(&self, text: &str) -> Result<OptionValue, VariantError> {
-        let bad = |message: String| VariantError::BadOption {
-            option: self.name.clone(),
-            message,
-        };
+        let bad = |message: String| VariantError::BadOption { option: self.name.clone(), message };
         match &self.allowed {
             Allowed::Bool => match text {
                 "true" => Ok(OptionValue::Bool(true)),
@@ -95,18 +92,14 @@ impl OptionSpec {
                 _ => Err(bad(format!("{text:?} is not true or false"))),
             },
             Allowed::Range(lo, hi) => {
-                let v: i64 = text
-                    .parse()
-                    .map_err(|_| bad(format!("{text:?} is not an integer")))?;
+                let v: i64 = text.parse().map_err(|_| bad(format!("{text:?} is not an integer")))?;
                 if v < *lo || v > *hi {
                     return Err(bad(format!("{v} is outside {lo}..={hi}")));
                 }
                 Ok(OptionValue::Int(v))
             }
             Allowed::OneOf(values) => {
-                let v: i64 = text
-                    .parse()
-                    .map_err(|_| bad(format!("{text:?} is not an integer")))?;
+                let v: i64 = text.parse().map_err(|_| bad(format!("{text:?} is not an integer")))?;
                 if !values.contains(&v) {
                     let list: Vec<String> = values.iter().map(|v| v.to_string()).collect();
                     return Err(bad(format!("{v} is not one of {}", list.join(", "))));
@@ -144,15 +137,13 @@ impl VariantSpec {
             return Err(syntax("the variant id is empty".into()));
         }
         if let Some(c) = id.chars().find(|&c| !is_id_char(c)) {
-            return Err(syntax(format!(
-                "{c:?} is not allowed in a variant id (use a-z, 0-9, '-', '_')"
-            )));
+            return Err(syntax(format!("{c:?} is not allowed in a variant id (use a-z, 0-9, '-', '_')")));
         }
         let mut options = Vec::new();
         if let Some(rest) = rest {
-            let inner = rest.strip_suffix(')').ok_or_else(|| {
-                syntax(format!("{text:?} has '(' without a closing ')' at the end"))
-            })?;
+            let inner = rest
+                .strip_suffix(')')
+                .ok_or_else(|| syntax(format!("{text:?} has '(' without a closing ')' at the end")))?;
             if !inner.trim().is_empty() {
                 for part in inner.split(',') {
                     let (k, v) = part
@@ -172,10 +163,7 @@ impl VariantSpec {
                 }
             }
         }
-        Ok(VariantSpec {
-            id: id.to_string(),
-            options,
-        })
+        Ok(VariantSpec { id: id.to_string(), options })
     }
 }
 
@@ -202,11 +190,7 @@ impl Variant {
                 let known: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
                 VariantError::BadOption {
                     option: k.clone(),
-                    message: format!(
-                        "{} has no such option (it has: {})",
-                        spec.id,
-                        known.join(", ")
-                    ),
+                    message: format!("{} has no such option (it has: {})", spec.id, known.join(", ")),
                 }
             })?;
             options.insert(k.clone(), s.parse_value(v)?);
@@ -224,17 +208,9 @@ impl Variant {
             .filter(|(k, v)| defaults.get(*k) != Some(*v))
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
-        let canonical = if non_default.is_empty() {
-            id.clone()
-        } else {
-            format!("{id}({})", non_default.join(","))
-        };
-        Variant {
-            id,
-            options,
-            defaults,
-            canonical,
-        }
+        let canonical =
+            if non_default.is_empty() { id.clone() } else { format!("{id}({})", non_default.join(",")) };
+        Variant { id, options, defaults, canonical }
     }
 
     /// The game id, e.g. `abapa`.
@@ -256,10 +232,7 @@ impl Variant {
     pub fn int(&self, name: &str) -> i64 {
         match self.options.get(name) {
             Some(OptionValue::Int(i)) => *i,
-            other => panic!(
-                "variant {} has no integer option {name} ({other:?})",
-                self.id
-            ),
+            other => panic!("variant {} has no integer option {name} ({other:?})", self.id),
         }
     }
 
@@ -267,10 +240,7 @@ impl Variant {
     pub fn flag(&self, name: &str) -> bool {
         match self.options.get(name) {
             Some(OptionValue::Bool(b)) => *b,
-            other => panic!(
-                "variant {} has no boolean option {name} ({other:?})",
-                self.id
-            ),
+            other => panic!("variant {} has no boolean option {name} ({other:?})", self.id),
         }
     }
 
@@ -311,33 +281,16 @@ mod tests {
 
     #[test]
     fn errors_name_the_problem() {
-        assert!(matches!(
-            VariantSpec::parse("abapa(holes=4"),
-            Err(VariantError::Syntax(_))
-        ));
-        assert!(matches!(
-            VariantSpec::parse("Abapa"),
-            Err(VariantError::Syntax(_))
-        ));
-        assert!(matches!(
-            VariantSpec::parse("abapa(holes)"),
-            Err(VariantError::Syntax(_))
-        ));
-        assert!(matches!(
-            VariantSpec::parse("abapa(holes=4,holes=5)"),
-            Err(VariantError::Syntax(_))
-        ));
-        let e = Variant::resolve(&VariantSpec::parse("abapa(holes=40)").unwrap(), &specs())
-            .unwrap_err();
+        assert!(matches!(VariantSpec::parse("abapa(holes=4"), Err(VariantError::Syntax(_))));
+        assert!(matches!(VariantSpec::parse("Abapa"), Err(VariantError::Syntax(_))));
+        assert!(matches!(VariantSpec::parse("abapa(holes)"), Err(VariantError::Syntax(_))));
+        assert!(matches!(VariantSpec::parse("abapa(holes=4,holes=5)"), Err(VariantError::Syntax(_))));
+        let e = Variant::resolve(&VariantSpec::parse("abapa(holes=40)").unwrap(), &specs()).unwrap_err();
         assert_eq!(
             e,
-            VariantError::BadOption {
-                option: "holes".into(),
-                message: "40 is outside 1..=18".into()
-            }
+            VariantError::BadOption { option: "holes".into(), message: "40 is outside 1..=18".into() }
         );
-        let e = Variant::resolve(&VariantSpec::parse("abapa(colour=red)").unwrap(), &specs())
-            .unwrap_err();
+        let e = Variant::resolve(&VariantSpec::parse("abapa(colour=red)").unwrap(), &specs()).unwrap_err();
         assert!(matches!(e, VariantError::BadOption { option, .. } if option == "colour"));
     }
 }

@@ -7,48 +7,24 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use griot_core::error::Error;
+use griot_core::error::VariantError as CoreVariantError;
 use griot_core::registry::{self, AnyGame, AnyMove, AnyPosition, FamilyKind};
 use griot_core::search::{
     self as engine, Bound as SearchBound, EvalStyle, Hooks, Limits, SearchOptions, SharedEntry,
     SharedRequest, SharedTable,
 };
 use griot_core::variant::{Allowed, OptionValue};
-use griot_core::{CaptureKind, Event, Outcome, Player, VariantError};
+use griot_core::{CaptureKind, Event, Outcome, Player};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-create_exception!(
-    _core,
-    GriotError,
-    PyValueError,
-    "Base of every error Griot raises for bad input."
-);
-create_exception!(
-    _core,
-    NotationError,
-    GriotError,
-    "A position or move that could not be parsed."
-);
-create_exception!(
-    _core,
-    VariantError_,
-    GriotError,
-    "A malformed variant string or a bad option."
-);
-create_exception!(
-    _core,
-    UnknownVariantError,
-    VariantError_,
-    "No game has this variant id."
-);
-create_exception!(
-    _core,
-    RuleFileError,
-    VariantError_,
-    "A rule file with a bad field (see .field)."
-);
+create_exception!(_core, GriotError, PyValueError, "Base of every error Griot raises for bad input.");
+create_exception!(_core, NotationError, GriotError, "A position or move that could not be parsed.");
+create_exception!(_core, VariantError, GriotError, "A malformed variant string or a bad option.");
+create_exception!(_core, UnknownVariantError, VariantError, "No game has this variant id.");
+create_exception!(_core, RuleFileError, VariantError, "A rule file with a bad field (see .field).");
 create_exception!(
     _core,
     IllegalMoveError,
@@ -61,18 +37,22 @@ fn to_py_err(py: Python<'_>, e: Error) -> PyErr {
     let err = match &e {
         Error::Notation(n) => NotationError::new_err(n.message.clone()),
         Error::Illegal(i) => IllegalMoveError::new_err(i.message.clone()),
-        Error::Variant(VariantError::Unknown(_)) => UnknownVariantError::new_err(e.to_string()),
-        Error::Variant(VariantError::RuleFile { .. }) => RuleFileError::new_err(e.to_string()),
-        Error::Variant(_) => VariantError_::new_err(e.to_string()),
+        Error::Variant(CoreVariantError::Unknown(_)) => UnknownVariantError::new_err(e.to_string()),
+        Error::Variant(CoreVariantError::RuleFile { .. }) => RuleFileError::new_err(e.to_string()),
+        Error::Variant(_) => VariantError::new_err(e.to_string()),
     };
     let value = err.value(py);
     let set = |k: &str, v: Option<String>| {
         let _ = value.setattr(k, v);
     };
+    // Every instance carries every attribute, None where it does not apply.
+    for k in ["code", "field", "option"] {
+        set(k, None);
+    }
     match e {
         Error::Illegal(i) => set("code", Some(i.code.to_string())),
-        Error::Variant(VariantError::RuleFile { field, .. }) => set("field", Some(field)),
-        Error::Variant(VariantError::BadOption { option, .. }) => set("option", Some(option)),
+        Error::Variant(CoreVariantError::RuleFile { field, .. }) => set("field", Some(field)),
+        Error::Variant(CoreVariantError::BadOption { option, .. }) => set("option", Some(option)),
         _ => {}
     }
     err
@@ -98,10 +78,9 @@ struct Variant {
 #[pymethods]
 impl Variant {
     #[new]
-    fn new(py: Python<'_>, text: &str) -> PyResult<Self> {
-        Ok(Variant {
-            game: core(py, registry::game(text))?,
-        })
+    fn new(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let text = text_arg::<VariantError>(text, "a variant string")?;
+        Ok(Variant { game: core(py, registry::game(&text))? })
     }
 
     /// The family id, e.g. `abapa`.
@@ -119,9 +98,7 @@ impl Variant {
     /// The display name.
     #[getter]
     fn name(&self) -> String {
-        family(self.game.family_id())
-            .map(|f| f.name)
-            .unwrap_or_default()
+        family(self.game.family_id()).map(|f| f.name).unwrap_or_default()
     }
 
     /// Every option with its value.
@@ -167,18 +144,13 @@ impl Variant {
 
     /// The start position.
     fn start(&self) -> Position {
-        Position {
-            game: self.game.clone(),
-            pos: self.game.start(),
-        }
+        Position { game: self.game.clone(), pos: self.game.start() }
     }
 
     /// Parses a position body (the notation without the variant string) of this variant.
-    fn position(&self, py: Python<'_>, body: &str) -> PyResult<Position> {
-        Ok(Position {
-            game: self.game.clone(),
-            pos: core(py, self.game.parse_body(body))?,
-        })
+    fn position(&self, py: Python<'_>, body: &Bound<'_, PyAny>) -> PyResult<Position> {
+        let body = text_arg::<NotationError>(body, "a position")?;
+        Ok(Position { game: self.game.clone(), pos: core(py, self.game.parse_body(&body))? })
     }
 
     fn __str__(&self) -> String {
@@ -192,9 +164,7 @@ impl Variant {
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         match other.cast::<Variant>() {
             Ok(o) => o.get().canonical() == self.canonical(),
-            Err(_) => other
-                .extract::<String>()
-                .is_ok_and(|s| s == self.canonical()),
+            Err(_) => other.extract::<String>().is_ok_and(|s| s == self.canonical()),
         }
     }
 
@@ -262,10 +232,8 @@ struct GameOutcome {
 #[pymethods]
 impl GameOutcome {
     fn __repr__(&self) -> String {
-        format!(
-            "Outcome(winner={:?}, scores={:?}, reason={:?})",
-            self.winner, self.scores, self.reason
-        )
+        let winner = self.winner.as_deref().map(|w| format!("'{w}'")).unwrap_or_else(|| "None".into());
+        format!("Outcome(winner={winner}, scores={:?}, reason='{}')", self.scores, self.reason)
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
@@ -294,7 +262,7 @@ struct TurnEvent {
     /// The cell concerned (origin of a lap, captured hole, placed cell, step origin).
     cell: Option<u8>,
     /// Cells in order: holes sown in a lap, forfeited holes, the destination of a step.
-    cells: Vec<u8>,
+    cells: Vec<u32>,
     /// Seeds lifted, captured or filled.
     seeds: u32,
     /// For captures: `final`, `chain`, `flow`, `remaining` or `piece`; for notes: the note's name.
@@ -305,9 +273,30 @@ struct TurnEvent {
 impl TurnEvent {
     fn __repr__(&self) -> String {
         format!(
-            "TurnEvent(kind={:?}, player={:?}, cell={:?}, cells={:?}, seeds={}, detail={:?})",
-            self.kind, self.player, self.cell, self.cells, self.seeds, self.detail
+            "TurnEvent(kind='{}', player={}, cell={}, cells={:?}, seeds={}, detail={})",
+            self.kind,
+            py_opt(self.player.as_deref().map(|p| format!("'{p}'"))),
+            py_opt(self.cell.map(|c| c.to_string())),
+            self.cells,
+            self.seeds,
+            py_opt(self.detail.as_deref().map(|d| format!("'{d}'")))
         )
+    }
+}
+
+/// Python's spelling of an optional value.
+fn py_opt(v: Option<String>) -> String {
+    v.unwrap_or_else(|| "None".into())
+}
+
+/// Text from Python: anything but a valid str (a lone surrogate, bytes) is the caller's error of
+/// kind `E`, never a UnicodeEncodeError.
+fn text_arg<E: pyo3::type_object::PyTypeInfo>(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
+    match obj.cast::<pyo3::types::PyString>() {
+        Ok(s) => {
+            s.to_str().map(str::to_owned).map_err(|_| PyErr::new::<E, _>(format!("{what} is not valid text")))
+        }
+        Err(_) => Err(PyErr::new::<E, _>(format!("{what} must be a str"))),
     }
 }
 
@@ -321,22 +310,13 @@ fn event_py(e: Event) -> TurnEvent {
         detail: None,
     };
     match e {
-        Event::Lap {
-            origin,
-            lifted,
-            sown,
-        } => {
+        Event::Lap { origin, lifted, sown } => {
             t.kind = "lap".into();
             t.cell = Some(origin);
             t.seeds = lifted as u32;
-            t.cells = sown;
+            t.cells = sown.into_iter().map(u32::from).collect();
         }
-        Event::Capture {
-            cell,
-            seeds,
-            player,
-            kind,
-        } => {
+        Event::Capture { cell, seeds, player, kind } => {
             t.kind = "capture".into();
             t.cell = Some(cell);
             t.seeds = seeds as u32;
@@ -354,7 +334,7 @@ fn event_py(e: Event) -> TurnEvent {
         }
         Event::CaptureForfeited { cells } => {
             t.kind = "capture_forfeited".into();
-            t.cells = cells;
+            t.cells = cells.into_iter().map(u32::from).collect();
         }
         Event::Pass { player } => {
             t.kind = "pass".into();
@@ -368,13 +348,9 @@ fn event_py(e: Event) -> TurnEvent {
         Event::Step { from, to } => {
             t.kind = "step".into();
             t.cell = Some(from);
-            t.cells = vec![to];
+            t.cells = vec![u32::from(to)];
         }
-        Event::Fill {
-            cell,
-            seeds,
-            player,
-        } => {
+        Event::Fill { cell, seeds, player } => {
             t.kind = "fill".into();
             t.cell = Some(cell);
             t.seeds = seeds as u32;
@@ -402,26 +378,20 @@ struct Position {
 
 impl Position {
     fn with(&self, pos: AnyPosition) -> Position {
-        Position {
-            game: self.game.clone(),
-            pos,
-        }
+        Position { game: self.game.clone(), pos }
     }
 
     fn to_move(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<AnyMove> {
         if let Ok(m) = mv.cast::<Move>() {
             return Ok(m.get().mv);
         }
-        let text: String = mv
-            .extract()
-            .map_err(|_| NotationError::new_err("a move is a Move or its notation string"))?;
+        let text: String =
+            mv.extract().map_err(|_| NotationError::new_err("a move is a Move or its notation string"))?;
         core(py, self.game.parse_move(&self.pos, &text))
     }
 
     fn text(&self) -> String {
-        self.game
-            .format_position(&self.pos)
-            .expect("a position always belongs to its own game")
+        self.game.format_position(&self.pos).expect("a position always belongs to its own game")
     }
 }
 
@@ -429,17 +399,16 @@ impl Position {
 impl Position {
     /// Parses a position in Griot notation: `<variant> <body>`.
     #[new]
-    fn new(py: Python<'_>, text: &str) -> PyResult<Self> {
-        let (game, pos) = core(py, registry::parse_position(text))?;
+    fn new(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let text = text_arg::<NotationError>(text, "a position")?;
+        let (game, pos) = core(py, registry::parse_position(&text))?;
         Ok(Position { game, pos })
     }
 
     /// The variant.
     #[getter]
     fn variant(&self) -> Variant {
-        Variant {
-            game: self.game.clone(),
-        }
+        Variant { game: self.game.clone() }
     }
 
     /// `"S"` or `"N"`.
@@ -454,27 +423,31 @@ impl Position {
         core(py, self.game.turns(&self.pos))
     }
 
+    /// What each cell holds, indexed like the variant's geometry cells.
+    #[getter]
+    fn cells(&self, py: Python<'_>) -> PyResult<Vec<i32>> {
+        core(py, self.game.cells(&self.pos))
+    }
+
+    /// (South, North) seeds or pieces held off the board, or None if the game has no stores.
+    #[getter]
+    fn stores(&self, py: Python<'_>) -> PyResult<Option<(i32, i32)>> {
+        Ok(core(py, self.game.stores(&self.pos))?.map(|s| (s[0], s[1])))
+    }
+
     /// The legal moves (none when the game is over).
     fn legal_moves(&self, py: Python<'_>) -> PyResult<Vec<Move>> {
         let moves = core(py, self.game.legal_moves(&self.pos))?;
         moves
             .into_iter()
-            .map(|m| {
-                Ok(Move {
-                    text: core(py, self.game.format_move(&self.pos, &m))?,
-                    mv: m,
-                })
-            })
+            .map(|m| Ok(Move { text: core(py, self.game.format_move(&self.pos, &m))?, mv: m }))
             .collect()
     }
 
     /// Parses a move in this position (a `Move` is returned unchanged). Raises NotationError.
     fn parse_move(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Move> {
         let mv = self.to_move(py, text)?;
-        Ok(Move {
-            text: core(py, self.game.format_move(&self.pos, &mv))?,
-            mv,
-        })
+        Ok(Move { text: core(py, self.game.format_move(&self.pos, &mv))?, mv })
     }
 
     /// Raises IllegalMoveError (with `.code`) if the move is not legal here.
@@ -514,13 +487,7 @@ impl Position {
         let succ = core(py, self.game.successors(&self.pos))?;
         succ.into_iter()
             .map(|(m, p)| {
-                Ok((
-                    Move {
-                        text: core(py, self.game.format_move(&self.pos, &m))?,
-                        mv: m,
-                    },
-                    self.with(p),
-                ))
+                Ok((Move { text: core(py, self.game.format_move(&self.pos, &m))?, mv: m }, self.with(p)))
             })
             .collect()
     }
@@ -612,14 +579,7 @@ fn families<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let d = PyDict::new(py);
         d.set_item("id", &f.id)?;
         d.set_item("name", &f.name)?;
-        d.set_item(
-            "kind",
-            if f.kind == FamilyKind::RuleFile {
-                "rule_file"
-            } else {
-                "module"
-            },
-        )?;
+        d.set_item("kind", if f.kind == FamilyKind::RuleFile { "rule_file" } else { "module" })?;
         d.set_item("builtin", f.builtin)?;
         d.set_item("description", &f.description)?;
         d.set_item("source", &f.source)?;
@@ -654,21 +614,17 @@ fn families<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
 
 /// Registers a user rule file's text; returns its default variant. Raises RuleFileError.
 #[pyfunction]
-fn register_rule_file(py: Python<'_>, text: &str) -> PyResult<Variant> {
-    let rules = core(py, registry::register_rule_file(text))?;
-    Ok(Variant {
-        game: core(py, registry::game(&rules.id))?,
-    })
+fn register_rule_file(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Variant> {
+    let text = text_arg::<RuleFileError>(text, "a rule file")?;
+    let rules = core(py, registry::register_rule_file(&text))?;
+    Ok(Variant { game: core(py, registry::game(&rules.id))? })
 }
 
 /// The text of a built-in rule file by variant id, or None.
 #[pyfunction]
 fn builtin_rule_file(id: &str) -> Option<&'static str> {
     let name = format!("{id}.toml");
-    registry::BUILTIN_RULE_FILES
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, t)| *t)
+    registry::BUILTIN_RULE_FILES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
 /// A search score: a margin in centi-units, or a proven win or loss in a number of turns.
@@ -680,10 +636,7 @@ struct Score {
 }
 
 fn score_py(value: i32) -> Score {
-    Score {
-        score: engine::Score::from_value(value),
-        value,
-    }
+    Score { score: engine::Score::from_value(value), value }
 }
 
 #[pymethods]
@@ -749,9 +702,7 @@ impl Score {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .cast::<Score>()
-            .is_ok_and(|o| o.get().value == self.value)
+        other.cast::<Score>().is_ok_and(|o| o.get().value == self.value)
     }
 
     fn __lt__(&self, other: &Bound<'_, PyAny>) -> PyResult<bool> {
@@ -840,13 +791,7 @@ fn search_result_py(py: Python<'_>, r: &engine::SearchResult<AnyMove>) -> PyResu
         })
         .collect::<PyResult<Vec<_>>>()?;
     let best_move = match (&r.best, r.pv_text.first()) {
-        (Some(mv), Some(text)) => Some(Py::new(
-            py,
-            Move {
-                mv: *mv,
-                text: text.clone(),
-            },
-        )?),
+        (Some(mv), Some(text)) => Some(Py::new(py, Move { mv: *mv, text: text.clone() })?),
         _ => None,
     };
     Ok(SearchResult {
@@ -875,9 +820,7 @@ struct SearchStop {
 impl SearchStop {
     #[new]
     fn new() -> Self {
-        SearchStop {
-            flag: Arc::new(AtomicBool::new(false)),
-        }
+        SearchStop { flag: Arc::new(AtomicBool::new(false)) }
     }
 
     /// Asks the search to stop.
@@ -945,11 +888,7 @@ fn run_search(
     if let Some(e) = shared.and_then(|s| s.error) {
         return Err(e);
     }
-    if let Some(e) = callback_error
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .take()
-    {
+    if let Some(e) = callback_error.lock().unwrap_or_else(|e| e.into_inner()).take() {
         return Err(e);
     }
     core(py, r)
@@ -982,17 +921,11 @@ impl PySharedTable {
     fn new(py: Python<'_>, table: Py<PyAny>) -> PyResult<Self> {
         let min_depth = table.getattr(py, "min_depth")?.extract::<u32>(py)?;
         let plies = table.getattr(py, "plies")?.extract::<u32>(py)?;
-        Ok(PySharedTable {
-            table,
-            min_depth: min_depth.max(1),
-            plies: plies.min(4),
-            error: None,
-        })
+        Ok(PySharedTable { table, min_depth: min_depth.max(1), plies: plies.min(4), error: None })
     }
 
     fn entry(item: &Bound<'_, PyAny>) -> PyResult<SharedEntry> {
-        let (key, depth, bound, value, best): (Vec<u8>, u32, String, i32, Option<u16>) =
-            item.extract()?;
+        let (key, depth, bound, value, best): (Vec<u8>, u32, String, i32, Option<u16>) = item.extract()?;
         let bound = match bound.as_str() {
             "lower" => SearchBound::Lower,
             "upper" => SearchBound::Upper,
@@ -1003,13 +936,7 @@ impl PySharedTable {
                 )))
             }
         };
-        Ok(SharedEntry {
-            key,
-            depth,
-            bound,
-            value,
-            best,
-        })
+        Ok(SharedEntry { key, depth, bound, value, best })
     }
 }
 
@@ -1032,10 +959,7 @@ impl SharedTable for PySharedTable {
                 list.append((PyBytes::new(py, &q.key), q.depth))?;
             }
             let out = self.table.call_method1(py, "fetch", (list,))?;
-            out.bind(py)
-                .try_iter()?
-                .map(|item| Self::entry(&item?))
-                .collect()
+            out.bind(py).try_iter()?.map(|item| Self::entry(&item?)).collect()
         });
         r.unwrap_or_else(|e| {
             self.error = Some(e);
@@ -1050,13 +974,7 @@ impl SharedTable for PySharedTable {
         let r = Python::attach(|py| -> PyResult<()> {
             let list = PyList::empty(py);
             for e in entries {
-                list.append((
-                    PyBytes::new(py, &e.key),
-                    e.depth,
-                    e.bound.name(),
-                    e.value,
-                    e.best,
-                ))?;
+                list.append((PyBytes::new(py, &e.key), e.depth, e.bound.name(), e.value, e.best))?;
             }
             self.table.call_method1(py, "publish", (list,))?;
             Ok(())
@@ -1101,23 +1019,14 @@ fn search(
     }
     let shared = shared.map(|s| PySharedTable::new(py, s)).transpose()?;
     if time.is_some_and(|t| !(t >= 0.0 && t.is_finite())) {
-        return Err(GriotError::new_err(
-            "time must be a non-negative number of seconds",
-        ));
+        return Err(GriotError::new_err("time must be a non-negative number of seconds"));
     }
     let options = SearchOptions {
-        limits: Limits {
-            depth,
-            nodes,
-            time: time.map(Duration::from_secs_f64),
-        },
+        limits: Limits { depth, nodes, time: time.map(Duration::from_secs_f64) },
         multipv: if multipv == 0 { usize::MAX } else { multipv },
         hash_mb,
         eval: eval_style(eval)?,
-        stop: Some(
-            stop.map(|s| s.get().flag.clone())
-                .unwrap_or_else(|| Arc::new(AtomicBool::new(false))),
-        ),
+        stop: Some(stop.map(|s| s.get().flag.clone()).unwrap_or_else(|| Arc::new(AtomicBool::new(false)))),
         aspiration: true,
         window,
     };
@@ -1140,24 +1049,14 @@ fn best_move(
     history: Option<Vec<Py<Position>>>,
 ) -> PyResult<Option<Move>> {
     if !engine::level::LEVELS.contains(&level) {
-        return Err(GriotError::new_err(format!(
-            "level {level}: levels are 1 to 10"
-        )));
+        return Err(GriotError::new_err(format!("level {level}: levels are 1 to 10")));
     }
     let lv = engine::level::level(level);
-    let base = SearchOptions {
-        stop: stop.map(|s| s.get().flag.clone()),
-        ..SearchOptions::default()
-    };
+    let base = SearchOptions { stop: stop.map(|s| s.get().flag.clone()), ..SearchOptions::default() };
     let history = history_positions(position, history);
     let r = run_search(py, position, history, lv.options(&base), None, None)?;
     Ok(lv.choose(&r, seed).map(|mv| {
-        let text = r
-            .moves
-            .iter()
-            .find(|m| m.mv == mv)
-            .map(|m| m.text.clone())
-            .unwrap_or_default();
+        let text = r.moves.iter().find(|m| m.mv == mv).map(|m| m.text.clone()).unwrap_or_default();
         Move { mv, text }
     }))
 }
@@ -1202,9 +1101,13 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(families, m)?)?;
     m.add_function(wrap_pyfunction!(register_rule_file, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_rule_file, m)?)?;
+    // Class-level defaults, so every instance has every attribute (None where it does not apply).
+    for k in ["code", "field", "option"] {
+        py.get_type::<GriotError>().setattr(k, py.None())?;
+    }
     m.add("GriotError", py.get_type::<GriotError>())?;
     m.add("NotationError", py.get_type::<NotationError>())?;
-    m.add("VariantError", py.get_type::<VariantError_>())?;
+    m.add("VariantError", py.get_type::<VariantError>())?;
     m.add("UnknownVariantError", py.get_type::<UnknownVariantError>())?;
     m.add("RuleFileError", py.get_type::<RuleFileError>())?;
     m.add("IllegalMoveError", py.get_type::<IllegalMoveError>())?;

@@ -52,10 +52,7 @@ pub fn run() -> Result<Vec<BenchLine>, Error> {
             pos = game.play(&pos, &mv)?.0;
         }
         let options = SearchOptions {
-            limits: Limits {
-                depth: Some(depth),
-                ..Limits::default()
-            },
+            limits: Limits { depth: Some(depth), ..Limits::default() },
             hash_mb: BENCH_HASH_MB,
             ..SearchOptions::default()
         };

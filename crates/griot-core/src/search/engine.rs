@@ -193,10 +193,7 @@ pub struct Hooks<'a, M> {
 
 impl<M> Default for Hooks<'_, M> {
     fn default() -> Self {
-        Hooks {
-            progress: None,
-            shared: None,
-        }
+        Hooks { progress: None, shared: None }
     }
 }
 
@@ -296,22 +293,11 @@ impl<G: Game> Searcher<G> {
                 pv: vec![mv],
             })
             .collect();
-        let multipv = if self.options.window.is_some() {
-            1
-        } else {
-            self.options.multipv.clamp(1, root_moves.len())
-        };
-        let max_depth = self
-            .options
-            .limits
-            .depth
-            .unwrap_or(MAX_DEPTH)
-            .clamp(1, MAX_DEPTH);
-        let shared_positions = hooks
-            .shared
-            .as_ref()
-            .map(|s| top_positions(&g, root, s.plies()))
-            .unwrap_or_default();
+        let multipv =
+            if self.options.window.is_some() { 1 } else { self.options.multipv.clamp(1, root_moves.len()) };
+        let max_depth = self.options.limits.depth.unwrap_or(MAX_DEPTH).clamp(1, MAX_DEPTH);
+        let shared_positions =
+            hooks.shared.as_ref().map(|s| top_positions(&g, root, s.plies())).unwrap_or_default();
         let mut exchanged: std::collections::HashMap<u64, u32> = Default::default();
         let mut completed: Option<SearchResult<G::Move>> = None;
         // Values of the last two iterations: sowing scores swing between odd and even depths, so
@@ -328,12 +314,7 @@ impl<G: Game> Searcher<G> {
             let value = if let Some((alpha, beta)) = self.options.window {
                 self.root_pass(root, &mut root_moves, depth, alpha, beta, 1)
             } else if multipv == 1 && self.options.aspiration && depth >= 4 {
-                self.aspiration(
-                    root,
-                    &mut root_moves,
-                    depth,
-                    prev_values[depth as usize % 2],
-                )
+                self.aspiration(root, &mut root_moves, depth, prev_values[depth as usize % 2])
             } else {
                 self.root_pass(root, &mut root_moves, depth, -INFINITE, INFINITE, multipv)
             };
@@ -356,8 +337,7 @@ impl<G: Game> Searcher<G> {
                 }
             }
             let solved = root_moves.iter().take(multipv).all(|r| is_proven(r.value))
-                && (root_moves[0].value >= WIN_BOUND
-                    || root_moves.iter().all(|r| r.bound == Bound::Exact));
+                && (root_moves[0].value >= WIN_BOUND || root_moves.iter().all(|r| r.bound == Bound::Exact));
             completed = Some(result);
             let solved = solved && self.options.window.is_none();
             if solved || self.out_of_time_for_next_iteration() {
@@ -389,17 +369,9 @@ impl<G: Game> Searcher<G> {
                 return v;
             }
             if v <= alpha && alpha > -INFINITE {
-                alpha = if delta > 800 {
-                    -INFINITE
-                } else {
-                    (v - delta).max(-INFINITE)
-                };
+                alpha = if delta > 800 { -INFINITE } else { (v - delta).max(-INFINITE) };
             } else if v >= beta && beta < INFINITE {
-                beta = if delta > 800 {
-                    INFINITE
-                } else {
-                    (v + delta).min(INFINITE)
-                };
+                beta = if delta > 800 { INFINITE } else { (v + delta).min(INFINITE) };
             } else {
                 return v;
             }
@@ -454,16 +426,7 @@ impl<G: Game> Searcher<G> {
             let v = if floor == -INFINITE || best == -INFINITE {
                 full(self, floor, beta)
             } else {
-                let v = self.child_value(
-                    &child,
-                    key,
-                    same_side,
-                    depth - 1,
-                    1,
-                    floor,
-                    floor + 1,
-                    false,
-                );
+                let v = self.child_value(&child, key, same_side, depth - 1, 1, floor, floor + 1, false);
                 if v > floor && v < beta && !self.stopped {
                     full(self, floor, beta)
                 } else {
@@ -504,19 +467,12 @@ impl<G: Game> Searcher<G> {
         if !self.stopped {
             // Best first; among equal values exact scores before bounds, then the earlier move.
             root_moves.sort_by(|a, b| {
-                b.value
-                    .cmp(&a.value)
-                    .then((b.bound == Bound::Exact).cmp(&(a.bound == Bound::Exact)))
+                b.value.cmp(&a.value).then((b.bound == Bound::Exact).cmp(&(a.bound == Bound::Exact)))
             });
             let b = &root_moves[0];
-            let bound = if best <= -INFINITE {
-                Bound::Upper
-            } else {
-                b.bound
-            };
+            let bound = if best <= -INFINITE { Bound::Upper } else { b.bound };
             if !self.near_turn_limit(root, depth) {
-                self.tt
-                    .store(root_key, to_table(best, 0), depth as u8, bound, b.index);
+                self.tt.store(root_key, to_table(best, 0), depth as u8, bound, b.index);
             }
         }
         best
@@ -614,16 +570,7 @@ impl<G: Game> Searcher<G> {
             let child_key = self.game.hash_key(&child);
             self.tt.prefetch(child_key);
             let same = self.game.side_to_move(&child) == side;
-            let v = self.child_value(
-                &child,
-                child_key,
-                same,
-                depth - 1,
-                ply + 1,
-                alpha,
-                beta,
-                pv_node,
-            );
+            let v = self.child_value(&child, child_key, same, depth - 1, ply + 1, alpha, beta, pv_node);
             searched += 1;
             if self.stopped {
                 self.path.pop();
@@ -650,11 +597,7 @@ impl<G: Game> Searcher<G> {
                 }
                 let child = self.game.play_unchecked(pos, mv);
                 let after = self.game.evaluate(&child);
-                let mine = if self.game.side_to_move(&child) == side {
-                    after
-                } else {
-                    -after
-                };
+                let mine = if self.game.side_to_move(&child) == side { after } else { -after };
                 let order = self.ordering.score(side, ply, mv, 100 * (mine - material));
                 let child_key = self.game.hash_key(&child);
                 if depth > TABLE_MIN_DEPTH {
@@ -723,24 +666,14 @@ impl<G: Game> Searcher<G> {
             } else {
                 Bound::Exact
             };
-            self.tt.store(
-                key,
-                to_table(best, ply as u32),
-                depth.min(255) as u8,
-                bound,
-                best_index,
-            );
+            self.tt.store(key, to_table(best, ply as u32), depth.min(255) as u8, bound, best_index);
         }
         best
     }
 
     fn is_capture(&self, pos: &G::Position, child: &G::Position, side: Player) -> bool {
         let after = self.game.evaluate(child);
-        let mine = if self.game.side_to_move(child) == side {
-            after
-        } else {
-            -after
-        };
+        let mine = if self.game.side_to_move(child) == side { after } else { -after };
         mine > self.game.evaluate(pos)
     }
 
@@ -760,9 +693,7 @@ impl<G: Game> Searcher<G> {
 
     #[inline]
     fn static_eval(&self, pos: &G::Position) -> Value {
-        self.game
-            .evaluate_search(pos, &self.options.eval)
-            .clamp(-WIN_BOUND + 1, WIN_BOUND - 1)
+        self.game.evaluate_search(pos, &self.options.eval).clamp(-WIN_BOUND + 1, WIN_BOUND - 1)
     }
 
     #[inline]
@@ -777,12 +708,7 @@ impl<G: Game> Searcher<G> {
             return true;
         }
         if self.nodes & 1023 == 0 {
-            if self
-                .options
-                .stop
-                .as_ref()
-                .is_some_and(|s| s.load(AtomicOrdering::Relaxed))
-            {
+            if self.options.stop.as_ref().is_some_and(|s| s.load(AtomicOrdering::Relaxed)) {
                 return true;
             }
             if limits.time.is_some_and(|t| self.start.elapsed() >= t) {
@@ -793,19 +719,11 @@ impl<G: Game> Searcher<G> {
     }
 
     fn out_of_time_for_next_iteration(&self) -> bool {
-        if self
-            .options
-            .stop
-            .as_ref()
-            .is_some_and(|s| s.load(AtomicOrdering::Relaxed))
-        {
+        if self.options.stop.as_ref().is_some_and(|s| s.load(AtomicOrdering::Relaxed)) {
             return true;
         }
         // The next iteration takes a few times the last: do not start one that cannot finish.
-        self.options
-            .limits
-            .time
-            .is_some_and(|t| self.start.elapsed() * 2 >= t)
+        self.options.limits.time.is_some_and(|t| self.start.elapsed() * 2 >= t)
     }
 
     fn result_from(
@@ -885,11 +803,8 @@ impl<G: Game> Searcher<G> {
         let requests: Vec<SharedRequest> = positions
             .iter()
             .filter(|p| depth.saturating_sub(p.ply) >= min)
-            .filter(|p| exchanged.get(&p.hash).map_or(true, |&d| d < depth - p.ply))
-            .map(|p| SharedRequest {
-                key: p.key.clone(),
-                depth: depth - p.ply,
-            })
+            .filter(|p| exchanged.get(&p.hash).is_none_or(|&d| d < depth - p.ply))
+            .map(|p| SharedRequest { key: p.key.clone(), depth: depth - p.ply })
             .collect();
         if requests.is_empty() {
             return;
@@ -900,13 +815,7 @@ impl<G: Game> Searcher<G> {
             };
             let known = self.tt.probe(p.hash).map_or(0, |t| t.depth as u32);
             if e.depth > known {
-                self.tt.store(
-                    p.hash,
-                    e.value,
-                    e.depth.min(255) as u8,
-                    e.bound,
-                    e.best.unwrap_or(NO_MOVE),
-                );
+                self.tt.store(p.hash, e.value, e.depth.min(255) as u8, e.bound, e.best.unwrap_or(NO_MOVE));
             }
             let d = exchanged.entry(p.hash).or_insert(0);
             *d = (*d).max(e.depth);
@@ -926,7 +835,7 @@ impl<G: Game> Searcher<G> {
                 continue;
             };
             let d = e.depth as u32;
-            if d >= min && exchanged.get(&p.hash).map_or(true, |&old| old < d) {
+            if d >= min && exchanged.get(&p.hash).is_none_or(|&old| old < d) {
                 exchanged.insert(p.hash, d);
                 out.push(SharedEntry {
                     key: p.key.clone(),

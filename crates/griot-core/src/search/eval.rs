@@ -72,10 +72,7 @@ pub fn sowing(game: &SowingGame, pos: &SowingPosition, style: &EvalStyle) -> i32
     let lap = 2 * n as u8 - 1;
     // Holes a side's opponent can capture from: those on the player's row when captures are on
     // the opponent's territory or anywhere.
-    let capture = game
-        .rules()
-        .capture
-        .filter(|c| c.territory != Territory::Own);
+    let capture = game.rules().capture.filter(|c| c.territory != Territory::Own);
     let mut terms = [[0i32; 4]; 2];
     for side in Player::BOTH {
         let row = match side {

@@ -40,22 +40,14 @@ pub fn level(level: u8) -> Level {
         9 => (18, 0, Some(1000)),
         _ => (super::engine::MAX_DEPTH, 0, Some(3000)),
     };
-    Level {
-        depth,
-        time: time_ms.map(Duration::from_millis),
-        margin,
-    }
+    Level { depth, time: time_ms.map(Duration::from_millis), margin }
 }
 
 impl Level {
     /// Search options for this level on top of `base` (table size, evaluation, stop flag).
     pub fn options(&self, base: &SearchOptions) -> SearchOptions {
         SearchOptions {
-            limits: Limits {
-                depth: Some(self.depth),
-                nodes: None,
-                time: self.time,
-            },
+            limits: Limits { depth: Some(self.depth), nodes: None, time: self.time },
             multipv: if self.margin > 0 { usize::MAX } else { 1 },
             ..base.clone()
         }

@@ -57,10 +57,7 @@ impl<G: Game> Default for Ordering<G> {
 impl<G: Game> Ordering<G> {
     /// Empty tables.
     pub fn new() -> Self {
-        Ordering {
-            killers: vec![[None; 2]; MAX_PLY],
-            history: vec![[0; HISTORY_SIZE]; 2],
-        }
+        Ordering { killers: vec![[None; 2]; MAX_PLY], history: vec![[0; HISTORY_SIZE]; 2] }
     }
 
     /// Forgets the killers and halves the history between searches of one game.

@@ -36,26 +36,18 @@ fn minimax_at<G: Game>(
     if moves.is_empty() {
         return match g.outcome(pos) {
             Some(o) => outcome_value(&o, side, ply),
-            None => g
-                .evaluate_search(pos, eval)
-                .clamp(-WIN_BOUND + 1, WIN_BOUND - 1),
+            None => g.evaluate_search(pos, eval).clamp(-WIN_BOUND + 1, WIN_BOUND - 1),
         };
     }
     if depth == 0 {
-        return g
-            .evaluate_search(pos, eval)
-            .clamp(-WIN_BOUND + 1, WIN_BOUND - 1);
+        return g.evaluate_search(pos, eval).clamp(-WIN_BOUND + 1, WIN_BOUND - 1);
     }
     path.push(key);
     let mut best = Value::MIN;
     for &mv in &moves {
         let child = g.play_unchecked(pos, mv);
         let v = minimax_at(g, &child, depth - 1, ply + 1, eval, path);
-        let v = if g.side_to_move(&child) == side {
-            v
-        } else {
-            -v
-        };
+        let v = if g.side_to_move(&child) == side { v } else { -v };
         best = best.max(v);
     }
     path.pop();

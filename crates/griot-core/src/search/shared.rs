@@ -78,19 +78,13 @@ impl SharedTable for MemoryTable {
 
     fn fetch(&mut self, requests: &[SharedRequest]) -> Vec<SharedEntry> {
         self.calls.0 += 1;
-        requests
-            .iter()
-            .filter_map(|r| self.entries.get(&r.key).cloned())
-            .collect()
+        requests.iter().filter_map(|r| self.entries.get(&r.key).cloned()).collect()
     }
 
     fn publish(&mut self, entries: Vec<SharedEntry>) {
         self.calls.1 += 1;
         for e in entries {
-            let keep_old = self
-                .entries
-                .get(&e.key)
-                .is_some_and(|old| old.depth > e.depth);
+            let keep_old = self.entries.get(&e.key).is_some_and(|old| old.depth > e.depth);
             if !keep_old {
                 self.entries.insert(e.key.clone(), e);
             }

@@ -53,10 +53,7 @@ impl TranspositionTable {
     /// A table of about `megabytes` MB (0 disables it).
     pub fn new(megabytes: usize) -> TranspositionTable {
         let n = megabytes.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>();
-        TranspositionTable {
-            buckets: vec![Bucket::default(); n],
-            generation: 0,
-        }
+        TranspositionTable { buckets: vec![Bucket::default(); n], generation: 0 }
     }
 
     /// Whether the table has any room.
@@ -105,14 +102,12 @@ impl TranspositionTable {
             return None;
         }
         let b = &self.buckets[self.bucket_index(key)];
-        b.0.iter()
-            .find(|s| s.key == key && s.gen_bound & 3 != 0)
-            .map(|s| TableEntry {
-                value: s.value,
-                depth: s.depth,
-                bound: Bound::from_bits(s.gen_bound).expect("non-empty slot"),
-                best: s.best,
-            })
+        b.0.iter().find(|s| s.key == key && s.gen_bound & 3 != 0).map(|s| TableEntry {
+            value: s.value,
+            depth: s.depth,
+            bound: Bound::from_bits(s.gen_bound).expect("non-empty slot"),
+            best: s.best,
+        })
     }
 
     /// Stores a result (node-relative `value`).
@@ -125,11 +120,7 @@ impl TranspositionTable {
         let i = self.bucket_index(key);
         let b = &mut self.buckets[i];
         let age = |s: &Slot| (generation.wrapping_sub(s.gen_bound >> 2) & 63) as i32;
-        let victim = match b
-            .0
-            .iter()
-            .position(|s| s.key == key && s.gen_bound & 3 != 0)
-        {
+        let victim = match b.0.iter().position(|s| s.key == key && s.gen_bound & 3 != 0) {
             Some(j) => {
                 let s = &b.0[j];
                 // Keep a much deeper result of this search for the same position, but its move
@@ -151,18 +142,8 @@ impl TranspositionTable {
                 .expect("buckets are not empty"),
         };
         let old = b.0[victim];
-        let best = if best == NO_MOVE && old.key == key {
-            old.best
-        } else {
-            best
-        };
-        b.0[victim] = Slot {
-            key,
-            value,
-            best,
-            depth,
-            gen_bound: (generation << 2) | bound as u8,
-        };
+        let best = if best == NO_MOVE && old.key == key { old.best } else { best };
+        b.0[victim] = Slot { key, value, best, depth, gen_bound: (generation << 2) | bound as u8 };
     }
 
     /// Per mille of the first 1,000 buckets' slots used by this search (like UCI `hashfull`).
@@ -174,9 +155,7 @@ impl TranspositionTable {
         let used: usize = self.buckets[..n]
             .iter()
             .map(|b| {
-                b.0.iter()
-                    .filter(|s| s.gen_bound & 3 != 0 && s.gen_bound >> 2 == self.generation)
-                    .count()
+                b.0.iter().filter(|s| s.gen_bound & 3 != 0 && s.gen_bound >> 2 == self.generation).count()
             })
             .sum();
         (used * 1000 / (n * SLOTS)) as u32
@@ -193,10 +172,7 @@ mod tests {
         assert!(tt.probe(42).is_none());
         tt.store(42, 17, 5, Bound::Lower, 3);
         let e = tt.probe(42).unwrap();
-        assert_eq!(
-            (e.value, e.depth, e.bound, e.best),
-            (17, 5, Bound::Lower, 3)
-        );
+        assert_eq!((e.value, e.depth, e.bound, e.best), (17, 5, Bound::Lower, 3));
         // A shallower non-exact result of the same search does not evict a much deeper one.
         tt.store(42, 1, 1, Bound::Upper, NO_MOVE);
         assert_eq!(tt.probe(42).unwrap().depth, 5);

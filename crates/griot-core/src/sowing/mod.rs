@@ -30,21 +30,19 @@
 //!   passes); only then the turn limit, so a natural end takes precedence over the limit.
 //! - "The player who performed the last capture" is the last player to take seeds by any capture
 //!   (flow captures included, in the order they happened); if nobody has captured, each player takes
-//!   their own row. "The player who did the last move" is the opponent of the player to move.
+//!   their own row. Only variants whose rules read it record it (flag `cap=`). "The player who did the last move" is the opponent of the player to move.
 
 pub mod rules;
 
 use std::sync::Arc;
 
 use crate::error::{IllegalMove, NotationError, VariantError};
-use crate::game::{
-    CaptureKind, Cell, EndReason, Event, Game, Geometry, MoveList, Outcome, Player, Trace,
-};
+use crate::game::{CaptureKind, Cell, EndReason, Event, Game, Geometry, MoveList, Outcome, Player, Trace};
 use crate::variant::{Allowed, OptionSpec, Variant, VariantSpec};
 pub use rules::RuleSet;
 use rules::{
-    Chain, Direction, FlowTaker, GrandSlam, Playable, RelayMode, Remaining, Scoring, Starving,
-    Stuck, Target, Territory,
+    Chain, Direction, FlowTaker, GrandSlam, Playable, RelayMode, Remaining, Scoring, Starving, Stuck, Target,
+    Territory,
 };
 
 /// Largest number of holes on a board (both rows).
@@ -57,7 +55,7 @@ const FLAG_CAP_NORTH: u8 = 2;
 const FLAG_CAP_MASK: u8 = 3;
 const FLAG_CYCLE: u8 = 4;
 
-/// A position of a two-row sowing game: 42 bytes, `Copy`.
+/// A position of a two-row sowing game: 44 bytes, `Copy`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SowingPosition {
     /// Seeds in each hole; holes past `2n` are always zero.
@@ -65,7 +63,7 @@ pub struct SowingPosition {
     /// Seeds captured by South and North.
     pub stores: [u8; 2],
     /// Turns played.
-    pub turns: u16,
+    pub turns: u32,
     /// The player to move.
     pub to_move: Player,
     flags: u8,
@@ -82,12 +80,8 @@ impl SowingPosition {
     }
 
     fn set_last_capturer(&mut self, p: Player) {
-        self.flags = (self.flags & !FLAG_CAP_MASK)
-            | if p == Player::South {
-                FLAG_CAP_SOUTH
-            } else {
-                FLAG_CAP_NORTH
-            };
+        self.flags =
+            (self.flags & !FLAG_CAP_MASK) | if p == Player::South { FLAG_CAP_SOUTH } else { FLAG_CAP_NORTH };
     }
 
     /// Whether the last turn was cut as an endless relay sowing.
@@ -146,6 +140,9 @@ pub struct SowingGame {
     len: usize,
     seeds: u8,
     max_turns: u32,
+    /// Whether positions record the last capturer (only when a remaining-seeds rule reads it, so
+    /// that positions differing only in history stay one position).
+    track_capturer: bool,
 }
 
 /// The options a rule-file variant accepts.
@@ -155,12 +152,7 @@ pub fn option_specs(rules: &RuleSet) -> Vec<OptionSpec> {
         None => Allowed::Range(1, rules::MAX_HOLES_PER_ROW as i64),
     };
     vec![
-        OptionSpec::int(
-            "holes",
-            rules.holes as i64,
-            holes_allowed,
-            "holes in each row",
-        ),
+        OptionSpec::int("holes", rules.holes as i64, holes_allowed, "holes in each row"),
         OptionSpec::int(
             "seeds",
             rules.seeds as i64,
@@ -179,16 +171,16 @@ impl SowingGame {
         let seeds = variant.int("seeds") as u8;
         rules
             .check_size(holes, seeds)
-            .map_err(|message| VariantError::BadOption {
-                option: "seeds".into(),
-                message,
-            })?;
+            .map_err(|message| VariantError::BadOption { option: "seeds".into(), message })?;
         let n = holes as usize;
+        let track_capturer =
+            rules.remaining == Remaining::LastCapturer || rules.endless == Remaining::LastCapturer;
         Ok(SowingGame {
             n,
             len: 2 * n,
             seeds,
             max_turns: variant.max_turns(),
+            track_capturer,
             rules,
             variant,
         })
@@ -301,9 +293,7 @@ impl SowingGame {
             let mut skipped_in_a_row = 0;
             while lifted > 0 {
                 hole = self.step(hole, clockwise);
-                if (r.skip_origin && hole == lap_origin)
-                    || r.skip_above.is_some_and(|m| p.pits[hole] > m)
-                {
+                if (r.skip_origin && hole == lap_origin) || r.skip_above.is_some_and(|m| p.pits[hole] > m) {
                     skipped_in_a_row += 1;
                     if skipped_in_a_row >= self.len {
                         // Nowhere to sow: the rest goes back into the origin.
@@ -331,7 +321,9 @@ impl SowingGame {
                                 let seeds = p.pits[hole];
                                 p.pits[hole] = 0;
                                 p.stores[taker.index()] += seeds;
-                                p.set_last_capturer(taker);
+                                if self.track_capturer {
+                                    p.set_last_capturer(taker);
+                                }
                                 if T::ENABLED {
                                     trace.push(Event::Lap {
                                         origin: lap_origin as u8,
@@ -352,18 +344,14 @@ impl SowingGame {
             }
             last = if lap_lifted == 0 { last } else { hole };
             if T::ENABLED && !sown.is_empty() {
-                trace.push(Event::Lap {
-                    origin: lap_origin as u8,
-                    lifted: lap_lifted as u16,
-                    sown,
-                });
+                trace.push(Event::Lap { origin: lap_origin as u8, lifted: lap_lifted as u16, sown });
             }
             let Some(relay) = &r.relay else { break };
             if lap_lifted == 0 {
                 break;
             }
-            let matches = relay.values.contains(p.pits[last])
-                && self.in_territory(last, relay.territory, mover);
+            let matches =
+                relay.values.contains(p.pits[last]) && self.in_territory(last, relay.territory, mover);
             let goes_on = match relay.mode {
                 RelayMode::EndsOn => !matches,
                 RelayMode::ContinuesOn => matches,
@@ -476,28 +464,19 @@ impl SowingGame {
             0
         };
         if T::ENABLED && take_from > 0 {
-            trace.push(Event::CaptureForfeited {
-                cells: targets[..take_from].to_vec(),
-            });
+            trace.push(Event::CaptureForfeited { cells: targets[..take_from].to_vec() });
         }
         for (i, &c) in targets[..nt].iter().enumerate().skip(take_from) {
             let c = c as usize;
             let seeds = p.pits[c];
             p.pits[c] = 0;
             p.stores[mover.index()] += seeds;
-            p.set_last_capturer(mover);
+            if self.track_capturer {
+                p.set_last_capturer(mover);
+            }
             if T::ENABLED {
-                let kind = if i < first_group {
-                    CaptureKind::Final
-                } else {
-                    CaptureKind::Chain
-                };
-                trace.push(Event::Capture {
-                    cell: c as u8,
-                    seeds: seeds as u16,
-                    player: mover,
-                    kind,
-                });
+                let kind = if i < first_group { CaptureKind::Final } else { CaptureKind::Chain };
+                trace.push(Event::Capture { cell: c as u8, seeds: seeds as u16, player: mover, kind });
             }
         }
         if grand_slam && cap.grand_slam == GrandSlam::Illegal {
@@ -527,9 +506,7 @@ impl SowingGame {
                 }
             }
         }
-        let grand_slam_illegal = r
-            .capture
-            .is_some_and(|c| c.grand_slam == GrandSlam::Illegal);
+        let grand_slam_illegal = r.capture.is_some_and(|c| c.grand_slam == GrandSlam::Illegal);
         if r.starving == Starving::Allowed && !grand_slam_illegal {
             return;
         }
@@ -542,8 +519,7 @@ impl SowingGame {
         // no move starves and none is a grand slam.
         let captures_cannot_empty = r.relay.is_none()
             && r.flow.is_none()
-            && r.capture
-                .map_or(true, |c| c.grand_slam == GrandSlam::NoCapture);
+            && r.capture.is_none_or(|c| c.grand_slam == GrandSlam::NoCapture);
         if !opponent_empty && captures_cannot_empty {
             return;
         }
@@ -602,7 +578,7 @@ impl SowingGame {
     }
 
     fn at_turn_limit(&self, pos: &SowingPosition) -> bool {
-        pos.turns as u32 >= self.max_turns
+        pos.turns >= self.max_turns
     }
 
     fn has_sowing_move(&self, pos: &SowingPosition, player: Player) -> bool {
@@ -621,10 +597,7 @@ impl SowingGame {
         other_can_move: bool,
     ) -> [i32; 2] {
         let mut scores = [pos.stores[0] as i32, pos.stores[1] as i32];
-        let rows = [
-            self.row_sum(pos, Player::South) as i32,
-            self.row_sum(pos, Player::North) as i32,
-        ];
+        let rows = [self.row_sum(pos, Player::South) as i32, self.row_sum(pos, Player::North) as i32];
         let all = rows[0] + rows[1];
         let last_mover = (pos.turns > 0).then(|| pos.to_move.other());
         let give_all = |scores: &mut [i32; 2], p: Player| scores[p.index()] += all;
@@ -679,13 +652,7 @@ impl Game for SowingGame {
     fn start(&self) -> SowingPosition {
         let mut pits = [0u8; MAX_PITS];
         pits[..self.len].fill(self.seeds);
-        SowingPosition {
-            pits,
-            stores: [0, 0],
-            turns: 0,
-            to_move: Player::South,
-            flags: 0,
-        }
+        SowingPosition { pits, stores: [0, 0], turns: 0, to_move: Player::South, flags: 0 }
     }
 
     fn side_to_move(&self, pos: &SowingPosition) -> Player {
@@ -693,7 +660,7 @@ impl Game for SowingGame {
     }
 
     fn turns(&self, pos: &SowingPosition) -> u32 {
-        pos.turns as u32
+        pos.turns
     }
 
     fn legal_moves(&self, pos: &SowingPosition, moves: &mut MoveList<SowingMove>) {
@@ -709,12 +676,7 @@ impl Game for SowingGame {
         }
     }
 
-    fn play_traced<T: Trace>(
-        &self,
-        pos: &SowingPosition,
-        mv: SowingMove,
-        trace: &mut T,
-    ) -> SowingPosition {
+    fn play_traced<T: Trace>(&self, pos: &SowingPosition, mv: SowingMove, trace: &mut T) -> SowingPosition {
         let mut p = *pos;
         if mv.is_pass() {
             if T::ENABLED {
@@ -745,36 +707,18 @@ impl Game for SowingGame {
             Some(o)
         };
         if self.has_sowing_move(pos, pos.to_move) {
-            return if self.at_turn_limit(pos) {
-                turn_limit()
-            } else {
-                None
-            };
+            return if self.at_turn_limit(pos) { turn_limit() } else { None };
         }
         let other_can_move = self.has_sowing_move(pos, pos.to_move.other());
         if self.rules.end.stuck == Stuck::Pass && other_can_move {
-            return if self.at_turn_limit(pos) {
-                turn_limit()
-            } else {
-                None
-            };
+            return if self.at_turn_limit(pos) { turn_limit() } else { None };
         }
-        let reason = if other_can_move {
-            EndReason::Stuck
-        } else {
-            EndReason::NeitherCanMove
-        };
-        Some(Outcome::by_score(
-            self.final_scores(pos, self.rules.remaining, true, other_can_move),
-            reason,
-        ))
+        let reason = if other_can_move { EndReason::Stuck } else { EndReason::NeitherCanMove };
+        Some(Outcome::by_score(self.final_scores(pos, self.rules.remaining, true, other_can_move), reason))
     }
 
     fn endless_outcome(&self, pos: &SowingPosition) -> Outcome {
-        Outcome::by_score(
-            self.final_scores(pos, self.rules.endless, false, false),
-            EndReason::EndlessCycle,
-        )
+        Outcome::by_score(self.final_scores(pos, self.rules.endless, false, false), EndReason::EndlessCycle)
     }
 
     fn hash_key(&self, pos: &SowingPosition) -> u64 {
@@ -802,11 +746,8 @@ impl Game for SowingGame {
     }
 
     fn format_body(&self, pos: &SowingPosition) -> String {
-        let row = |r: std::ops::Range<usize>| {
-            r.map(|i| pos.pits[i].to_string())
-                .collect::<Vec<_>>()
-                .join(",")
-        };
+        let row =
+            |r: std::ops::Range<usize>| r.map(|i| pos.pits[i].to_string()).collect::<Vec<_>>().join(",");
         let mut flags = Vec::new();
         if let Some(p) = pos.last_capturer() {
             flags.push(format!("cap={}", p.letter()));
@@ -822,11 +763,7 @@ impl Game for SowingGame {
             pos.stores[1],
             pos.to_move.letter(),
             pos.turns,
-            if flags.is_empty() {
-                "-".to_string()
-            } else {
-                flags.join(",")
-            }
+            if flags.is_empty() { "-".to_string() } else { flags.join(",") }
         )
     }
 
@@ -850,13 +787,7 @@ impl Game for SowingGame {
         };
         let rows: Vec<&str> = fields[0].split('/').collect();
         if rows.len() != 2 {
-            return Err(f(
-                0,
-                format!(
-                    "expected South's row '/' North's row, found {} row(s)",
-                    rows.len()
-                ),
-            ));
+            return Err(f(0, format!("expected South's row '/' North's row, found {} row(s)", rows.len())));
         }
         let mut total: u32 = 0;
         for (r, row) in rows.iter().enumerate() {
@@ -865,20 +796,12 @@ impl Game for SowingGame {
             if holes.len() != self.n {
                 return Err(f(
                     0,
-                    format!(
-                        "{who}'s row has {} holes; {} has {}",
-                        holes.len(),
-                        self.variant,
-                        self.n
-                    ),
+                    format!("{who}'s row has {} holes; {} has {}", holes.len(), self.variant, self.n),
                 ));
             }
             for (i, h) in holes.iter().enumerate() {
                 let v: u8 = h.parse().map_err(|_| {
-                    f(
-                        0,
-                        format!("hole {} of {who}: {h:?} is not a seed count (0-255)", i + 1),
-                    )
+                    f(0, format!("hole {} of {who}: {h:?} is not a seed count (0-255)", i + 1))
                 })?;
                 pos.pits[r * self.n + i] = v;
                 total += v as u32;
@@ -888,12 +811,8 @@ impl Game for SowingGame {
             .split_once('-')
             .ok_or_else(|| f(1, format!("{:?} is not South-North, e.g. 0-0", fields[1])))?;
         for (i, (who, v)) in [("South", s), ("North", n)].into_iter().enumerate() {
-            pos.stores[i] = v.parse().map_err(|_| {
-                f(
-                    1,
-                    format!("{who}'s store {v:?} is not a seed count (0-255)"),
-                )
-            })?;
+            pos.stores[i] =
+                v.parse().map_err(|_| f(1, format!("{who}'s store {v:?} is not a seed count (0-255)")))?;
             total += pos.stores[i] as u32;
         }
         if total > rules::MAX_TOTAL_SEEDS {
@@ -902,23 +821,22 @@ impl Game for SowingGame {
                 rules::MAX_TOTAL_SEEDS
             )));
         }
-        pos.to_move = Player::from_letter(fields[2])
-            .ok_or_else(|| f(2, format!("{:?} is not S or N", fields[2])))?;
-        pos.turns = fields[3]
-            .parse()
-            .map_err(|_| f(3, format!("{:?} is not a number of turns", fields[3])))?;
-        if pos.turns as u32 > self.max_turns {
-            return Err(f(
-                3,
-                format!(
-                    "{} turns is past the limit of {}",
-                    pos.turns, self.max_turns
-                ),
-            ));
+        pos.to_move =
+            Player::from_letter(fields[2]).ok_or_else(|| f(2, format!("{:?} is not S or N", fields[2])))?;
+        pos.turns =
+            fields[3].parse().map_err(|_| f(3, format!("{:?} is not a number of turns", fields[3])))?;
+        if pos.turns > self.max_turns {
+            return Err(f(3, format!("{} turns is past the limit of {}", pos.turns, self.max_turns)));
         }
         if fields[4] != "-" {
             for flag in fields[4].split(',') {
                 match flag {
+                    "cap=S" | "cap=N" if !self.track_capturer => {
+                        return Err(f(
+                            4,
+                            format!("{flag}: {} does not record the last capturer", self.variant),
+                        ))
+                    }
                     "cap=S" => pos.set_last_capturer(Player::South),
                     "cap=N" => pos.set_last_capturer(Player::North),
                     "cycle" => pos.flags |= FLAG_CYCLE,
@@ -978,19 +896,12 @@ impl Game for SowingGame {
                 )))
             }
         };
-        Ok(if clockwise {
-            SowingMove::cw(hole)
-        } else {
-            SowingMove::ccw(hole)
-        })
+        Ok(if clockwise { SowingMove::cw(hole) } else { SowingMove::ccw(hole) })
     }
 
     fn check_move(&self, pos: &SowingPosition, mv: SowingMove) -> Result<(), IllegalMove> {
         if let Some(o) = self.outcome(pos) {
-            return Err(IllegalMove::new(
-                "game_over",
-                format!("the game is over ({})", o.reason.name()),
-            ));
+            return Err(IllegalMove::new("game_over", format!("the game is over ({})", o.reason.name())));
         }
         let mut moves = MoveList::new();
         self.legal_moves(pos, &mut moves);
@@ -999,10 +910,7 @@ impl Game for SowingGame {
         }
         let me = pos.to_move;
         if mv.is_pass() {
-            return Err(IllegalMove::new(
-                "cannot_pass",
-                format!("{me} has a move and may not pass"),
-            ));
+            return Err(IllegalMove::new("cannot_pass", format!("{me} has a move and may not pass")));
         }
         let h = mv.hole();
         let label = self.label(h);
@@ -1010,17 +918,11 @@ impl Game for SowingGame {
         if r.playable == Playable::Own && self.owner(h) != me {
             return Err(IllegalMove::new(
                 "not_own_hole",
-                format!(
-                    "hole {label} belongs to {}; {me} plays from their own row",
-                    me.other()
-                ),
+                format!("hole {label} belongs to {}; {me} plays from their own row", me.other()),
             ));
         }
         if pos.pits[h] == 0 {
-            return Err(IllegalMove::new(
-                "empty_hole",
-                format!("hole {label} is empty"),
-            ));
+            return Err(IllegalMove::new("empty_hole", format!("hole {label} is empty")));
         }
         if pos.pits[h] < r.min_seeds {
             return Err(IllegalMove::new(
@@ -1033,10 +935,7 @@ impl Game for SowingGame {
         }
         let mut next = *pos;
         let info = self.apply(&mut next, mv, &mut crate::game::NoTrace);
-        if info.grand_slam
-            && r.capture
-                .is_some_and(|c| c.grand_slam == GrandSlam::Illegal)
-        {
+        if info.grand_slam && r.capture.is_some_and(|c| c.grand_slam == GrandSlam::Illegal) {
             return Err(IllegalMove::new(
                 "grand_slam",
                 format!("{label} would capture every seed of {}'s row", me.other()),
@@ -1046,26 +945,31 @@ impl Game for SowingGame {
             if r.starving == Starving::MustFeed {
                 return Err(IllegalMove::new(
                     "must_feed",
-                    format!(
-                        "{} has no seeds: {label} does not give them any, and a move must",
-                        me.other()
-                    ),
+                    format!("{} has no seeds: {label} does not give them any, and a move must", me.other()),
                 ));
             }
             return Err(IllegalMove::new(
                 "must_not_starve",
-                format!("{label} would leave {} without seeds; a move that gives them seeds must be played", me.other()),
+                format!(
+                    "{label} would leave {} without seeds; a move that gives them seeds must be played",
+                    me.other()
+                ),
             ));
         }
-        Err(IllegalMove::new(
-            "not_legal",
-            format!("{} is not a legal move here", self.format_move(pos, mv)),
-        ))
+        Err(IllegalMove::new("not_legal", format!("{} is not a legal move here", self.format_move(pos, mv))))
     }
 
     fn evaluate(&self, pos: &SowingPosition) -> i32 {
         let me = pos.to_move.index();
         pos.stores[me] as i32 - pos.stores[1 - me] as i32
+    }
+
+    fn cells(&self, pos: &SowingPosition) -> Vec<i32> {
+        pos.pits[..self.len].iter().map(|&s| s as i32).collect()
+    }
+
+    fn stores(&self, pos: &SowingPosition) -> Option<[i32; 2]> {
+        Some([pos.stores[0] as i32, pos.stores[1] as i32])
     }
 
     fn evaluate_search(&self, pos: &SowingPosition, style: &crate::search::EvalStyle) -> i32 {
@@ -1075,17 +979,8 @@ impl Game for SowingGame {
     fn geometry(&self) -> Geometry {
         let mut cells = Vec::with_capacity(self.len);
         for i in 0..self.len {
-            let (row, col) = if i < self.n {
-                (0u8, i)
-            } else {
-                (1u8, self.len - 1 - i)
-            };
-            cells.push(Cell {
-                row,
-                col: col as u8,
-                owner: Some(self.owner(i)),
-                label: self.label(i),
-            });
+            let (row, col) = if i < self.n { (0u8, i) } else { (1u8, self.len - 1 - i) };
+            cells.push(Cell { row, col: col as u8, owner: Some(self.owner(i)), label: self.label(i) });
         }
         Geometry {
             rows: 2,

@@ -318,10 +318,7 @@ pub struct RuleSet {
 }
 
 fn err(field: &str, message: impl Into<String>) -> VariantError {
-    VariantError::RuleFile {
-        field: field.to_string(),
-        message: message.into(),
-    }
+    VariantError::RuleFile { field: field.to_string(), message: message.into() }
 }
 
 /// Reads typed fields from one TOML table, remembering which keys were used so unknown keys
@@ -334,11 +331,7 @@ struct Section<'a> {
 
 impl<'a> Section<'a> {
     fn new(name: &'a str, table: Option<&'a Table>) -> Self {
-        Section {
-            name,
-            table,
-            used: Vec::new(),
-        }
+        Section { name, table, used: Vec::new() }
     }
 
     fn path(&self, key: &str) -> String {
@@ -362,10 +355,7 @@ impl<'a> Section<'a> {
         match self.get(key) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(v) => Err(err(
-                &self.path(key),
-                format!("expected a string, found {}", v.type_str()),
-            )),
+            Some(v) => Err(err(&self.path(key), format!("expected a string, found {}", v.type_str()))),
         }
     }
 
@@ -373,10 +363,7 @@ impl<'a> Section<'a> {
         match self.get(key) {
             None => Ok(default),
             Some(Value::Boolean(b)) => Ok(*b),
-            Some(v) => Err(err(
-                &self.path(key),
-                format!("expected true or false, found {}", v.type_str()),
-            )),
+            Some(v) => Err(err(&self.path(key), format!("expected true or false, found {}", v.type_str()))),
         }
     }
 
@@ -384,35 +371,19 @@ impl<'a> Section<'a> {
         match self.get(key) {
             None => Ok(None),
             Some(Value::Integer(i)) if (lo..=hi).contains(i) => Ok(Some(*i)),
-            Some(Value::Integer(i)) => {
-                Err(err(&self.path(key), format!("{i} is outside {lo}..={hi}")))
-            }
-            Some(v) => Err(err(
-                &self.path(key),
-                format!("expected an integer, found {}", v.type_str()),
-            )),
+            Some(Value::Integer(i)) => Err(err(&self.path(key), format!("{i} is outside {lo}..={hi}"))),
+            Some(v) => Err(err(&self.path(key), format!("expected an integer, found {}", v.type_str()))),
         }
     }
 
-    fn word<T: Copy>(
-        &mut self,
-        key: &'static str,
-        choices: &[(&str, T)],
-    ) -> Result<Option<T>, VariantError> {
+    fn word<T: Copy>(&mut self, key: &'static str, choices: &[(&str, T)]) -> Result<Option<T>, VariantError> {
         let Some(s) = self.string(key)? else {
             return Ok(None);
         };
-        choices
-            .iter()
-            .find(|(w, _)| *w == s)
-            .map(|(_, t)| Some(*t))
-            .ok_or_else(|| {
-                let names: Vec<&str> = choices.iter().map(|(w, _)| *w).collect();
-                err(
-                    &self.path(key),
-                    format!("{s:?} is not one of {}", names.join(", ")),
-                )
-            })
+        choices.iter().find(|(w, _)| *w == s).map(|(_, t)| Some(*t)).ok_or_else(|| {
+            let names: Vec<&str> = choices.iter().map(|(w, _)| *w).collect();
+            err(&self.path(key), format!("{s:?} is not one of {}", names.join(", ")))
+        })
     }
 
     fn counts(&mut self, key: &'static str) -> Result<Option<CountSet>, VariantError> {
@@ -454,21 +425,14 @@ fn parse_count_item(item: &Value, path: &str, set: &mut CountSet) -> Result<(), 
                     let (a, b) = s.split_once("..").ok_or_else(|| {
                         err(
                             path,
-                            format!(
-                                "{s:?} is not a count, a range like \"1..48\", \"even\" or \"odd\""
-                            ),
+                            format!("{s:?} is not a count, a range like \"1..48\", \"even\" or \"odd\""),
                         )
                     })?;
-                    let lo: u16 = a
-                        .trim()
-                        .parse()
-                        .map_err(|_| err(path, format!("{a:?} is not a count")))?;
+                    let lo: u16 = a.trim().parse().map_err(|_| err(path, format!("{a:?} is not a count")))?;
                     let hi: u16 = if b.trim().is_empty() {
                         255
                     } else {
-                        b.trim()
-                            .parse()
-                            .map_err(|_| err(path, format!("{b:?} is not a count")))?
+                        b.trim().parse().map_err(|_| err(path, format!("{b:?} is not a count")))?
                     };
                     if lo > hi || hi > 255 {
                         return Err(err(path, format!("range {s:?} is empty or goes past 255")));
@@ -478,10 +442,7 @@ fn parse_count_item(item: &Value, path: &str, set: &mut CountSet) -> Result<(), 
             }
             Ok(())
         }
-        v => Err(err(
-            path,
-            format!("expected counts, found {}", v.type_str()),
-        )),
+        v => Err(err(path, format!("expected counts, found {}", v.type_str()))),
     }
 }
 
@@ -501,20 +462,14 @@ fn parse_counts(v: &Value, path: &str) -> Result<CountSet, VariantError> {
     Ok(set)
 }
 
-const TERRITORIES: [(&str, Territory); 3] = [
-    ("own", Territory::Own),
-    ("opponent", Territory::Opponent),
-    ("any", Territory::Any),
-];
+const TERRITORIES: [(&str, Territory); 3] =
+    [("own", Territory::Own), ("opponent", Territory::Opponent), ("any", Territory::Any)];
 
 const REMAINING: [(&str, Remaining); 7] = [
     ("own-row", Remaining::OwnRow),
     ("last-mover", Remaining::LastMover),
     ("last-capturer", Remaining::LastCapturer),
-    (
-        "not-stuck-else-last-mover",
-        Remaining::NotStuckElseLastMover,
-    ),
+    ("not-stuck-else-last-mover", Remaining::NotStuckElseLastMover),
     ("not-stuck-else-own-row", Remaining::NotStuckElseOwnRow),
     ("opponent-of-stuck", Remaining::OpponentOfStuck),
     ("nobody", Remaining::Nobody),
@@ -524,10 +479,7 @@ fn sub_table<'a>(root: &'a Table, key: &str) -> Result<Option<&'a Table>, Varian
     match root.get(key) {
         None => Ok(None),
         Some(Value::Table(t)) => Ok(Some(t)),
-        Some(v) => Err(err(
-            key,
-            format!("expected a table [{key}], found {}", v.type_str()),
-        )),
+        Some(v) => Err(err(key, format!("expected a table [{key}], found {}", v.type_str()))),
     }
 }
 
@@ -535,10 +487,7 @@ impl RuleSet {
     /// Parses and validates a rule file's text.
     pub fn from_toml(text: &str) -> Result<RuleSet, VariantError> {
         let root: Table = text.parse().map_err(|e: toml::de::Error| {
-            let field = e
-                .span()
-                .map(|s| line_col(text, s.start))
-                .unwrap_or_else(|| "file".into());
+            let field = e.span().map(|s| line_col(text, s.start)).unwrap_or_else(|| "file".into());
             err(&field, e.message().to_string())
         })?;
         const SECTIONS: [&str; 9] = [
@@ -554,18 +503,9 @@ impl RuleSet {
         ];
 
         let mut top = Section::new("", Some(&root));
-        let id = top
-            .string("id")?
-            .ok_or_else(|| err("id", "missing: every rule file needs an id"))?;
-        if id.is_empty()
-            || !id
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-        {
-            return Err(err(
-                "id",
-                format!("{id:?} must be lower-case letters, digits and '-'"),
-            ));
+        let id = top.string("id")?.ok_or_else(|| err("id", "missing: every rule file needs an id"))?;
+        if id.is_empty() || !id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-') {
+            return Err(err("id", format!("{id:?} must be lower-case letters, digits and '-'")));
         }
         let name = top.string("name")?.unwrap_or_else(|| id.clone());
         let description = top.string("description")?.unwrap_or_default();
@@ -576,9 +516,7 @@ impl RuleSet {
         top.finish()?;
 
         let mut board = Section::new("board", sub_table(&root, "board")?);
-        let holes = board
-            .int("holes", 1, MAX_HOLES_PER_ROW as i64)?
-            .unwrap_or(6) as u8;
+        let holes = board.int("holes", 1, MAX_HOLES_PER_ROW as i64)?.unwrap_or(6) as u8;
         let seeds = board.int("seeds", 1, 255)?.unwrap_or(4) as u8;
         let allowed_holes = match board.get("allowed_holes") {
             None => None,
@@ -586,22 +524,12 @@ impl RuleSet {
                 let mut out = Vec::new();
                 for it in items {
                     match it {
-                        Value::Integer(i) if (1..=MAX_HOLES_PER_ROW as i64).contains(i) => {
-                            out.push(*i as u8)
-                        }
-                        _ => {
-                            return Err(err(
-                                "board.allowed_holes",
-                                "expected integers from 1 to 18",
-                            ))
-                        }
+                        Value::Integer(i) if (1..=MAX_HOLES_PER_ROW as i64).contains(i) => out.push(*i as u8),
+                        _ => return Err(err("board.allowed_holes", "expected integers from 1 to 18")),
                     }
                 }
                 if !out.contains(&holes) {
-                    return Err(err(
-                        "board.allowed_holes",
-                        format!("does not contain the default {holes}"),
-                    ));
+                    return Err(err("board.allowed_holes", format!("does not contain the default {holes}")));
                 }
                 Some(out)
             }
@@ -611,10 +539,7 @@ impl RuleSet {
 
         let mut sowing = Section::new("sowing", sub_table(&root, "sowing")?);
         let playable = sowing
-            .word(
-                "playable",
-                &[("own", Playable::Own), ("any", Playable::Any)],
-            )?
+            .word("playable", &[("own", Playable::Own), ("any", Playable::Any)])?
             .unwrap_or(Playable::Own);
         let min_seeds = sowing.int("min_seeds", 1, 255)?.unwrap_or(1) as u8;
         let leave_one = sowing.boolean("leave_one", false)?;
@@ -623,50 +548,26 @@ impl RuleSet {
         let direction = sowing
             .word(
                 "direction",
-                &[
-                    ("ccw", Direction::Ccw),
-                    ("cw", Direction::Cw),
-                    ("choice", Direction::Choice),
-                ],
+                &[("ccw", Direction::Ccw), ("cw", Direction::Cw), ("choice", Direction::Choice)],
             )?
             .unwrap_or(Direction::Ccw);
         let skip_above = sowing.int("skip_above", 1, 254)?.map(|v| v as u8);
         sowing.finish()?;
         if leave_one && min_seeds < 2 {
-            return Err(err(
-                "sowing.min_seeds",
-                "must be at least 2 when sowing.leave_one is true",
-            ));
+            return Err(err("sowing.min_seeds", "must be at least 2 when sowing.leave_one is true"));
         }
         if first_into_origin && skip_origin {
-            return Err(err(
-                "sowing.first_into_origin",
-                "cannot be combined with sowing.skip_origin",
-            ));
+            return Err(err("sowing.first_into_origin", "cannot be combined with sowing.skip_origin"));
         }
 
         let mut relay_s = Section::new("relay", sub_table(&root, "relay")?);
         let relay = if relay_s.present() {
             let mode = relay_s
-                .word(
-                    "mode",
-                    &[
-                        ("ends-on", RelayMode::EndsOn),
-                        ("continues-on", RelayMode::ContinuesOn),
-                    ],
-                )?
+                .word("mode", &[("ends-on", RelayMode::EndsOn), ("continues-on", RelayMode::ContinuesOn)])?
                 .ok_or_else(|| err("relay.mode", "missing: \"ends-on\" or \"continues-on\""))?;
-            let values = relay_s
-                .counts("values")?
-                .ok_or_else(|| err("relay.values", "missing"))?;
-            let territory = relay_s
-                .word("territory", &TERRITORIES)?
-                .unwrap_or(Territory::Any);
-            Some(Relay {
-                mode,
-                values,
-                territory,
-            })
+            let values = relay_s.counts("values")?.ok_or_else(|| err("relay.values", "missing"))?;
+            let territory = relay_s.word("territory", &TERRITORIES)?.unwrap_or(Territory::Any);
+            Some(Relay { mode, values, territory })
         } else {
             None
         };
@@ -674,9 +575,7 @@ impl RuleSet {
 
         let mut flow_s = Section::new("flow_capture", sub_table(&root, "flow_capture")?);
         let flow = if flow_s.present() {
-            let values = flow_s
-                .counts("values")?
-                .ok_or_else(|| err("flow_capture.values", "missing"))?;
+            let values = flow_s.counts("values")?.ok_or_else(|| err("flow_capture.values", "missing"))?;
             let taker = flow_s
                 .word(
                     "taker",
@@ -686,10 +585,7 @@ impl RuleSet {
                     ],
                 )?
                 .ok_or_else(|| {
-                    err(
-                        "flow_capture.taker",
-                        "missing: \"owner\" or \"mover-on-opponent-side\"",
-                    )
+                    err("flow_capture.taker", "missing: \"owner\" or \"mover-on-opponent-side\"")
                 })?;
             Some(Flow { values, taker })
         } else {
@@ -699,15 +595,10 @@ impl RuleSet {
 
         let mut cap_s = Section::new("capture", sub_table(&root, "capture")?);
         let capture = if cap_s.present() {
-            let values = cap_s
-                .counts("values")?
-                .ok_or_else(|| err("capture.values", "missing"))?;
-            let territory = cap_s.word("territory", &TERRITORIES)?.ok_or_else(|| {
-                err(
-                    "capture.territory",
-                    "missing: \"own\", \"opponent\" or \"any\"",
-                )
-            })?;
+            let values = cap_s.counts("values")?.ok_or_else(|| err("capture.values", "missing"))?;
+            let territory = cap_s
+                .word("territory", &TERRITORIES)?
+                .ok_or_else(|| err("capture.territory", "missing: \"own\", \"opponent\" or \"any\""))?;
             let target = cap_s
                 .word(
                     "target",
@@ -722,11 +613,7 @@ impl RuleSet {
             let chain = cap_s
                 .word(
                     "chain",
-                    &[
-                        ("none", Chain::None),
-                        ("backward", Chain::Backward),
-                        ("forward", Chain::Forward),
-                    ],
+                    &[("none", Chain::None), ("backward", Chain::Backward), ("forward", Chain::Forward)],
                 )?
                 .unwrap_or(Chain::None);
             let chain_crosses = cap_s.boolean("chain_crosses", false)?;
@@ -741,14 +628,7 @@ impl RuleSet {
                     ],
                 )?
                 .unwrap_or(GrandSlam::Allowed);
-            Some(Capture {
-                values,
-                territory,
-                target,
-                chain,
-                chain_crosses,
-                grand_slam,
-            })
+            Some(Capture { values, territory, target, chain, chain_crosses, grand_slam })
         } else {
             None
         };
@@ -769,38 +649,23 @@ impl RuleSet {
         starve_s.finish()?;
 
         let mut end_s = Section::new("end", sub_table(&root, "end")?);
-        let stuck = end_s
-            .word("stuck", &[("ends", Stuck::Ends), ("pass", Stuck::Pass)])?
-            .unwrap_or(Stuck::Ends);
+        let stuck =
+            end_s.word("stuck", &[("ends", Stuck::Ends), ("pass", Stuck::Pass)])?.unwrap_or(Stuck::Ends);
         let board_empty = end_s.boolean("board_empty", false)?;
         let fewer_than = end_s.int("fewer_than", 1, 255)?.map(|v| v as u16);
         let store_above = end_s.int("store_above", 0, 255)?.map(|v| v as u16);
         let all_singletons = end_s.boolean("all_singletons", false)?;
         end_s.finish()?;
-        let end = End {
-            stuck,
-            board_empty,
-            fewer_than,
-            store_above,
-            all_singletons,
-        };
+        let end = End { stuck, board_empty, fewer_than, store_above, all_singletons };
 
         let mut rem_s = Section::new("remaining", sub_table(&root, "remaining")?);
         let remaining = rem_s.word("to", &REMAINING)?.unwrap_or(Remaining::OwnRow);
-        let endless = rem_s
-            .word("endless", &REMAINING)?
-            .unwrap_or(Remaining::OwnRow);
+        let endless = rem_s.word("endless", &REMAINING)?.unwrap_or(Remaining::OwnRow);
         rem_s.finish()?;
 
         let mut score_s = Section::new("scoring", sub_table(&root, "scoring")?);
         let scoring = score_s
-            .word(
-                "count",
-                &[
-                    ("store", Scoring::Store),
-                    ("store-and-row", Scoring::StoreAndRow),
-                ],
-            )?
+            .word("count", &[("store", Scoring::Store), ("store-and-row", Scoring::StoreAndRow)])?
             .unwrap_or(Scoring::Store);
         score_s.finish()?;
 
@@ -828,9 +693,7 @@ impl RuleSet {
             endless,
             scoring,
         };
-        rules
-            .check_size(holes, seeds)
-            .map_err(|m| err("board.seeds", m))?;
+        rules.check_size(holes, seeds).map_err(|m| err("board.seeds", m))?;
         Ok(rules)
     }
 
@@ -853,22 +716,12 @@ impl RuleSet {
             Territory::Opponent => "in the opponent's row",
             Territory::Any => "in either row",
         };
-        out.push(format!(
-            "Board: 2 rows of {holes} holes, {seeds} seeds in each hole."
-        ));
+        out.push(format!("Board: 2 rows of {holes} holes, {seeds} seeds in each hole."));
         out.push(format!(
             "Play: a {} hole holding at least {} seed(s); {}.",
-            if self.playable == Playable::Own {
-                "player's own"
-            } else {
-                "any non-empty"
-            },
+            if self.playable == Playable::Own { "player's own" } else { "any non-empty" },
             self.min_seeds.max(1),
-            if self.leave_one {
-                "all its seeds but one are lifted"
-            } else {
-                "all its seeds are lifted"
-            }
+            if self.leave_one { "all its seeds but one are lifted" } else { "all its seeds are lifted" }
         ));
         out.push(format!(
             "Sowing: {}, one seed a hole{}{}{}.",
@@ -877,19 +730,13 @@ impl RuleSet {
                 Direction::Cw => "clockwise",
                 Direction::Choice => "in the direction the player chooses",
             },
-            if self.first_into_origin {
-                ", the first seed back into the origin hole"
-            } else {
-                ""
-            },
+            if self.first_into_origin { ", the first seed back into the origin hole" } else { "" },
             if self.skip_origin {
                 ", skipping the origin hole on a full lap"
             } else {
                 ", the origin hole is not skipped"
             },
-            self.skip_above
-                .map(|n| format!(", skipping holes holding more than {n}"))
-                .unwrap_or_default()
+            self.skip_above.map(|n| format!(", skipping holes holding more than {n}")).unwrap_or_default()
         ));
         if let Some(r) = &self.relay {
             out.push(match r.mode {
@@ -928,22 +775,24 @@ impl RuleSet {
                 },
                 match (c.chain, c.chain_crosses) {
                     (Chain::None, _) => String::new(),
-                    (Chain::Backward, false) =>
-                        ", and the previous holes that match, within the row".into(),
-                    (Chain::Backward, true) =>
-                        ", and the previous holes that match, across rows".into(),
-                    (Chain::Forward, false) =>
-                        ", and the following holes that match, within the row".into(),
-                    (Chain::Forward, true) =>
-                        ", and the following holes that match, across rows".into(),
+                    (Chain::Backward, false) => ", and the previous holes that match, within the row".into(),
+                    (Chain::Backward, true) => ", and the previous holes that match, across rows".into(),
+                    (Chain::Forward, false) => ", and the following holes that match, within the row".into(),
+                    (Chain::Forward, true) => ", and the following holes that match, across rows".into(),
                 }
             ));
             out.push(
                 match c.grand_slam {
                     GrandSlam::Allowed => "Grand slam: allowed.",
-                    GrandSlam::NoCapture => "Grand slam: a capture that would empty the opponent's row takes nothing.",
-                    GrandSlam::SpareLast => "Grand slam: a capture that would empty the opponent's row spares the last hole.",
-                    GrandSlam::Illegal => "Grand slam: a move capturing every seed of the opponent's row is illegal.",
+                    GrandSlam::NoCapture => {
+                        "Grand slam: a capture that would empty the opponent's row takes nothing."
+                    }
+                    GrandSlam::SpareLast => {
+                        "Grand slam: a capture that would empty the opponent's row spares the last hole."
+                    }
+                    GrandSlam::Illegal => {
+                        "Grand slam: a move capturing every seed of the opponent's row is illegal."
+                    }
                 }
                 .into(),
             );
@@ -963,9 +812,7 @@ impl RuleSet {
         );
         let mut ends = vec![match self.end.stuck {
             Stuck::Ends => "the player to move cannot play".to_string(),
-            Stuck::Pass => {
-                "neither player can play (a player who cannot play misses the turn)".to_string()
-            }
+            Stuck::Pass => "neither player can play (a player who cannot play misses the turn)".to_string(),
         }];
         if self.end.board_empty {
             ends.push("the board is empty".into());
@@ -979,10 +826,7 @@ impl RuleSet {
         if self.end.all_singletons {
             ends.push("every hole holds at most one seed".into());
         }
-        out.push(format!(
-            "End: when {}; or on an endless cycle.",
-            ends.join("; or when ")
-        ));
+        out.push(format!("End: when {}; or on an endless cycle.", ends.join("; or when ")));
         let rem = |r: Remaining| match r {
             Remaining::OwnRow => "each player takes the seeds in their own row",
             Remaining::LastMover => "the player who moved last takes them",
@@ -993,9 +837,7 @@ impl RuleSet {
             Remaining::NotStuckElseOwnRow => {
                 "the player who is not stuck takes them, otherwise each their own row"
             }
-            Remaining::OpponentOfStuck => {
-                "if the player to move cannot move, the opponent takes them"
-            }
+            Remaining::OpponentOfStuck => "if the player to move cannot move, the opponent takes them",
             Remaining::Nobody => "nobody takes them",
         };
         out.push(format!(
@@ -1031,9 +873,7 @@ mod tests {
     fn count_sets() {
         let v: Value = toml::Value::Array(vec![Value::Integer(2), Value::String("4..6".into())]);
         let s = parse_counts(&v, "x").unwrap();
-        assert!(
-            s.contains(2) && s.contains(4) && s.contains(6) && !s.contains(3) && !s.contains(7)
-        );
+        assert!(s.contains(2) && s.contains(4) && s.contains(6) && !s.contains(3) && !s.contains(7));
         assert_eq!(s.describe(), "2, 4..6");
         let s = parse_counts(&Value::String("even".into()), "x").unwrap();
         assert!(s.contains(200) && !s.contains(0) && !s.contains(201));
@@ -1043,20 +883,11 @@ mod tests {
 
     #[test]
     fn bad_files_name_the_field() {
-        let e = RuleSet::from_toml("id = \"x\"\n[capture]\nvalues = [2]\nterritory = \"theirs\"\n")
-            .unwrap_err();
-        assert_eq!(
-            e,
-            err(
-                "capture.territory",
-                "\"theirs\" is not one of own, opponent, any"
-            )
-        );
+        let e =
+            RuleSet::from_toml("id = \"x\"\n[capture]\nvalues = [2]\nterritory = \"theirs\"\n").unwrap_err();
+        assert_eq!(e, err("capture.territory", "\"theirs\" is not one of own, opponent, any"));
         let e = RuleSet::from_toml("id = \"x\"\n[sowing]\nleave_on = true\n").unwrap_err();
-        assert!(
-            matches!(e, VariantError::RuleFile { ref field, .. } if field == "sowing.leave_on"),
-            "{e:?}"
-        );
+        assert!(matches!(e, VariantError::RuleFile { ref field, .. } if field == "sowing.leave_on"), "{e:?}");
         let e = RuleSet::from_toml("name = \"x\"\n").unwrap_err();
         assert!(matches!(e, VariantError::RuleFile { ref field, .. } if field == "id"));
         let e = RuleSet::from_toml("id = \"x\"\n[board]\nholes = 18\nseeds = 10\n").unwrap_err();

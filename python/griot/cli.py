@@ -1,0 +1,120 @@
+"""The ``griot`` command line: variants, rules, boards, perft (and more as services land)."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+import griot
+from griot import cli_ops
+from griot.render import board_table, describe
+
+console = Console()
+
+
+def _position(variant: str, position: str | None) -> griot.Position:
+    if position:
+        return griot.Position(position if " " in position else f"{variant} {position}")
+    return griot.Variant(variant).start()
+
+
+class _GriotGroup(click.Group):
+    """Turns Griot's input errors into one clear line and exit status 2."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except griot.GriotError as e:
+            console.print(f"[red]error:[/red] {type(e).__name__}: {e}")
+            sys.exit(2)
+
+
+@click.group(cls=_GriotGroup)
+@click.version_option(griot.ENGINE_VERSION, prog_name="griot")
+@click.option("--rules-file", "rules_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
+              help="Load a user rule file (TOML) first; repeatable.")
+def main(rules_files: tuple[str, ...]) -> None:
+    """Griot: rules and analysis of traditional board games."""
+    for path in rules_files:
+        griot.load_rule_file(path)
+
+
+@main.command()
+def variants() -> None:
+    """List every variant: id, board, one line each."""
+    table = Table("id", "board", "options", "name")
+    for info in griot.variants():
+        v = info.variant()
+        geo = v.geometry
+        opts = ", ".join(f"{o.name}={o.default}" for o in info.options if o.name != "max_turns")
+        table.add_row(info.id, f"{geo['rows']}x{geo['cols']}", opts, info.name)
+    console.print(table)
+
+
+@main.command()
+@click.argument("variant")
+def rules(variant: str) -> None:
+    """Print the full rule set of VARIANT (e.g. abapa, 'leb-bbut-ahbochen(holes=8)')."""
+    v = griot.Variant(variant)
+    console.print(f"[bold]{v.name}[/bold]  ({v.canonical})")
+    info = next((i for i in griot.variants() if i.id == v.id), None)
+    if info and info.description:
+        console.print(info.description)
+    if info and info.source:
+        console.print(f"[dim]Source: {info.source}[/dim]")
+    for line in v.rules:
+        console.print(f"- {line}")
+    console.print("Options: " + ", ".join(f"{k}={str(x).lower()}" for k, x in v.options.items()))
+
+
+@main.command()
+@click.argument("variant")
+@click.option("--position", "-p", help="A position in Griot notation (default: the start).")
+def show(variant: str, position: str | None) -> None:
+    """Show a readable board of VARIANT, with the legal moves."""
+    pos = _position(variant, position)
+    console.print(str(pos), style="dim")
+    console.print(board_table(pos))
+    console.print(describe(pos))
+    moves = pos.legal_moves()
+    if moves:
+        console.print("legal moves: " + " ".join(str(m) for m in moves))
+
+
+@main.command()
+@click.argument("variant")
+@click.argument("depth", type=click.IntRange(0, 30))
+@click.option("--position", "-p", help="A position in Griot notation (default: the start).")
+@click.option("--divide", is_flag=True, help="Split the count by root move.")
+def perft(variant: str, depth: int, position: str | None, divide: bool) -> None:
+    """Count the leaves of the game tree DEPTH turns deep (every leaf made)."""
+    pos = _position(variant, position)
+    start = time.perf_counter()
+    if divide:
+        split = pos.divide(depth)
+        for move, n in split.items():
+            click.echo(f"{move}: {n}")
+        total = sum(split.values())
+    else:
+        total = pos.perft(depth)
+    seconds = time.perf_counter() - start
+    click.echo(str(total))
+    click.echo(f"{seconds:.3f} s, {total / seconds / 1e6 if seconds > 0 else 0:.1f} M leaves/s", err=True)
+
+
+cli_ops.register(main)  # up, status, play
+
+for _module in ("griot.cli_search",):
+    try:
+        __import__(_module)
+        sys.modules[_module].register(main)
+    except ModuleNotFoundError:
+        pass
+
+
+if __name__ == "__main__":
+    main()

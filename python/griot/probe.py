@@ -1,0 +1,32 @@
+"""Health probes for containers: ``python -m griot.probe grpc HOST:PORT [SERVICE]`` or
+``python -m griot.probe redis URL``. Exit status 0 when healthy, 1 otherwise (one line on stderr).
+
+Docker Compose healthchecks use it (the slim image has no grpc_health_probe); Kubernetes uses its
+native ``grpc`` probes instead.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from griot.launcher import grpc_health, redis_ping
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) >= 2 and args[0] == "grpc":
+        status = grpc_health(args[1], args[2] if len(args) > 2 else "", timeout=2.0)
+        ok = status == "SERVING"
+        detail = status
+    elif len(args) == 2 and args[0] == "redis":
+        ok = redis_ping(args[1], timeout=2.0)
+        detail = "PONG" if ok else "no answer"
+    else:
+        print("usage: python -m griot.probe grpc HOST:PORT [SERVICE] | redis URL", file=sys.stderr)
+        return 2
+    print(f"{args[0]} {args[1]}: {detail}", file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""The Redis names Griot's components share: queues on the broker, keys on the cache.
+
+One module so that the workers (issue 7), the gateway (issue 8), ``griot status`` and the deploy files
+agree on every name. Two Redis roles, never mixed:
+
+- **broker** (``GRIOT_BROKER_URL``, ``maxmemory-policy noeviction``): Celery's queues. With Celery's
+  Redis transport a queue is a list named after the queue (``LLEN interactive``); with priority steps
+  it adds lists ``<queue>\\x06\\x16<n>``; messages delivered but not yet acknowledged (late ack) sit
+  in the hash ``unacked``. ``griot status`` and the KEDA scaler read these.
+- **cache** (``GRIOT_CACHE_URL``, ``maxmemory-policy allkeys-lru`` with ``maxmemory``): the shared
+  transposition table and the gateway's results. Every key starts with ``griot:`` and carries no hash
+  tag, so a Redis Cluster spreads the entries over its slots (batched reads go through pipelines that
+  the cluster client splits by node).
+
+Cache key layout (engine version first: a new engine never reads an old engine's scores):
+
+===============================================  =============================================
+``griot:tt:<engine>:<variant>:<poskey-hex>``      a transposition entry (depth, bound, score, move),
+                                                  keyed by the exact position key, not a hash, so
+                                                  there are no false hits
+``griot:inflight:<engine>:<variant>:<poskey>``    a marker (SET NX PX) while a worker searches it
+``griot:tt:stats``                                hash of counters: ``hits``, ``misses``, ``writes``,
+                                                  ``replaced``, ``kept`` (HINCRBY, in batches)
+``griot:eval:<engine>:<variant>:<poskey-hex>``    the gateway's finished evaluations (issue 8)
+``griot:job:<id>`` / ``griot:session:<id>``       the gateway's analysis jobs and live sessions
+===============================================  =============================================
+"""
+
+from __future__ import annotations
+
+import os
+
+#: Celery queues: a person waiting (play, live analysis) beats a batch job (whole-game analysis).
+QUEUE_INTERACTIVE = "interactive"
+QUEUE_BATCH = "batch"
+DEFAULT_QUEUES: tuple[str, ...] = (QUEUE_INTERACTIVE, QUEUE_BATCH)
+
+#: Kombu's Redis transport: the hash of delivered, unacknowledged messages (late ack).
+UNACKED_HASH = "unacked"
+#: Kombu's separator between a queue name and its priority step.
+PRIORITY_SEP = "\x06\x16"
+
+PREFIX = "griot:"
+TT_PREFIX = PREFIX + "tt:"
+TT_STATS = PREFIX + "tt:stats"
+INFLIGHT_PREFIX = PREFIX + "inflight:"
+EVAL_PREFIX = PREFIX + "eval:"
+JOB_PREFIX = PREFIX + "job:"
+SESSION_PREFIX = PREFIX + "session:"
+
+#: Fields of :data:`TT_STATS`.
+STAT_HITS = "hits"
+STAT_MISSES = "misses"
+STAT_WRITES = "writes"
+
+
+def queues() -> tuple[str, ...]:
+    """The queue names, from ``GRIOT_QUEUES`` (comma-separated) or :data:`DEFAULT_QUEUES`."""
+    text = os.environ.get("GRIOT_QUEUES", "")
+    names = tuple(q.strip() for q in text.split(",") if q.strip())
+    return names or DEFAULT_QUEUES
+
+
+def _entry(prefix: str, engine: str, variant: str, key: bytes) -> str:
+    for part, what in ((engine, "engine version"), (variant, "variant")):
+        if not part or any(c in part for c in "{}: \n"):
+            raise ValueError(f"{what} {part!r} cannot be part of a cache key")
+    return f"{prefix}{engine}:{variant}:{key.hex()}"
+
+
+def tt_key(engine: str, variant: str, position_key: bytes) -> str:
+    """The transposition entry of a position: ``griot:tt:<engine>:<variant>:<key hex>``."""
+    return _entry(TT_PREFIX, engine, variant, position_key)
+
+
+def inflight_key(engine: str, variant: str, position_key: bytes) -> str:
+    """The marker a worker sets while it searches a subtree (``SET NX PX``)."""
+    return _entry(INFLIGHT_PREFIX, engine, variant, position_key)
+
+
+def eval_key(engine: str, variant: str, position_key: bytes) -> str:
+    """The gateway's cached evaluation of a position."""
+    return _entry(EVAL_PREFIX, engine, variant, position_key)

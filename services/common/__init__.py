@@ -1,0 +1,1 @@
+"""Server scaffolding every Griot service shares (see :mod:`services.common.server`)."""

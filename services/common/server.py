@@ -1,0 +1,382 @@
+"""What every Griot gRPC server shares: configuration, health checking, server reflection,
+Prometheus metrics on their own HTTP port, structured logging, graceful shutdown and, for CPU-bound
+services, several worker processes sharing one port (``SO_REUSEPORT``).
+
+A service supplies a :class:`ServiceSpec` (its name, its full gRPC service names and a function
+adding its servicers); :func:`run` does the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import multiprocessing
+import os
+import signal
+import socket
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+from wsgiref.simple_server import WSGIServer
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from prometheus_client import CollectorRegistry, start_http_server
+
+from services.common.rpc import RpcMetrics
+
+log = logging.getLogger("griot.server")
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """How a server listens and what it accepts. Every field has a flag and an environment variable
+    (see :func:`add_arguments`)."""
+
+    host: str = "127.0.0.1"
+    port: int = 50051
+    #: Port of the Prometheus ``/metrics`` endpoint; 0 picks a free port, None turns it off.
+    metrics_port: int | None = 9464
+    metrics_host: str = "127.0.0.1"
+    #: Largest request accepted; larger ones fail with ``RESOURCE_EXHAUSTED``.
+    max_receive_bytes: int = 64 * 1024
+    #: Largest response sent.
+    max_send_bytes: int = 4 * 1024 * 1024
+    #: RPCs handled at once per worker; more fail with ``RESOURCE_EXHAUSTED``. None: no limit.
+    max_concurrent_rpcs: int | None = 1024
+    #: Seconds in-flight RPCs get to finish on SIGTERM/SIGINT.
+    grace_seconds: float = 5.0
+    #: Server processes sharing the port (SO_REUSEPORT); 1 serves in this process.
+    workers: int = 1
+    log_level: str = "INFO"
+    #: ``json`` (one object a line, for log shippers) or ``text``.
+    log_format: str = "json"
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    """One gRPC service to serve."""
+
+    #: Short name used in logs and metrics, e.g. ``rules``.
+    name: str
+    #: Full names of the gRPC services the servicers implement, e.g. ``griot.v1.RulesService``.
+    service_names: Sequence[str]
+    #: Adds the servicers to the server; gets the metrics to record into.
+    add_servicers: Callable[[grpc.aio.Server, RpcMetrics], None]
+    #: Environment variable prefix of the configuration, e.g. ``GRIOT_RULES``.
+    env_prefix: str = "GRIOT"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------------------------
+# Logging
+
+
+_STANDARD_RECORD_FIELDS = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object a line: time, level, logger, message, then any ``extra=`` fields."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "ts": round(record.created, 6),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "msg": record.getMessage(),
+            "pid": record.process,
+        }
+        for key, value in record.__dict__.items():
+            if key not in _STANDARD_RECORD_FIELDS and not key.startswith("_"):
+                out[key] = value
+        if record.exc_info:
+            out["exc"] = self.formatException(record.exc_info)
+        return json.dumps(out, default=str)
+
+
+def setup_logging(level: str, fmt: str) -> None:
+    """Configures the root logger once, to stderr."""
+    handler = logging.StreamHandler(sys.stderr)
+    if fmt == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+
+
+# ---------------------------------------------------------------------------------------------
+# One server
+
+
+@dataclass
+class RunningServer:
+    """A started server: its bound ports and what :meth:`stop` needs."""
+
+    server: grpc.aio.Server
+    port: int
+    health: health.aio.HealthServicer
+    spec: ServiceSpec
+    metrics_port: int | None = None
+    metrics_registry: CollectorRegistry | None = None
+    _metrics_http: WSGIServer | None = None
+
+    async def stop(self, grace: float | None) -> None:
+        """Reports NOT_SERVING, lets in-flight RPCs finish for ``grace`` seconds, then stops."""
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace)
+        if self._metrics_http is not None:
+            self._metrics_http.shutdown()
+            self._metrics_http.server_close()
+
+
+async def start(
+    spec: ServiceSpec,
+    config: ServerConfig,
+    *,
+    registry: CollectorRegistry | None = None,
+    serve_metrics: bool = True,
+) -> RunningServer:
+    """Starts the service on ``config.host:config.port`` (port 0 picks a free one)."""
+    registry = registry if registry is not None else CollectorRegistry()
+    metrics = RpcMetrics(registry)
+    options: list[tuple[str, Any]] = [
+        ("grpc.max_receive_message_length", config.max_receive_bytes),
+        ("grpc.max_send_message_length", config.max_send_bytes),
+        ("grpc.so_reuseport", 1 if config.workers > 1 else 0),
+    ]
+    server = grpc.aio.server(options=options, maximum_concurrent_rpcs=config.max_concurrent_rpcs)
+    spec.add_servicers(server, metrics)
+
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        [*spec.service_names, health.SERVICE_NAME, reflection.SERVICE_NAME], server
+    )
+    port = server.add_insecure_port(f"{config.host}:{config.port}")
+    if port == 0:
+        raise OSError(f"cannot listen on {config.host}:{config.port}")
+    await server.start()
+    for name in ["", *spec.service_names]:
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    running = RunningServer(server, port, health_servicer, spec, metrics_registry=registry)
+    if serve_metrics and config.metrics_port is not None:
+        httpd, _ = start_http_server(config.metrics_port, config.metrics_host, registry)
+        running._metrics_http = httpd
+        running.metrics_port = httpd.server_port
+    log.info(
+        "serving",
+        extra={
+            "service": spec.name,
+            "address": f"{config.host}:{port}",
+            "metrics_port": running.metrics_port,
+            "max_receive_bytes": config.max_receive_bytes,
+            "max_concurrent_rpcs": config.max_concurrent_rpcs,
+        },
+    )
+    return running
+
+
+async def serve_until_signalled(spec: ServiceSpec, config: ServerConfig, serve_metrics: bool = True) -> None:
+    """Serves until SIGTERM or SIGINT, then shuts down gracefully."""
+    running = await start(spec, config, serve_metrics=serve_metrics)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("shutting down", extra={"service": spec.name, "grace_seconds": config.grace_seconds})
+    await running.stop(config.grace_seconds)
+    log.info("stopped", extra={"service": spec.name})
+
+
+# ---------------------------------------------------------------------------------------------
+# Several worker processes on one port
+
+
+def _worker_main(spec_factory: Callable[[], ServiceSpec], config: ServerConfig, index: int) -> None:
+    setup_logging(config.log_level, config.log_format)
+    logging.getLogger().handlers[0].addFilter(_WorkerFilter(index))
+    # Workers record into the multiprocess metrics directory; the parent serves /metrics.
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve_until_signalled(spec_factory(), config, serve_metrics=False))
+
+
+class _WorkerFilter(logging.Filter):
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self.index = index
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.worker = self.index
+        return True
+
+
+def _reserve_port(host: str, port: int) -> socket.socket:
+    """Binds (without listening) a SO_REUSEPORT socket so that every worker gets the same port,
+    also when the configured port is 0."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    return sock
+
+
+def run(spec_factory: Callable[[], ServiceSpec], config: ServerConfig) -> None:
+    """Runs the service until SIGTERM/SIGINT: in this process, or in ``config.workers`` processes
+    sharing the port, with the parent serving their combined metrics."""
+    setup_logging(config.log_level, config.log_format)
+    if config.workers <= 1:
+        asyncio.run(serve_until_signalled(spec_factory(), config))
+        return
+
+    from prometheus_client import multiprocess
+
+    metrics_dir = tempfile.mkdtemp(prefix="griot-metrics-")
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+    reserved = _reserve_port(config.host, config.port)
+    config = replace(config, port=reserved.getsockname()[1])
+    ctx = multiprocessing.get_context("spawn")
+    workers = [
+        ctx.Process(target=_worker_main, args=(spec_factory, config, i), name=f"worker-{i}", daemon=False)
+        for i in range(config.workers)
+    ]
+    for w in workers:
+        w.start()
+
+    httpd = None
+    if config.metrics_port is not None:
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry, path=metrics_dir)
+        httpd, _ = start_http_server(config.metrics_port, config.metrics_host, registry)
+    log.info(
+        "supervising workers",
+        extra={
+            "workers": config.workers,
+            "address": f"{config.host}:{config.port}",
+            "metrics_port": httpd.server_port if httpd else None,
+        },
+    )
+
+    stopping = False
+
+    def forward(signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        for w in workers:
+            if w.is_alive() and w.pid is not None:
+                os.kill(w.pid, signum)
+
+    signal.signal(signal.SIGTERM, forward)
+    signal.signal(signal.SIGINT, forward)
+    while any(w.is_alive() for w in workers):
+        for w in workers:
+            w.join(timeout=0.5)
+            if not w.is_alive() and w.pid is not None:
+                multiprocess.mark_process_dead(w.pid, metrics_dir)
+            if not w.is_alive() and not stopping:
+                log.error(
+                    "worker exited; stopping the others", extra={"worker": w.name, "exitcode": w.exitcode}
+                )
+                forward(signal.SIGTERM, None)
+        time.sleep(0.1)
+    reserved.close()
+    if httpd is not None:
+        httpd.shutdown()
+    log.info("stopped", extra={"workers": config.workers})
+
+
+# ---------------------------------------------------------------------------------------------
+# Configuration from flags and environment
+
+
+def add_arguments(parser: Any, prefix: str, defaults: ServerConfig) -> None:
+    """Adds ``--port`` etc. to an argparse parser; each defaults to ``<prefix>_PORT`` etc."""
+
+    def env(name: str, default: Any) -> Any:
+        return os.environ.get(f"{prefix}_{name}", default)
+
+    def opt_int(text: str) -> int | None:
+        return None if text.lower() in ("", "none", "off") else int(text)
+
+    p = parser
+    p.add_argument("--host", default=env("HOST", defaults.host), help=f"listen address [{prefix}_HOST]")
+    p.add_argument(
+        "--port", type=int, default=env("PORT", defaults.port), help=f"gRPC port, 0 = any [{prefix}_PORT]"
+    )
+    p.add_argument(
+        "--metrics-port",
+        type=opt_int,
+        default=env("METRICS_PORT", defaults.metrics_port),
+        help=f"Prometheus /metrics port, 0 = any, 'off' = none [{prefix}_METRICS_PORT]",
+    )
+    p.add_argument(
+        "--metrics-host", default=env("METRICS_HOST", defaults.metrics_host), help=f"[{prefix}_METRICS_HOST]"
+    )
+    p.add_argument(
+        "--max-receive-bytes",
+        type=int,
+        default=env("MAX_RECEIVE_BYTES", defaults.max_receive_bytes),
+        help=f"largest request accepted [{prefix}_MAX_RECEIVE_BYTES]",
+    )
+    p.add_argument(
+        "--max-send-bytes",
+        type=int,
+        default=env("MAX_SEND_BYTES", defaults.max_send_bytes),
+        help=f"largest response sent [{prefix}_MAX_SEND_BYTES]",
+    )
+    p.add_argument(
+        "--max-concurrent-rpcs",
+        type=opt_int,
+        default=env("MAX_CONCURRENT_RPCS", defaults.max_concurrent_rpcs),
+        help=f"RPCs at once per worker, 'off' = no limit [{prefix}_MAX_CONCURRENT_RPCS]",
+    )
+    p.add_argument(
+        "--grace-seconds",
+        type=float,
+        default=env("GRACE_SECONDS", defaults.grace_seconds),
+        help=f"shutdown grace period [{prefix}_GRACE_SECONDS]",
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=env("WORKERS", defaults.workers),
+        help=f"server processes [{prefix}_WORKERS]",
+    )
+    p.add_argument("--log-level", default=env("LOG_LEVEL", defaults.log_level), help=f"[{prefix}_LOG_LEVEL]")
+    p.add_argument(
+        "--log-format",
+        choices=["json", "text"],
+        default=env("LOG_FORMAT", defaults.log_format),
+        help=f"[{prefix}_LOG_FORMAT]",
+    )
+
+
+def config_from_args(args: Any) -> ServerConfig:
+    """The configuration parsed by a parser set up with :func:`add_arguments`."""
+
+    def opt(v: Any) -> int | None:
+        return None if v is None or (isinstance(v, str) and v.lower() in ("", "none", "off")) else int(v)
+
+    return ServerConfig(
+        host=args.host,
+        port=int(args.port),
+        metrics_port=opt(args.metrics_port),
+        metrics_host=args.metrics_host,
+        max_receive_bytes=int(args.max_receive_bytes),
+        max_send_bytes=int(args.max_send_bytes),
+        max_concurrent_rpcs=opt(args.max_concurrent_rpcs),
+        grace_seconds=float(args.grace_seconds),
+        workers=int(args.workers),
+        log_level=str(args.log_level),
+        log_format=str(args.log_format),
+    )

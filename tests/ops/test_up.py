@@ -1,0 +1,172 @@
+"""`griot up` as a user runs it: a real subprocess, real redis-server and rules service on loopback
+(ephemeral ports), health, a call through griot.client, `griot status`, then signals; every child
+process must be gone afterwards."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import urllib.request
+from pathlib import Path
+
+import pytest
+from griot.client import RulesClient
+
+from .conftest import needs_redis, start_up, stop_up, wait_gone
+
+pytestmark = needs_redis
+
+UP_TIMEOUT = 60
+
+
+def _status(state_file: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRIOT_")}
+    env["GRIOT_STATE_FILE"] = str(state_file)
+    return subprocess.run(
+        [sys.executable, "-m", "griot.cli", "status", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_up_serves_reports_and_stops_clean_on_ctrl_c(tmp_path: Path) -> None:
+    up = start_up(tmp_path, "--workers", "1")
+    try:
+        up.wait_for("griot is up", UP_TIMEOUT)
+        state = json.loads(up.state_file.read_text())
+        out = up.output()
+        # The banner tells how to call it, with the real addresses.
+        assert f"grpcurl -plaintext {state['rules']} list" in out
+        assert "from griot.client import RulesClient" in out
+        assert "rules is healthy" in out and "broker is healthy" in out and "cache is healthy" in out
+        # Coloured prefixes are off (--no-color) but every component line carries its name.
+        assert any(line.startswith("rules    | ") for line in up.lines)
+
+        with RulesClient(state["rules"], timeout=10) as rules:
+            start = rules.start_position("abapa").position.notation
+            assert rules.apply_move(start, "c").position.notation == "abapa 4,4,0,5,5,5/5,4,4,4,4,4 0-0 N 1 -"
+
+        metrics = urllib.request.urlopen(state["rules_metrics"], timeout=5).read().decode()
+        assert 'griot_rpc_requests_total{code="OK",method="ApplyMove",service="RulesService"} 1.0' in metrics
+
+        result = _status(up.state_file, "--json")
+        assert result.returncode == 0, result.stdout + result.stderr
+        report = json.loads(result.stdout)
+        assert report["healthy"] is True
+        assert [s["status"] for s in report["services"]] == ["SERVING"]
+        roles = {r["role"]: r for r in report["redis"]}
+        assert roles["broker"]["policy"] == "noeviction"
+        assert roles["cache"]["policy"] == "allkeys-lru" and roles["cache"]["maxmemory"] == 256 * 1024 * 1024
+        assert report["queues"] == {"interactive": 0, "batch": 0}
+
+        table = _status(up.state_file)
+        assert table.returncode == 0 and "SERVING" in table.stdout and "queues: interactive 0" in table.stdout
+
+        pids = list(state["components"].values())
+    finally:
+        code = stop_up(up, signal.SIGINT)
+    assert code == 0, up.output()
+    assert wait_gone(pids) == [], f"still running: {pids}\n{up.output()}"
+    assert not up.state_file.exists()
+    assert "stopped: broker (0), cache (0), rules (0)" in up.output() or "stopped:" in up.output()
+
+
+def test_sigterm_stops_everything(tmp_path: Path) -> None:
+    up = start_up(tmp_path, "--skip", "workers,gateway")
+    up.wait_for("griot is up", UP_TIMEOUT)
+    pids = list(json.loads(up.state_file.read_text())["components"].values())
+    assert stop_up(up, signal.SIGTERM) == 0
+    assert wait_gone(pids) == []
+
+
+def test_a_dying_component_stops_the_rest(tmp_path: Path) -> None:
+    up = start_up(tmp_path, "--skip", "workers,gateway")
+    up.wait_for("griot is up", UP_TIMEOUT)
+    components = json.loads(up.state_file.read_text())["components"]
+    os.kill(components["rules"], signal.SIGKILL)
+    assert up.proc.wait(30) == 1
+    assert "rules exited unexpectedly" in up.output()
+    assert wait_gone(list(components.values())) == []
+
+
+def test_a_killed_launcher_leaves_no_orphans(tmp_path: Path) -> None:
+    up = start_up(tmp_path, "--skip", "workers,gateway")
+    up.wait_for("griot is up", UP_TIMEOUT)
+    pids = list(json.loads(up.state_file.read_text())["components"].values())
+    up.proc.kill()  # SIGKILL: no cleanup code runs; the children's parent-death signal does it
+    up.proc.wait(10)
+    assert wait_gone(pids, timeout=15) == []
+
+
+def test_external_redis_url_uses_two_databases(tmp_path: Path, redis_server) -> None:  # type: ignore[no-untyped-def]
+    up = start_up(tmp_path, "--skip", "workers,gateway", env={"GRIOT_REDIS_URL": redis_server.url})
+    try:
+        up.wait_for("griot is up", UP_TIMEOUT)
+        state = json.loads(up.state_file.read_text())
+        base = redis_server.url.rsplit("/", 1)[0]
+        assert state["broker_url"] == base + "/0" and state["cache_url"] == base + "/1"
+        assert set(state["components"]) == {"rules"}
+        assert "broker: external Redis" in up.output()
+        report = json.loads(_status(up.state_file, "--json").stdout)
+        assert report["healthy"] is True and len(report["redis"]) == 2
+    finally:
+        assert stop_up(up) == 0
+
+
+def test_port_in_use_fails_clearly(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        up = start_up(tmp_path, "--skip", "workers,gateway,broker,cache", "--rules-port", str(port))
+        code = up.proc.wait(60)
+    assert code == 1
+    assert "rules exited with status" in up.output()
+
+
+@pytest.mark.skipif(
+    __import__("importlib.util").util.find_spec("celery") is None,
+    reason="celery is not installed (it arrives with the workers, issue 7)",
+)
+def test_celery_workers_plug_in(tmp_path: Path) -> None:
+    """The worker entry of the launcher's component list, run with real Celery on the private broker:
+    a stand-in `workers.app` module (issue 7 brings the real one) is enough to start them."""
+    pkg = tmp_path / "stub" / "workers"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "app.py").write_text(
+        textwrap.dedent("""
+        import os
+        from celery import Celery
+        app = Celery("griot", broker=os.environ["GRIOT_BROKER_URL"])
+        app.conf.worker_hijack_root_logger = True
+    """)
+    )
+    up = start_up(
+        tmp_path,
+        "--workers",
+        "2",
+        "--skip",
+        "gateway",
+        env={"PYTHONPATH": str(tmp_path / "stub"), "GRIOT_STOP_TIMEOUT": "20"},
+    )
+    try:
+        up.wait_for("griot is up", 90)
+        state = json.loads(up.state_file.read_text())
+        assert {"worker-0", "worker-1"} <= set(state["components"])
+        report = json.loads(_status(up.state_file, "--json").stdout)
+        assert len(report["workers"]) == 2, report
+        pids = list(state["components"].values())
+    finally:
+        code = stop_up(up)
+    assert code == 0, up.output()
+    assert wait_gone(pids, timeout=20) == [], up.output()

@@ -1,0 +1,440 @@
+/**
+ * The demo board: pick any variant and its options, play by clicking cells (legal moves
+ * highlighted), watch each turn's sowing and captures, against the engine or a person; with a
+ * gateway running, a live evaluation bar, per-move scores and an analysis graph of the game.
+ *
+ * The API address is `${location.origin}/api` (the web server serves both), or `?api=URL`.
+ */
+import {
+  ConnectError,
+  createGriotClient,
+  type DescribeVariantResponse,
+  errorInfo,
+  type Evaluation,
+  GameResult,
+  Player,
+  type PositionInfo,
+  scoreText,
+  southValue,
+  type VariantFamily,
+} from "@griot/client";
+import { type BoardState, eventFrames, type Frame, frameDelay, playFrames } from "./animate";
+import { type Engine, offlineEngine, probeEngine } from "./engine";
+import { graphPoints, graphSvg } from "./graph";
+import { type BoardLayout, cellText, isPieceGame, labelMeans, layoutBoard } from "./layout";
+import { MovePicker } from "./picker";
+import { defaultValue, intChoices, type OptionChoice, variantString } from "./variants";
+import "./style.css";
+
+const params = new URLSearchParams(location.search);
+const API = params.get("api") ?? `${location.origin}/api`;
+/** Milliseconds per animation frame (`?anim=0` turns animation off). */
+const FRAME_MS = Number(params.get("anim") ?? 90);
+const client = createGriotClient(API);
+
+type Mode = "hh" | "he" | "eh" | "ee";
+
+interface Turn {
+  move: string;
+  before: PositionInfo;
+  after: PositionInfo;
+}
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Record<string, unknown> = {},
+  ...kids: (Node | string)[]
+): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  Object.assign(e, props);
+  e.append(...kids);
+  return e;
+}
+
+const state = {
+  families: [] as VariantFamily[],
+  desc: undefined as DescribeVariantResponse | undefined,
+  layout: undefined as BoardLayout | undefined,
+  pieces: false,
+  position: undefined as PositionInfo | undefined,
+  legal: [] as string[],
+  picker: undefined as MovePicker | undefined,
+  turns: [] as Turn[],
+  board: { cells: [] } as BoardState,
+  busy: false,
+  engine: offlineEngine("engine: checking") as Engine,
+  evalAbort: undefined as AbortController | undefined,
+  gameId: 0,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Status lines
+
+function status(text: string, kind: "info" | "error" = "info") {
+  const s = $("status");
+  s.textContent = text;
+  s.dataset.kind = kind;
+}
+
+function showError(err: unknown) {
+  const ce = ConnectError.from(err);
+  const info = errorInfo(err);
+  status(info ? `${ce.rawMessage} (${info.reason})` : ce.rawMessage || String(err), "error");
+}
+
+function showEngine() {
+  const e = $("engine");
+  e.textContent = state.engine.online ? "engine online" : state.engine.reason;
+  e.dataset.online = String(state.engine.online);
+  document.body.classList.toggle("engine-offline", !state.engine.online);
+  for (const opt of Array.from($<HTMLSelectElement>("mode").options)) {
+    opt.disabled = !state.engine.online && opt.value !== "hh";
+  }
+  if (!state.engine.online) $<HTMLSelectElement>("mode").value = "hh";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Variant and options
+
+function renderOptions() {
+  const family = state.families.find((f) => f.id === $<HTMLSelectElement>("variant").value);
+  const box = $("options");
+  box.replaceChildren();
+  if (!family) return;
+  $("family-description").textContent = family.description;
+  for (const o of family.options) {
+    if (o.name === "max_turns") continue;
+    let input: HTMLInputElement | HTMLSelectElement;
+    const def = defaultValue(o);
+    if (typeof def === "boolean") {
+      input = el("input", { type: "checkbox", checked: def });
+    } else {
+      const choices = intChoices(o);
+      if (choices) {
+        input = el("select");
+        for (const v of choices) input.append(el("option", { value: String(v), selected: v === def }, String(v)));
+      } else {
+        input = el("input", { type: "number", value: String(def) });
+      }
+    }
+    input.dataset.option = o.name;
+    input.title = o.description;
+    box.append(el("label", { className: "option" }, `${o.name} `, input));
+  }
+}
+
+function chosenVariant(): string {
+  const family = state.families.find((f) => f.id === $<HTMLSelectElement>("variant").value);
+  if (!family) throw new Error("no variant chosen");
+  const chosen = new Map<string, OptionChoice>();
+  for (const input of Array.from($("options").querySelectorAll<HTMLInputElement>("[data-option]"))) {
+    chosen.set(input.dataset.option!, input.type === "checkbox" ? input.checked : BigInt(input.value || "0"));
+  }
+  return variantString(family, chosen);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The board
+
+function boardState(p: PositionInfo): BoardState {
+  return { cells: [...p.cells], south: p.southStore, north: p.northStore };
+}
+
+function renderBoard(frame?: Frame) {
+  const layout = state.layout;
+  if (!layout) return;
+  const board = $("board");
+  const s = frame?.state ?? state.board;
+  const clickable = state.busy || !humanToMove() ? new Set<string>() : (state.picker?.clickable() ?? new Set<string>());
+  const selected = new Set(state.picker?.selected ?? []);
+  const grid = el("div", { className: "grid" });
+  grid.style.gridTemplateColumns = `repeat(${layout.cols}, var(--cell))`;
+  grid.style.gridTemplateRows = `repeat(${layout.rows}, var(--cell))`;
+  for (const c of layout.cells) {
+    const value = s.cells[c.index] ?? 0;
+    const cell = el(
+      "button",
+      { className: "cell", type: "button", title: c.label },
+      el("span", { className: "seeds" }, cellText(value, state.pieces)),
+      el("span", { className: "label" }, c.label),
+    );
+    cell.style.gridRow = String(c.gridRow);
+    cell.style.gridColumn = String(c.gridCol);
+    cell.dataset.label = c.label;
+    cell.dataset.index = String(c.index);
+    cell.dataset.value = String(value);
+    cell.dataset.owner = c.owner === Player.SOUTH ? "S" : c.owner === Player.NORTH ? "N" : "";
+    const mine = !state.position || labelMeans(layout, c, state.position.sideToMove);
+    if (mine && clickable.has(c.label)) cell.classList.add("legal");
+    if (mine && selected.has(c.label)) cell.classList.add("selected");
+    if (frame?.focus.includes(c.index)) cell.classList.add(`focus-${frame.kind}`);
+    const score = moveScores.get(c.label);
+    if (score !== undefined && mine && clickable.has(c.label)) cell.append(el("span", { className: "move-score" }, score));
+    cell.addEventListener("click", () => mine && onCellClick(c.label));
+    grid.append(cell);
+  }
+  const parts: HTMLElement[] = [];
+  if (layout.stores) {
+    parts.push(el("div", { className: "store north", id: "store-north" }, String(s.north ?? 0)));
+    parts.push(grid);
+    parts.push(el("div", { className: "store south", id: "store-south" }, String(s.south ?? 0)));
+  } else {
+    parts.push(grid);
+  }
+  board.replaceChildren(...parts);
+  board.dataset.busy = String(state.busy);
+  board.dataset.position = state.position?.notation ?? "";
+  board.dataset.turns = String(state.turns.length);
+  renderChoices();
+}
+
+function renderChoices() {
+  const box = $("choices");
+  box.replaceChildren();
+  if (!state.picker || state.busy || !humanToMove()) return;
+  const buttons = [...pendingChoices, ...state.picker.cellless()];
+  for (const m of buttons) {
+    box.append(el("button", { type: "button", className: "choice", onclick: () => play(m) }, m));
+  }
+}
+
+let pendingChoices: string[] = [];
+const moveScores = new Map<string, string>();
+
+function onCellClick(label: string) {
+  if (state.busy || !state.picker || !humanToMove()) return;
+  const r = state.picker.click(label);
+  pendingChoices = [];
+  if (r.kind === "move") {
+    void play(r.move);
+    return;
+  }
+  if (r.kind === "choose") pendingChoices = r.moves;
+  if (r.kind === "invalid") status(`${label}: no legal move from there`, "error");
+  renderBoard();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Turns
+
+function sideName(p: Player) {
+  return p === Player.SOUTH ? "South" : p === Player.NORTH ? "North" : "?";
+}
+
+function mode(): Mode {
+  return $<HTMLSelectElement>("mode").value as Mode;
+}
+
+function engineSide(p: Player): boolean {
+  const m = mode();
+  return m === "ee" || (m === "he" && p === Player.NORTH) || (m === "eh" && p === Player.SOUTH);
+}
+
+function humanToMove(): boolean {
+  return !!state.position && !state.position.outcome && !engineSide(state.position.sideToMove);
+}
+
+function describeTurn() {
+  const p = state.position;
+  if (!p) return;
+  $("turn").textContent = p.outcome
+    ? `Game over: ${
+        p.outcome.result === GameResult.DRAW
+          ? "draw"
+          : `${p.outcome.result === GameResult.SOUTH_WINS ? "South" : "North"} wins`
+      } ${p.outcome.southScore}-${p.outcome.northScore} (${p.outcome.reason})`
+    : `Turn ${p.turns + 1}: ${sideName(p.sideToMove)} to move`;
+  $("notation").textContent = p.notation;
+  const list = $("moves");
+  list.replaceChildren(
+    ...state.turns.map((t) => el("li", { title: t.after.notation }, `${sideName(t.before.sideToMove)} ${t.move}`)),
+  );
+}
+
+function setPosition(p: PositionInfo, legal: string[]) {
+  state.position = p;
+  state.legal = legal;
+  state.board = boardState(p);
+  state.picker = new MovePicker(legal, new Set(state.layout?.byLabel.keys() ?? []));
+  pendingChoices = [];
+  moveScores.clear();
+  describeTurn();
+  renderBoard();
+  void evaluate();
+}
+
+async function newGame() {
+  const game = ++state.gameId;
+  state.evalAbort?.abort();
+  try {
+    const variant = chosenVariant();
+    const desc = await client.rules.describeVariant({ variant });
+    const start = await client.rules.startPosition({ variant });
+    if (game !== state.gameId) return;
+    state.desc = desc;
+    state.layout = layoutBoard(desc.geometry!, $<HTMLInputElement>("flip").checked);
+    state.pieces = isPieceGame(desc.geometry!);
+    state.turns = [];
+    $("rules").replaceChildren(...desc.rules.map((r) => el("li", {}, r)));
+    $("graph").replaceChildren();
+    $("board").dataset.variant = desc.variant;
+    status(`${desc.family?.name ?? desc.variant}: ${desc.variant}`);
+    setPosition(start.position!, start.legalMoves);
+    void engineTurn(game);
+  } catch (err) {
+    showError(err);
+  }
+}
+
+async function play(move: string) {
+  const before = state.position;
+  if (!before || state.busy) return;
+  const game = state.gameId;
+  state.busy = true;
+  state.evalAbort?.abort();
+  pendingChoices = [];
+  renderBoard();
+  try {
+    const r = await client.rules.applyMove({ position: before.notation, move });
+    if (game !== state.gameId) return;
+    const frames = eventFrames(state.board, r.events);
+    const delay = frameDelay(frames.length, FRAME_MS, 2500);
+    await playFrames(
+      frames,
+      (f) => {
+        renderBoard(f);
+        if (f.text) status(f.text);
+      },
+      delay,
+    );
+    state.turns.push({ move: r.move, before, after: r.position! });
+    state.busy = false;
+    setPosition(r.position!, r.legalMoves);
+    if (!frames.some((f) => f.text)) status(`${sideName(before.sideToMove)} played ${r.move}`);
+    if (r.position!.outcome) {
+      void analyzeGame();
+    } else {
+      void engineTurn(game);
+    }
+  } catch (err) {
+    state.busy = false;
+    state.picker?.reset();
+    renderBoard();
+    showError(err);
+  }
+}
+
+async function engineTurn(game: number) {
+  const p = state.position;
+  if (!p || p.outcome || !engineSide(p.sideToMove) || !state.engine.online) return;
+  const level = Number($<HTMLInputElement>("level").value);
+  $("thinking").textContent = "engine thinking…";
+  try {
+    const r = await state.engine.bestMove(p.notation, level);
+    if (game !== state.gameId || state.position !== p) return;
+    if (r) await play(r.move);
+    else showEngine();
+  } catch (err) {
+    showError(err);
+  } finally {
+    $("thinking").textContent = "";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation and analysis
+
+function showEvaluation(p: PositionInfo, e: Evaluation) {
+  const v = southValue(e.score, p.sideToMove) ?? 0;
+  const share = 50 + 50 * Math.tanh(v / 800);
+  $("eval-fill").style.height = `${share.toFixed(1)}%`;
+  $("eval-bar").dataset.value = String(v);
+  $("eval-text").textContent = `depth ${e.depth}: ${scoreText(e.score)} for ${sideName(p.sideToMove)}${
+    e.bestMove ? `, best ${e.bestMove}` : ""
+  }${e.fromCache ? " (cached)" : ""}`;
+  moveScores.clear();
+  for (const ms of e.moveScores) {
+    const cells = state.layout ? ms.move.split(/[-,+:]/).filter((t) => state.layout!.byLabel.has(t)) : [];
+    if (cells.length === 1 && !moveScores.has(cells[0])) moveScores.set(cells[0], scoreText(ms.score));
+  }
+  if (!state.busy) renderBoard();
+}
+
+async function evaluate() {
+  const p = state.position;
+  if (!p || p.outcome || !state.engine.online) return;
+  state.evalAbort?.abort();
+  const abort = new AbortController();
+  state.evalAbort = abort;
+  try {
+    await state.engine.evaluate(p.notation, (e) => state.position === p && showEvaluation(p, e), abort.signal);
+  } catch (err) {
+    if (!abort.signal.aborted) $("eval-text").textContent = `evaluation failed: ${ConnectError.from(err).rawMessage}`;
+  }
+}
+
+async function analyzeGame() {
+  const first = state.turns[0]?.before;
+  if (!first || !state.engine.online || !state.desc) return;
+  const graph = $("graph");
+  graph.replaceChildren(el("p", {}, "analysing the game…"));
+  try {
+    const turns: Parameters<typeof graphPoints>[0][number][] = [];
+    const report = await state.engine.analyzeGame(
+      state.desc.variant,
+      first.notation,
+      state.turns.map((t) => t.move),
+      (t, done, total) => {
+        turns.push(t);
+        graph.replaceChildren(el("p", {}, `analysing the game… ${done}/${total}`));
+      },
+    );
+    const points = graphPoints(report?.turns ?? turns);
+    graph.innerHTML = graphSvg(points);
+    const marked = points.filter((p) => p.mark);
+    graph.append(
+      el(
+        "ul",
+        { className: "mistakes" },
+        ...(marked.length ? marked.map((p) => el("li", { className: p.mark }, `${p.mark}: ${p.label}`)) : [el("li", {}, "no mistakes found")]),
+      ),
+    );
+  } catch (err) {
+    graph.replaceChildren(el("p", {}, `analysis failed: ${ConnectError.from(err).rawMessage}`));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Start
+
+async function main() {
+  $("api").textContent = API;
+  $<HTMLButtonElement>("new-game").addEventListener("click", () => void newGame());
+  $<HTMLSelectElement>("variant").addEventListener("change", renderOptions);
+  $<HTMLSelectElement>("mode").addEventListener("change", () => void engineTurn(state.gameId));
+  $<HTMLButtonElement>("analyze").addEventListener("click", () => void analyzeGame());
+  $<HTMLInputElement>("flip").addEventListener("change", () => {
+    if (state.desc) {
+      state.layout = layoutBoard(state.desc.geometry!, $<HTMLInputElement>("flip").checked);
+      renderBoard();
+    }
+  });
+  showEngine();
+  state.engine = await probeEngine(API, client, fetch, () => showEngine());
+  showEngine();
+  try {
+    const { families } = await client.rules.listVariants({});
+    state.families = families;
+    const select = $<HTMLSelectElement>("variant");
+    select.replaceChildren(...families.map((f) => el("option", { value: f.id }, `${f.name} (${f.id})`)));
+    select.value = params.get("variant") ?? (families.some((f) => f.id === "abapa") ? "abapa" : families[0]?.id ?? "");
+    renderOptions();
+    await newGame();
+    document.body.dataset.ready = "true";
+  } catch (err) {
+    showError(err);
+  }
+}
+
+void main();
