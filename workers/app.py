@@ -77,6 +77,9 @@ def make_app(settings: Settings | None = None) -> Celery:
         worker_concurrency=s.concurrency,
         worker_max_memory_per_child=2_000_000,  # KiB: recycle a process whose tables grew past 2 GB
         worker_send_task_events=False,
+        # Every worker also consumes its own queue (``<name>.dq2``): the distributed search sends
+        # a subtree back to the worker whose table holds it.
+        worker_direct=True,
     )
     app.conf.griot_settings = s
     return app

@@ -49,6 +49,7 @@ import griot
 import redis
 from celery import Celery
 from celery.result import AsyncResult
+from celery.utils.nodenames import worker_direct
 from kombu.exceptions import OperationalError
 
 from workers.errors import BadTaskArguments, ClusterUnavailable, SearchDeadlineExceeded, TaskFailed
@@ -149,6 +150,8 @@ class _Job:
     sent_at: float = field(default=0.0, compare=False)
     task_ids: list[str] = field(default_factory=list, compare=False)
     dispatches: int = field(default=0, compare=False)
+    prefer: str | None = field(default=None, compare=False)
+    queued_at: float = field(default_factory=time.time, compare=False)
 
 
 class Scheduler:
@@ -165,8 +168,11 @@ class Scheduler:
         outage_grace: float,
         poll: float,
         stats: TaskStats,
+        workers: dict[str, int] | None = None,
     ) -> None:
         self.app = app
+        self.workers = workers
+        self.on_worker: dict[str, str] = {}
         self.queue = queue
         self.capacity = max(1, capacity)
         self.deadline = deadline
@@ -182,12 +188,15 @@ class Scheduler:
         self._failure: BaseException | None = None
         self.outage_since: float | None = None
 
-    async def run(self, kwargs: dict[str, Any], priority: tuple[int, int]) -> dict[str, Any]:
-        """Runs one subtree task; cancelling the caller revokes it."""
+    async def run(
+        self, kwargs: dict[str, Any], priority: tuple[int, int], prefer: str | None = None
+    ) -> dict[str, Any]:
+        """Runs one subtree task (on worker ``prefer`` if it is free); cancelling the caller
+        revokes it."""
         if self._failure is not None:
             raise self._failure
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        job = _Job(priority, next(self.seq), kwargs, fut)
+        job = _Job(priority, next(self.seq), kwargs, fut, prefer=prefer)
         heapq.heappush(self.waiting, job)
         self._wake.set()
         try:
@@ -220,17 +229,19 @@ class Scheduler:
         if ids:
             cancel(self.app, ids)
 
-    def _send(self, job: _Job) -> None:
+    def _send(self, job: _Job, worker: str | None = None) -> None:
         expires = _expires(self.deadline)
         kwargs = dict(job.kwargs, deadline=self.deadline)
         r = self.app.send_task(
             "griot.search_subtree",
             kwargs=kwargs,
-            queue=self.queue,
+            queue=worker_direct(worker) if worker else self.queue,
             expires=expires,
             retry=True,
             retry_policy=RETRY_POLICY,
         )
+        if worker:
+            self.on_worker[r.id] = worker
         job.task_ids.append(r.id)
         job.sent_at = time.time()
         job.dispatches += 1
@@ -266,7 +277,7 @@ class Scheduler:
                     await asyncio.sleep(0.2)
                     continue
                 if self.running or self.waiting:
-                    await asyncio.sleep(self.poll)
+                    await asyncio.sleep(self._interval())
                 else:
                     self._wake.clear()
                     await self._wake.wait()
@@ -280,16 +291,67 @@ class Scheduler:
             self.running.clear()
             self.waiting.clear()
 
+    def _interval(self) -> float:
+        """Seconds to the next poll: 5 % of the recent tasks' run time, between ``poll`` and
+        50 ms, so a long search costs the caller little CPU and a short one little latency."""
+        recent = self.stats.timings[-8:]
+        if not recent:
+            return self.poll
+        run = sorted(t[1] for t in recent)[len(recent) // 2]
+        return min(0.05, max(self.poll, 0.05 * run))
+
+    def _free_slots(self) -> dict[str, int]:
+        assert self.workers is not None
+        free = dict(self.workers)
+        for task_id in self.running:
+            w = self.on_worker.get(task_id)
+            if w in free:
+                free[w] -= 1
+        return free
+
     def _dispatch(self) -> None:
-        while self.waiting and self._in_flight() < self.capacity:
-            job = self.waiting[0]
-            self._send(job)
-            heapq.heappop(self.waiting)
+        if self.workers is None:
+            while self.waiting and self._in_flight() < self.capacity:
+                job = self.waiting[0]
+                self._send(job)
+                heapq.heappop(self.waiting)
+            return
+        # Affinity: a subtree goes back to the worker that searched it one depth shallower (its
+        # table holds that work) when that worker has a free slot. Jobs without a preference go
+        # to any free worker; a job whose worker stays busy is stolen by a free one after a
+        # while (half a typical task), since a cold table costs less than an idle worker.
+        free = self._free_slots()
+        if not self.waiting or max(free.values(), default=0) <= 0:
+            return
+        jobs = sorted(self.waiting)
+        sent = set()
+        for job in jobs:
+            if job.prefer is not None and free.get(job.prefer, 0) > 0:
+                self._send(job, job.prefer)
+                free[job.prefer] -= 1
+                sent.add(id(job))
+        now = time.time()
+        recent = self.stats.timings[-8:]
+        patience = 0.5 * sorted(t[1] for t in recent)[len(recent) // 2] if recent else 0.0
+        for job in jobs:
+            if id(job) in sent:
+                continue
+            if job.prefer in free and now - job.queued_at < patience:
+                continue
+            w = max(free, key=lambda k: free[k])
+            if free[w] <= 0:
+                break
+            self._send(job, w)
+            free[w] -= 1
+            sent.add(id(job))
+        if sent:
+            self.waiting = [j for j in self.waiting if id(j) not in sent]
+            heapq.heapify(self.waiting)
 
     def _redispatch_all(self) -> None:
-        for job in {id(j): j for j in self.running.values()}.values():
+        for task_id, job in list({id(j): (i, j) for i, j in self.running.items()}.values()):
             self.stats.redispatched += 1
-            self._send(job)
+            self._send(job, self.on_worker.get(task_id))
 
     def _collect(self) -> None:
         if not self.running:
@@ -336,7 +398,15 @@ class Scheduler:
             if now - job.sent_at > self.straggler_after and job.dispatches < 3:
                 log.info("subtree task has run %.1f s: sending a duplicate", now - job.sent_at)
                 self.stats.redispatched += 1
-                self._send(job)
+                self._send(job, self._other_worker(job))
+
+    def _other_worker(self, job: _Job) -> str | None:
+        """The freest worker not already running ``job`` (None: the shared queue)."""
+        if self.workers is None:
+            return None
+        busy = {self.on_worker.get(i) for i in job.task_ids}
+        free = {w: n for w, n in self._free_slots().items() if w not in busy}
+        return max(free, key=lambda k: free[k]) if free else None
 
     def _revoke_quietly(self, task_id: str) -> None:
         cancel(self.app, [task_id])
@@ -369,7 +439,7 @@ def cancel(app: Celery, task_ids: Sequence[str]) -> None:
 class _Node:
     """A position in the top plies: its children (made once) and what earlier iterations learnt."""
 
-    __slots__ = ("children", "estimates", "key", "order", "position", "text")
+    __slots__ = ("children", "estimates", "key", "order", "position", "text", "worker")
 
     def __init__(self, position: griot.Position) -> None:
         self.position = position
@@ -378,6 +448,7 @@ class _Node:
         self.children: list[tuple[str, _Node, int]] | None = None  # (move, node, sign)
         self.order: list[int] | None = None
         self.estimates: dict[int, int] = {}  # depth -> value found (node-relative)
+        self.worker: str | None = None  # the worker that searched this subtree last
 
     def expand(self) -> list[tuple[str, _Node, int]]:
         if self.children is None:
@@ -418,7 +489,10 @@ class ClusterSearch:
     ``capacity``: tasks kept queued or running (about the number of pool processes of the
     workers serving ``queue``); ``split``: top plies the caller expands (1 = root moves, 2 = their
     replies); ``direct_depth``: depths up to this one run as a single task (too small to split);
-    ``min_task_depth``: a subtree shallower than this is not split further.
+    ``min_task_depth``: a subtree shallower than this is not split further; ``workers``: the
+    worker nodes and their pool sizes (:func:`cluster_workers`): subtrees then go to the worker
+    that searched them at the previous depth (its table holds that work), through its own queue;
+    None sends every task to ``queue``, for any free worker.
     """
 
     def __init__(
@@ -430,13 +504,15 @@ class ClusterSearch:
         split: int = 2,
         direct_depth: int = 8,
         min_task_depth: int = 4,
-        speculate: bool = True,
+        speculate: bool = False,
         use_cache: bool = True,
         straggler_after: float = 60.0,
         outage_grace: float = 30.0,
         poll: float = 0.002,
+        workers: dict[str, int] | None = None,
     ) -> None:
         self.app = app
+        self.workers = workers
         self.queue = queue
         self.capacity = capacity
         self.split = split
@@ -475,6 +551,7 @@ class ClusterSearch:
             self.outage_grace,
             self.poll,
             self.stats,
+            workers=self.workers,
         )
         sched.start()
         root = _Node(pos)
@@ -558,7 +635,7 @@ class ClusterSearch:
             if deadline is not None and time.time() > deadline:
                 cancel(self.app, [r.id])
                 raise SearchDeadlineExceeded("the first depth did not complete before the deadline")
-            await asyncio.sleep(self.poll)
+            await asyncio.sleep(min(0.05, max(self.poll, 0.02 * (time.time() - start))))
         meta = got[0][1]
         r.forget()
         res = meta.get("result")
@@ -652,8 +729,10 @@ class ClusterSearch:
                 use_cache=self.use_cache,
             ),
             priority,
+            prefer=node.worker,
         )
         if r.get("source") == "search":
+            node.worker = r.get("worker")
             self.stats.nodes += r["nodes"]
             self.stats.timings.append((r["started"] - r["sent"], r["finished"] - r["started"], r["nodes"]))
         else:
@@ -818,13 +897,13 @@ class ClusterSearch:
         return await self._leaf(sched, node, depth, alpha, beta, path, priority)
 
 
-def cluster_capacity(app: Celery, queue: str, timeout: float = 1.0) -> int:
-    """Pool processes of the workers consuming ``queue`` (asks them; 1 if none answer)."""
+def cluster_workers(app: Celery, queue: str, timeout: float = 1.0) -> dict[str, int]:
+    """The worker nodes consuming ``queue`` and their pool sizes (asks them)."""
     insp = app.control.inspect(timeout=timeout)
     stats = insp.stats() or {}
     active = insp.active_queues() or {}
-    n = 0
+    out = {}
     for worker, info in stats.items():
         if any(q.get("name") == queue for q in active.get(worker, [])):
-            n += int(info.get("pool", {}).get("max-concurrency", 1))
-    return max(1, n)
+            out[worker] = int(info.get("pool", {}).get("max-concurrency", 1))
+    return out

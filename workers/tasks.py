@@ -44,6 +44,21 @@ TURN_LIMIT_MARGIN = 8
 """As the core: near the turn limit a position's key does not say enough to reuse a result."""
 
 _cache_client: redis.Redis | None = None
+_tables: dict[str, griot.SearchTable] = {}
+MAX_TABLES = 2
+"""Transposition tables a pool process keeps between subtree tasks, one per variant (the most
+recently used): the caller sends a subtree to the worker that searched it one depth shallower,
+which then finds its earlier work in Rust memory (APHID's per-slave tables)."""
+
+
+def search_table(variant: str) -> griot.SearchTable:
+    table = _tables.pop(variant, None)
+    if table is None:
+        while len(_tables) >= MAX_TABLES:
+            _tables.pop(next(iter(_tables)))
+        table = griot.SearchTable(settings().hash_mb)
+    _tables[variant] = table
+    return table
 
 
 def settings() -> Any:
@@ -62,6 +77,7 @@ def cache_client() -> redis.Redis:
 def _after_fork(**_: Any) -> None:
     global _cache_client
     _cache_client = None
+    _tables.clear()
 
 
 @signals.celeryd_init.connect
@@ -231,7 +247,7 @@ def search_subtree(
     deadline = _deadline(deadline)
     s = settings()
     canonical = pos.variant.canonical
-    out: dict[str, Any] = {"started": started, "worker": socket.gethostname(), "pid": os.getpid()}
+    out: dict[str, Any] = {"started": started, "worker": self.request.hostname, "pid": os.getpid()}
 
     left = _time_left(deadline)
     if left is not None and left <= 0:
@@ -292,17 +308,18 @@ def search_subtree(
     table = tt.RedisTable(cache, s.cache_min_depth, s.cache_plies) if cache is not None else None
     stop = griot.SearchStop()
     time_limit = max(0.05, left) if left is not None else None
+    local = search_table(canonical)
 
     def run() -> griot.SearchResult:
         return griot.search(
             pos,
             depth=depth,
             time=time_limit,
-            hash_mb=s.hash_mb,
             stop=stop,
             history=hist,
             window=(alpha, beta),
             shared=table,
+            table=local,
         )
 
     m = metrics.get()

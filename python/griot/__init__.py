@@ -31,6 +31,7 @@ from griot._core import (
     Score,
     SearchResult,
     SearchStop,
+    SearchTable,
     TurnEvent,
     UnknownVariantError,
     Variant,
@@ -56,6 +57,7 @@ __all__ = [
     "Score",
     "SearchResult",
     "SearchStop",
+    "SearchTable",
     "TurnEvent",
     "UnknownVariantError",
     "Variant",
@@ -165,6 +167,7 @@ def search(
     history: Sequence[Position | str] = (),
     window: tuple[int, int] | None = None,
     shared: Any = None,
+    table: SearchTable | None = None,
 ) -> SearchResult:
     """Searches ``position`` with the native engine, the GIL released.
 
@@ -179,7 +182,8 @@ def search(
     whether its score is exact or a fail-soft ``lower``/``upper`` bound. ``shared`` plugs in a
     second-level table shared between searches (``workers.cache.RedisTable``): an object with
     ``min_depth`` and ``plies`` and the batched ``fetch(requests)`` / ``publish(entries)``, each
-    called once per iteration deep enough.
+    called once per iteration deep enough. ``table``: a ``SearchTable`` kept between searches
+    (``hash_mb`` is then ignored).
 
         >>> r = search("abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=6, multipv=0)
         >>> sorted(m.move for m in r.moves)
@@ -200,6 +204,7 @@ def search(
         history=[_position(p) for p in history],
         window=window,
         shared=shared,
+        table=table,
     )
 
 

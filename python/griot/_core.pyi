@@ -16,6 +16,7 @@ __all__ = [
     "Score",
     "SearchResult",
     "SearchStop",
+    "SearchTable",
     "TurnEvent",
     "UnknownVariantError",
     "Variant",
@@ -200,6 +201,13 @@ class SearchResult:
     def bound(self) -> str: ...
 
 @final
+class SearchTable:
+    def __new__(cls, megabytes: int = 64) -> SearchTable: ...
+    def clear(self) -> None: ...
+    @property
+    def bytes(self) -> int: ...
+
+@final
 class SearchStop:
     def __new__(cls) -> SearchStop: ...
     def set(self) -> None: ...
@@ -231,6 +239,7 @@ def search(
     history: list[Position] | None = None,
     window: tuple[int, int] | None = None,
     shared: _SharedTable | None = None,
+    table: SearchTable | None = None,
 ) -> SearchResult: ...
 def best_move(
     position: Position,

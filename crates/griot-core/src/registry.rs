@@ -449,6 +449,36 @@ impl AnyGame {
         })
     }
 
+    /// [`AnyGame::search`] with a table kept by the caller between searches (see
+    /// [`crate::search::search_with_table`]).
+    pub fn search_with_table(
+        &self,
+        pos: &AnyPosition,
+        history: &[AnyPosition],
+        options: &SearchOptions,
+        hooks: Hooks<'_, AnyMove>,
+        table: &mut crate::search::tt::TranspositionTable,
+    ) -> Result<SearchResult<AnyMove>, Error> {
+        let keys = history
+            .iter()
+            .map(|h| self.hash_key(h))
+            .collect::<Result<Vec<u64>, Error>>()?;
+        let Hooks {
+            mut progress,
+            mut shared,
+        } = hooks;
+        with_pos!(self, pos, g, p, wrap => {
+            let mut forward = |r: &SearchResult<_>| {
+                if let Some(f) = progress.as_deref_mut() {
+                    f(&r.map(|m| wrap(*m)));
+                }
+            };
+            let shared = shared.as_mut().map(|s| &mut **s as &mut dyn crate::search::SharedTable);
+            let hooks = Hooks { progress: Some(&mut forward), shared };
+            Ok(crate::search::search_with_table(g, p, &keys, options, hooks, table).map(|m| wrap(*m)))
+        })
+    }
+
     /// Board geometry for frontends.
     pub fn geometry(&self) -> Geometry {
         with_game!(self, g => g.geometry())

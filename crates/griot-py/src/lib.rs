@@ -857,9 +857,20 @@ fn run_search(
     options: SearchOptions,
     progress: Option<Py<PyAny>>,
     shared: Option<PySharedTable>,
+    table: Option<&SearchTable>,
 ) -> PyResult<engine::SearchResult<AnyMove>> {
     let game = position.game.clone();
     let mut shared = shared;
+    let mut tt = match table {
+        Some(t) => Some(
+            t.table
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take()
+                .ok_or_else(|| GriotError::new_err("this SearchTable is in use by another search"))?,
+        ),
+        None => None,
+    };
     let pos = position.pos;
     let callback_error: Arc<Mutex<Option<PyErr>>> = Arc::new(Mutex::new(None));
     let errors = callback_error.clone();
@@ -881,10 +892,16 @@ fn run_search(
             progress: Some(&mut forward),
             shared: shared.as_mut().map(|s| s as &mut dyn SharedTable),
         };
-        let r = game.search(&pos, &history, &options, hooks);
-        (r, shared)
+        let r = match tt.as_mut() {
+            Some(tt) => game.search_with_table(&pos, &history, &options, hooks, tt),
+            None => game.search(&pos, &history, &options, hooks),
+        };
+        (r, shared, tt)
     });
-    let (r, shared) = r;
+    let (r, shared, tt) = r;
+    if let (Some(t), Some(tt)) = (table, tt) {
+        *t.table.lock().unwrap_or_else(|e| e.into_inner()) = Some(tt);
+    }
     if let Some(e) = shared.and_then(|s| s.error) {
         return Err(e);
     }
@@ -901,6 +918,42 @@ fn history_positions(position: &Position, history: Option<Vec<Py<Position>>>) ->
         .map(|p| p.get().pos)
         .filter(|p| position.game.hash_key(p).is_ok())
         .collect()
+}
+
+/// A transposition table kept between searches (`search(..., table=...)`): a worker process that
+/// searches the same subtrees one depth deeper each time finds its earlier work in it. One search
+/// at a time uses it.
+#[pyclass(frozen, module = "griot._core")]
+struct SearchTable {
+    table: Mutex<Option<engine::tt::TranspositionTable>>,
+}
+
+#[pymethods]
+impl SearchTable {
+    #[new]
+    #[pyo3(signature = (megabytes=64))]
+    fn new(megabytes: usize) -> Self {
+        SearchTable {
+            table: Mutex::new(Some(engine::tt::TranspositionTable::new(megabytes))),
+        }
+    }
+
+    /// Forgets every entry.
+    fn clear(&self) {
+        if let Some(t) = self.table.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+            t.clear();
+        }
+    }
+
+    /// Size in bytes.
+    #[getter]
+    fn bytes(&self) -> usize {
+        self.table
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map_or(0, |t| t.bytes())
+    }
 }
 
 /// A Python object as the search's second-level table (see `griot_core::search::shared`): its
@@ -992,7 +1045,7 @@ impl SharedTable for PySharedTable {
 /// the root with that window (values as `Score.value`; the result's `bound` says what its score
 /// is). `shared`: a second-level table (see `PySharedTable`). Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval="tuned", progress=None, stop=None, history=None, window=None, shared=None))]
+#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval="tuned", progress=None, stop=None, history=None, window=None, shared=None, table=None))]
 #[allow(clippy::too_many_arguments)]
 fn search(
     py: Python<'_>,
@@ -1008,6 +1061,7 @@ fn search(
     history: Option<Vec<Py<Position>>>,
     window: Option<(i32, i32)>,
     shared: Option<Py<PyAny>>,
+    table: Option<Py<SearchTable>>,
 ) -> PyResult<SearchResult> {
     if let Some((alpha, beta)) = window {
         let inf = engine::score::INFINITE;
@@ -1031,7 +1085,7 @@ fn search(
         window,
     };
     let history = history_positions(position, history);
-    let r = run_search(py, position, history, options, progress, shared)?;
+    let r = run_search(py, position, history, options, progress, shared, table.as_ref().map(|t| t.get()))?;
     search_result_py(py, &r)
 }
 
@@ -1054,7 +1108,7 @@ fn best_move(
     let lv = engine::level::level(level);
     let base = SearchOptions { stop: stop.map(|s| s.get().flag.clone()), ..SearchOptions::default() };
     let history = history_positions(position, history);
-    let r = run_search(py, position, history, lv.options(&base), None, None)?;
+    let r = run_search(py, position, history, lv.options(&base), None, None, None)?;
     Ok(lv.choose(&r, seed).map(|mv| {
         let text = r.moves.iter().find(|m| m.mv == mv).map(|m| m.text.clone()).unwrap_or_default();
         Move { mv, text }
@@ -1095,6 +1149,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MoveScore>()?;
     m.add_class::<SearchResult>()?;
     m.add_class::<SearchStop>()?;
+    m.add_class::<SearchTable>()?;
     m.add_function(wrap_pyfunction!(search, m)?)?;
     m.add_function(wrap_pyfunction!(best_move, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;

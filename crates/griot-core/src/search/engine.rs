@@ -229,9 +229,16 @@ pub struct Searcher<G: Game> {
 impl<G: Game> Searcher<G> {
     /// A searcher with a fresh table of `options.hash_mb` MB.
     pub fn new(game: G, options: SearchOptions) -> Self {
+        let tt = TranspositionTable::new(options.hash_mb);
+        Self::with_table(game, options, tt)
+    }
+
+    /// A searcher over a table the caller keeps between searches (a worker process searching
+    /// the same subtrees one depth deeper each time); `options.hash_mb` is then ignored.
+    pub fn with_table(game: G, options: SearchOptions, tt: TranspositionTable) -> Self {
         let max_turns = game.variant().max_turns();
         Searcher {
-            tt: TranspositionTable::new(options.hash_mb),
+            tt,
             ordering: Ordering::new(),
             options,
             nodes: 0,
@@ -246,6 +253,11 @@ impl<G: Game> Searcher<G> {
             max_turns,
             game,
         }
+    }
+
+    /// Gives the table back (see [`Searcher::with_table`]).
+    pub fn into_table(self) -> TranspositionTable {
+        self.tt
     }
 
     /// The options, to change limits between searches.

@@ -41,5 +41,23 @@ pub fn search<G: Game>(
     Searcher::new(game.clone(), options.clone()).search(root, history, hooks)
 }
 
+/// Searches `root` with a table kept by the caller between searches (its entries of earlier
+/// searches order the moves and answer what they searched deep enough): see
+/// [`Searcher::with_table`].
+pub fn search_with_table<G: Game>(
+    game: &G,
+    root: &G::Position,
+    history: &[u64],
+    options: &SearchOptions,
+    hooks: Hooks<'_, G::Move>,
+    table: &mut tt::TranspositionTable,
+) -> SearchResult<G::Move> {
+    let tt = std::mem::replace(table, tt::TranspositionTable::new(0));
+    let mut searcher = Searcher::with_table(game.clone(), options.clone(), tt);
+    let r = searcher.search(root, history, hooks);
+    *table = searcher.into_table();
+    r
+}
+
 #[cfg(test)]
 mod tests;
