@@ -70,8 +70,6 @@ class _Flight:
         w = self.want
         if self.done or self.closed or (want.all_moves and not w.all_moves):
             return False
-        if w.deadline is not None and (want.deadline is None or want.deadline > w.deadline):
-            return False
         if w.time is not None or want.time is not None:
             return w.time == want.time and w.depth >= want.depth
         return w.depth >= want.depth
@@ -128,13 +126,16 @@ class Evaluator:
         if flight is not None:
             self.metrics.dedup.labels("local").inc()
             self.metrics.count("dedup_local")
-            if want.priority == INTERACTIVE and flight.search is not None:
-                self.dispatcher.promote(flight.search)
+            if flight.search is not None:
+                if want.priority == INTERACTIVE:
+                    self.dispatcher.promote(flight.search)
+                # A search still waiting here takes the latest deadline of its subscribers (one
+                # already sent keeps its own: the joiner may then see DEADLINE_EXCEEDED early).
+                if flight.search.task_id is None and flight.search.deadline is not None:
+                    flight.search.deadline = (
+                        None if want.deadline is None else max(want.deadline, flight.search.deadline)
+                    )
         else:
-            followed = await self._follow_remote(pos, want)
-            if followed is not None:
-                yield followed, True
-                return
             flight = _Flight(pos, want)
             self.flights.setdefault(key, []).append(flight)
             flight.task = asyncio.get_running_loop().create_task(self._run(key, flight))
@@ -187,6 +188,11 @@ class Evaluator:
         claimed = False
         refresher: asyncio.Task[None] | None = None
         try:
+            followed = await self._follow_remote(pos, want)
+            if followed is not None:
+                flight.last = followed
+                self._publish(flight, (followed, True))
+                return
             if want.time is None and cacheable(pos, want.depth):
                 try:
                     claimed = await self.cache.claim(
@@ -200,11 +206,8 @@ class Evaluator:
                 final = await self._distributed(flight)
             else:
                 final = await self._single(flight)
-            if final is not None and cacheable(pos, final.depth) and final.depth > 0:
-                try:
-                    await self.cache.put(pos, final)
-                except Exception as e:
-                    log.warning("cache write failed: %s", e)
+            if final is not None:
+                await self._store(pos, final)
         except asyncio.CancelledError:
             self._publish(flight, _END)
         except BaseException as e:
@@ -222,6 +225,16 @@ class Evaluator:
                 with contextlib.suppress(Exception):
                     await self.cache.release(pos, self.replica)
 
+    async def _store(self, pos: griot.Position, result: EvalResult) -> None:
+        """Caches a final result (before anyone hears of it: a client that asks again at once
+        finds it). A Redis error costs only the cache entry."""
+        if result.depth <= 0 or not cacheable(pos, result.depth):
+            return
+        try:
+            await self.cache.put(pos, result)
+        except Exception as e:
+            log.warning("cache write failed: %s", e)
+
     async def _refresh(self, pos: griot.Position) -> None:
         while True:
             await asyncio.sleep(FLIGHT_TTL_MS / 3000)
@@ -234,7 +247,7 @@ class Evaluator:
         for q in flight.subscribers:
             q.put_nowait(item)
 
-    async def _single(self, flight: _Flight) -> EvalResult:
+    async def _single(self, flight: _Flight) -> EvalResult | None:
         pos, want = flight.pos, flight.want
         kwargs: dict[str, Any] = {
             "variant": pos.variant.canonical,
@@ -250,8 +263,9 @@ class Evaluator:
         r = await self.dispatcher.wait(flight.search)
         result = EvalResult.from_task(r, want.all_moves)
         flight.last = result
+        await self._store(pos, result)
         self._publish(flight, (result, True))
-        return result
+        return None
 
     async def _distributed(self, flight: _Flight) -> EvalResult | None:
         from workers.distributed import ClusterSearch
@@ -270,7 +284,28 @@ class Evaluator:
             left = want.deadline - time.time()
             time_limit = left if time_limit is None else min(time_limit, left)
         last: EvalResult | None = None
-        async for r in search.iterate(pos, want.depth, time_limit=time_limit):
+        try:
+            async for r in self._iterate(search, pos, want.depth, time_limit, flight):
+                last = r
+        except asyncio.CancelledError:
+            # ClusterSearch revokes its subtree tasks and sets their cancel keys as it closes.
+            self.metrics.tasks.labels("cancelled").inc()
+            self.metrics.count("tasks_cancelled")
+            raise
+        if last is None:
+            raise StatusError(
+                grpc.StatusCode.DEADLINE_EXCEEDED, "deadline", "no depth completed before the deadline"
+            )
+        if last.depth < want.depth:
+            await self._store(pos, last)
+            self._publish(flight, (last, True))
+        return None
+
+    async def _iterate(
+        self, search: Any, pos: griot.Position, depth: int, time_limit: float | None, flight: _Flight
+    ) -> AsyncIterator[EvalResult]:
+        want = flight.want
+        async for r in search.iterate(pos, depth, time_limit=time_limit):
             last = EvalResult(
                 depth=r.depth,
                 value=r.value,
@@ -282,14 +317,10 @@ class Evaluator:
                 time=r.elapsed,
             )
             flight.last = last
+            if r.depth >= want.depth:
+                await self._store(pos, last)
             self._publish(flight, (last, r.depth >= want.depth))
-        if last is None:
-            raise StatusError(
-                grpc.StatusCode.DEADLINE_EXCEEDED, "deadline", "no depth completed before the deadline"
-            )
-        if last.depth < want.depth:
-            self._publish(flight, (last, True))
-        return last
+            yield last
 
 
 def _wrap(e: BaseException) -> StatusError:

@@ -334,6 +334,10 @@ class LiveStream:
         try:
             async for req in requests:
                 await self._update(req)
+            # The client closed its side: the current position's evaluations still arrive.
+            if self.eval_task is not None:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self.eval_task
             self.out.put_nowait(None)
         except asyncio.CancelledError:
             raise
