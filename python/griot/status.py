@@ -66,7 +66,7 @@ ERROR_DOMAIN = "griot.v1"
 
 
 @dataclass(frozen=True)
-class _Status(grpc.Status):  # type: ignore[misc]
+class _Status(grpc.Status):
     code: grpc.StatusCode
     details: str
     trailing_metadata: tuple[tuple[str, str | bytes], ...]

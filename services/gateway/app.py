@@ -53,11 +53,8 @@ class Gateway:
     def add_servicers(self, server: grpc.aio.Server, rpc_metrics: RpcMetrics) -> None:
         self.metrics = GatewayMetrics(rpc_metrics.registry)
         self.celery = self._celery()
-        self.cache_redis = aioredis.from_url(
-            self.config.cache_url, socket_timeout=5, socket_connect_timeout=5
-        )
-        backend_url = self.celery.conf.griot_settings.backend_url
-        self.result_redis = aioredis.from_url(backend_url, socket_timeout=5, socket_connect_timeout=5)
+        self.cache_redis = _redis(self.config.cache_url)
+        self.result_redis = _redis(self.celery.conf.griot_settings.backend_url)
         self.dispatcher = Dispatcher(self.celery, self.config, self.metrics, self.result_redis)
         self.cache = EvalCache(self.cache_redis, self.config.eval_ttl)
         self.evaluator = Evaluator(self.dispatcher, self.cache, self.config, self.metrics, self.replica)
@@ -114,6 +111,15 @@ class Gateway:
             on_start=self.on_start,
             on_stop=self.on_stop,
         )
+
+
+def _redis(url: str) -> aioredis.Redis:
+    """An asyncio client whose requests wait for one of at most 64 connections (thousands of
+    streams share them; the default pool fails with "Too many connections" instead)."""
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=64, timeout=10, socket_timeout=5, socket_connect_timeout=5
+    )
+    return aioredis.Redis(connection_pool=pool)
 
 
 def service_spec(config: GatewayConfig | None = None) -> ServiceSpec:

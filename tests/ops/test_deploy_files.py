@@ -186,7 +186,9 @@ def _allowed_env(component: str) -> set[str]:
     if component == "rules":
         allowed |= _service_env_vars("services.rules", "GRIOT_RULES")
     if component == "gateway":
-        allowed |= _service_env_vars("services.gateway", "GRIOT_GATEWAY") | {"GRIOT_GATEWAY_API_KEYS_FILE"}
+        from services.gateway.config import build_parser
+
+        allowed |= set(re.findall(r"\[(GRIOT_[A-Z_]+)", build_parser().format_help()))
     return allowed
 
 
