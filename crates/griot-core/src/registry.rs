@@ -459,14 +459,8 @@ impl AnyGame {
         hooks: Hooks<'_, AnyMove>,
         table: &mut crate::search::tt::TranspositionTable,
     ) -> Result<SearchResult<AnyMove>, Error> {
-        let keys = history
-            .iter()
-            .map(|h| self.hash_key(h))
-            .collect::<Result<Vec<u64>, Error>>()?;
-        let Hooks {
-            mut progress,
-            mut shared,
-        } = hooks;
+        let keys = history.iter().map(|h| self.hash_key(h)).collect::<Result<Vec<u64>, Error>>()?;
+        let Hooks { mut progress, mut shared } = hooks;
         with_pos!(self, pos, g, p, wrap => {
             let mut forward = |r: &SearchResult<_>| {
                 if let Some(f) = progress.as_deref_mut() {

@@ -933,9 +933,7 @@ impl SearchTable {
     #[new]
     #[pyo3(signature = (megabytes=64))]
     fn new(megabytes: usize) -> Self {
-        SearchTable {
-            table: Mutex::new(Some(engine::tt::TranspositionTable::new(megabytes))),
-        }
+        SearchTable { table: Mutex::new(Some(engine::tt::TranspositionTable::new(megabytes))) }
     }
 
     /// Forgets every entry.
@@ -948,11 +946,7 @@ impl SearchTable {
     /// Size in bytes.
     #[getter]
     fn bytes(&self) -> usize {
-        self.table
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-            .map_or(0, |t| t.bytes())
+        self.table.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map_or(0, |t| t.bytes())
     }
 }
 
