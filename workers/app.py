@@ -25,12 +25,13 @@ is imported and open their own connections (``worker_process_init``).
 from __future__ import annotations
 
 from celery import Celery
+from griot.redis_keys import queues as _queue_names
 from kombu import Queue
 
 from workers.config import Settings
 
-INTERACTIVE = "griot.interactive"
-BATCH = "griot.batch"
+#: The interactive and batch queues: griot.redis_keys is the one source (GRIOT_QUEUES overrides).
+INTERACTIVE, BATCH = (*_queue_names(), "griot.batch")[:2]
 
 
 def _backend(url: str) -> str:

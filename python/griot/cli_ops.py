@@ -301,6 +301,16 @@ def status(
             f"transposition cache hit rate: {_rate(report.tt_hit_rate)}"
             + (f" ({report.tt_stats})" if report.tt_stats else "")
         )
+    g = report.gateway_stats
+    if g:
+        console.print(
+            f"gateway: {g.get('requests', 0)} requests · evaluation cache hit rate "
+            f"{_rate(g.get('cache_hit_rate'))} · shared searches {g.get('dedup_local', 0)} local, "
+            f"{g.get('dedup_remote', 0)} across replicas · tasks {g.get('tasks_sent', 0)} sent, "
+            f"{g.get('tasks_cancelled', 0)} cancelled · refused {g.get('rejected', 0)} · jobs "
+            f"{g.get('jobs_done', 0)} done, {g.get('jobs_active', 0)} active · live sessions "
+            f"{g.get('sessions_started', 0)}"
+        )
     for note in report.notes:
         console.print(f"[dim]note: {note}[/dim]")
     sys.exit(0 if report.healthy else 1)

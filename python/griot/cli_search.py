@@ -41,6 +41,9 @@ def _table(result: griot.SearchResult, multipv: int) -> Table:
 @click.option("--nodes", "-n", type=click.IntRange(1), default=None, help="Node limit.")
 @click.option("--multipv", "-k", type=click.IntRange(0), default=1, help="Lines to score exactly (0 = all).")
 @click.option("--hash", "hash_mb", type=click.IntRange(0), default=64, help="Table size in MB.")
+@click.option("--gateway", "gateway", envvar="GRIOT_GATEWAY_TARGET", default=None,
+              help="Gateway host:port; 'off' searches in this process. Default: the running "
+              "`griot up`'s gateway, else this process [GRIOT_GATEWAY_TARGET].")
 def analyze(
     variant: str,
     position: str | None,
@@ -49,8 +52,10 @@ def analyze(
     nodes: int | None,
     multipv: int,
     hash_mb: int,
+    gateway: str | None,
 ) -> None:
-    """Search a position of VARIANT and show every iteration as it completes.
+    """Search a position of VARIANT and show every iteration as it completes: through the gateway
+    when one runs (`griot up`), in this process otherwise.
 
     Without --depth, --time or --nodes the search runs until Ctrl-C.
     """
@@ -63,6 +68,12 @@ def analyze(
         raise click.BadParameter(str(e)) from e
     console = Console()
     console.print(f"[bold]{pos}[/bold]")
+    from griot.cli_analysis import evaluate_via_gateway, gateway_target
+
+    target = gateway_target(gateway) if nodes is None and (depth or seconds) else None
+    if target:
+        evaluate_via_gateway(target, pos, depth, seconds, multipv, console)
+        return
     stop = griot.SearchStop()
     box: dict[str, griot.SearchResult] = {}
     with Live(console=console, refresh_per_second=8, transient=False) as live:
@@ -126,6 +137,9 @@ def bench() -> None:
 
 
 def register(group: click.Group) -> None:
-    """Adds ``analyze`` and ``bench`` to the ``griot`` command group."""
+    """Adds ``analyze``, ``analyze-game`` and ``bench`` to the ``griot`` command group."""
+    from griot.cli_analysis import analyze_game
+
     group.add_command(analyze)
+    group.add_command(analyze_game)
     group.add_command(bench)

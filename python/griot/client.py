@@ -27,7 +27,7 @@ import grpc
 from google.protobuf import duration_pb2
 
 from griot._core import Move, Position, Variant
-from griot.status import error_from_rpc
+from griot.status import error_from_rpc, error_info, retry_delay
 from griot.v1 import analysis_pb2, analysis_pb2_grpc, common_pb2, rules_pb2, rules_pb2_grpc
 
 __all__ = [
@@ -59,12 +59,18 @@ if os.environ.get("GRIOT_GRPC_LB_POLICY"):
 
 class ServiceError(Exception):
     """A call that failed for a reason other than bad input: the server is unavailable, a deadline
-    passed, a quota is spent, the server failed. ``code`` is the gRPC status code."""
+    passed, a quota is spent, the server failed. ``code`` is the gRPC status code; ``reason`` the
+    ErrorInfo reason when the server gave one (``overloaded``, ``quota``, ``unknown_job`` ...);
+    ``retry_after`` the seconds its RetryInfo asks to wait."""
 
-    def __init__(self, code: grpc.StatusCode, message: str) -> None:
+    def __init__(
+        self, code: grpc.StatusCode, message: str, reason: str = "", retry_after: float | None = None
+    ) -> None:
         super().__init__(f"{code.name}: {message}")
         self.code = code
         self.message = message
+        self.reason = reason
+        self.retry_after = retry_after
 
 
 def _error(e: grpc.RpcError) -> Exception:
@@ -73,7 +79,8 @@ def _error(e: grpc.RpcError) -> Exception:
     griot_error = error_from_rpc(call)
     if griot_error is not None:
         return griot_error
-    return ServiceError(call.code(), call.details() or "")
+    info = error_info(call)
+    return ServiceError(call.code(), call.details() or "", info.reason if info else "", retry_delay(call))
 
 
 def _text(value: Any) -> str:

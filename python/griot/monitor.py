@@ -12,8 +12,9 @@ Every figure is read from where the system keeps it, never from a side channel:
 
 TODO(issue 7): the workers must ``HINCRBY griot:tt:stats hits|misses|writes`` (batched) for the
 transposition-table hit rate to show; until then ``tt_hit_rate`` is None and the report says so.
-TODO(issue 8): the gateway's own counters (jobs, live sessions, results cache) are not read yet:
-its Prometheus metrics carry them, and ``gateway_stats`` below is the hook to add them here.
+- gateway: the counters every gateway replica adds to ``griot:gateway:stats`` in the cache
+  (requests, evaluation-cache hits and misses, searches shared in a replica and across replicas,
+  tasks sent and cancelled, requests refused, jobs and live sessions), plus ``griot:jobs:active``.
 """
 
 from __future__ import annotations
@@ -138,6 +139,25 @@ def tt_stats(cache_url: str, timeout: float = 2.0) -> dict[str, int]:
         client.close()
 
 
+GATEWAY_STATS = "griot:gateway:stats"
+GATEWAY_ACTIVE_JOBS = "griot:jobs:active"
+
+
+def gateway_stats(cache_url: str, timeout: float = 2.0) -> dict[str, Any]:
+    """The gateway replicas' shared counters, the active jobs and the evaluation-cache hit rate."""
+    client = _redis(cache_url, timeout)
+    try:
+        raw = client.hgetall(GATEWAY_STATS)
+        stats: dict[str, Any] = {k.decode(): int(v) for k, v in raw.items()}
+        if stats:
+            stats["jobs_active"] = int(client.zcard(GATEWAY_ACTIVE_JOBS))
+            hits, misses = stats.get("cache_hits", 0), stats.get("cache_misses", 0)
+            stats["cache_hit_rate"] = hits / (hits + misses) if hits + misses else None
+        return stats
+    finally:
+        client.close()
+
+
 def ping_workers(broker_url: str, timeout: float = 1.0) -> tuple[list[str] | None, str]:
     """Names of the Celery workers answering a ping over the broker (None: cannot ask)."""
     try:
@@ -187,6 +207,7 @@ def collect(
         report.redis.append(cache)
         if cache.ok:
             report.tt_stats = tt_stats(cache_url, timeout)
+            report.gateway_stats = gateway_stats(cache_url, timeout)
             hits = report.tt_stats.get(redis_keys.STAT_HITS, 0)
             misses = report.tt_stats.get(redis_keys.STAT_MISSES, 0)
             if hits + misses:

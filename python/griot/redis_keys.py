@@ -31,8 +31,8 @@ from __future__ import annotations
 import os
 
 #: Celery queues: a person waiting (play, live analysis) beats a batch job (whole-game analysis).
-QUEUE_INTERACTIVE = "interactive"
-QUEUE_BATCH = "batch"
+QUEUE_INTERACTIVE = "griot.interactive"
+QUEUE_BATCH = "griot.batch"
 DEFAULT_QUEUES: tuple[str, ...] = (QUEUE_INTERACTIVE, QUEUE_BATCH)
 
 #: Kombu's Redis transport: the hash of delivered, unacknowledged messages (late ack).

@@ -16,6 +16,11 @@ UnknownVariantError        NOT_FOUND            ``unknown_variant``
 IllegalMoveError           INVALID_ARGUMENT     the rule's code, e.g. ``empty_hole`` (metadata ``move``)
 =========================  ===================  ===========================================
 
+Service-level failures that are not bad game input (the gateway's ``unknown_job``, ``overloaded``,
+``quota``, a missing API key...) are :class:`StatusError` values: they carry their status code and
+reason themselves, and ``retry_after`` adds a ``google.rpc.RetryInfo`` detail and a ``retry-after``
+trailing metadata entry (seconds) for ``RESOURCE_EXHAUSTED``.
+
 Every ErrorInfo has domain :data:`ERROR_DOMAIN` and metadata ``error`` naming the exception kind
 (``notation``, ``variant``, ``unknown_variant``, ``rule_file``, ``illegal_move``), so a client
 never has to parse messages.
@@ -49,6 +54,7 @@ __all__ = [
     "CONNECT_CODES",
     "ERROR_DOMAIN",
     "RpcStatus",
+    "StatusError",
     "connect_code",
     "error_from_rpc",
     "status_details",
@@ -60,22 +66,58 @@ ERROR_DOMAIN = "griot.v1"
 
 
 @dataclass(frozen=True)
+class _Status(grpc.Status):
+    code: grpc.StatusCode
+    details: str
+    trailing_metadata: tuple[tuple[str, str | bytes], ...]
+
+
+@dataclass(frozen=True)
 class RpcStatus:
-    """A status to end a call with: code, message and the ErrorInfo detail's reason and metadata."""
+    """A status to end a call with: code, message and the ErrorInfo detail's reason and metadata;
+    ``retry_after`` (seconds) adds a ``google.rpc.RetryInfo`` detail and ``retry-after`` metadata."""
 
     code: grpc.StatusCode
     message: str
     reason: str
     metadata: dict[str, str] = field(default_factory=dict)
+    retry_after: float | None = None
 
     def to_grpc_status(self) -> grpc.Status:
-        """The status with its ErrorInfo packed into ``grpc-status-details-bin``."""
+        """The status with its details packed into ``grpc-status-details-bin``."""
         info = error_details_pb2.ErrorInfo(reason=self.reason, domain=ERROR_DOMAIN, metadata=self.metadata)
         detail = any_pb2.Any()
         detail.Pack(info)
-        proto = status_pb2.Status(code=self.code.value[0], message=self.message, details=[detail])
+        details = [detail]
+        extra: tuple[tuple[str, str | bytes], ...] = ()
+        if self.retry_after is not None:
+            retry = error_details_pb2.RetryInfo()
+            retry.retry_delay.FromMilliseconds(max(0, round(self.retry_after * 1000)))
+            packed = any_pb2.Any()
+            packed.Pack(retry)
+            details.append(packed)
+            extra = (("retry-after", str(max(1, round(self.retry_after)))),)
+        proto = status_pb2.Status(code=self.code.value[0], message=self.message, details=details)
         status: grpc.Status = rpc_status.to_status(proto)
-        return status
+        if not extra:
+            return status
+        return _Status(status.code, status.details, (*status.trailing_metadata, *extra))
+
+
+class StatusError(Exception):
+    """A failure that is not bad game input: it names its own status code and ErrorInfo reason
+    (``unknown_job``, ``overloaded``, ``quota``, ``unauthenticated``, ``limit`` ...)."""
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        reason: str,
+        message: str,
+        metadata: dict[str, str] | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = RpcStatus(code, message, reason, {"error": reason, **(metadata or {})}, retry_after)
 
 
 #: The Connect protocol's error code of every gRPC status code but OK (same codes, snake_case names;
@@ -103,8 +145,10 @@ def status_details(trailing_metadata: Any) -> list[any_pb2.Any]:
     return []
 
 
-def status_for(error: GriotError) -> RpcStatus:
-    """The status a server answers a Griot error with."""
+def status_for(error: GriotError | StatusError) -> RpcStatus:
+    """The status a server answers a Griot error (or a :class:`StatusError`) with."""
+    if isinstance(error, StatusError):
+        return error.status
     message = str(error)
     if isinstance(error, IllegalMoveError):
         code = getattr(error, "code", None) or "illegal_move"
@@ -138,6 +182,17 @@ _ERROR_CLASSES: dict[str, type[GriotError]] = {
     "illegal_move": IllegalMoveError,
     "griot": GriotError,
 }
+
+
+def retry_delay(call: grpc.RpcError | grpc.Call) -> float | None:
+    """Seconds the server asked to wait before retrying (its ``google.rpc.RetryInfo``), if any."""
+    status = _status_of(call)
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            info = error_details_pb2.RetryInfo()
+            detail.Unpack(info)
+            return float(info.retry_delay.ToMilliseconds()) / 1000.0
+    return None
 
 
 def error_info(call: grpc.RpcError | grpc.Call) -> error_details_pb2.ErrorInfo | None:

@@ -1,10 +1,12 @@
 """The one place where a servicer's outcome becomes a gRPC status, counted in the metrics.
 
 Servicer methods stay thin: they take the request and return the response, raising Griot's own
-exceptions for bad input. :func:`unary` wraps them into ``grpc.aio`` handlers that
+exceptions for bad input. :func:`unary` wraps them into ``grpc.aio`` handlers (:func:`unary_async`,
+:func:`server_stream` and :func:`bidi_stream` do the same for coroutines and async generators that
+also get the call's context) that
 
-- map :class:`griot.GriotError` to its status with a ``google.rpc.ErrorInfo`` detail
-  (:func:`griot.status.status_for`);
+- map :class:`griot.GriotError` and :class:`griot.status.StatusError` to their status with a
+  ``google.rpc.ErrorInfo`` detail (:func:`griot.status.status_for`);
 - turn any other exception into ``INTERNAL`` with a generic message and an incident id, logging the
   traceback server-side only (a client never sees Python internals);
 - record requests by status code, errors by reason and latency in Prometheus metrics.
@@ -17,12 +19,12 @@ import functools
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
 from griot import GriotError
-from griot.status import status_for
+from griot.status import StatusError, status_for
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 log = logging.getLogger("griot.rpc")
@@ -55,6 +57,8 @@ class RpcMetrics:
     """Prometheus metrics of a server's RPCs."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
+        #: Where a service adds metrics of its own (served on the same /metrics).
+        self.registry = registry
         self.requests = Counter(
             "griot_rpc_requests",
             "RPCs handled, by service, method and gRPC status code.",
@@ -104,7 +108,7 @@ def unary(
                 response = fn(self, request)
                 ok.inc()
                 return response
-            except GriotError as e:
+            except (GriotError, StatusError) as e:
                 status = status_for(e)
                 code = status.code.name
                 metrics.requests.labels(service, method, code).inc()
@@ -129,3 +133,94 @@ def unary(
         return handler
 
     return wrap
+
+
+class _Call:
+    """Metrics and the one error mapping around one call of an async handler."""
+
+    def __init__(self, service: str, method: str, metrics: RpcMetrics) -> None:
+        self.service, self.method, self.metrics = service, method, metrics
+        self.ok = metrics.requests.labels(service, method, "OK")
+        self.latency = metrics.latency.labels(service, method)
+        self.in_flight = metrics.in_flight.labels(service)
+
+    async def fail(self, e: BaseException, context: Any) -> None:
+        """Ends the call with the status ``e`` stands for (re-raises cancellation)."""
+        m, service, method = self.metrics, self.service, self.method
+        if isinstance(e, asyncio.CancelledError):
+            m.requests.labels(service, method, "CANCELLED").inc()
+            raise e
+        if isinstance(e, GriotError | StatusError):
+            status = status_for(e)
+            code = status.code.name
+            m.requests.labels(service, method, code).inc()
+            m.errors.labels(service, method, code, status.reason).inc()
+            log.debug("request refused", extra={"method": method, "code": code, "reason": status.reason})
+            await context.abort_with_status(status.to_grpc_status())
+            return
+        if isinstance(e, grpc.aio.AbortError):
+            raise e
+        incident = uuid.uuid4().hex[:12]
+        m.requests.labels(service, method, "INTERNAL").inc()
+        m.errors.labels(service, method, "INTERNAL", "internal").inc()
+        log.error(
+            "unexpected error", exc_info=e, extra={"method": method, "incident": incident}
+        )
+        await context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident})")
+
+
+def unary_async(service: str, method: str, metrics: RpcMetrics) -> Callable[[Any], Any]:
+    """Wraps ``async def (self, request, context) -> response``."""
+
+    def wrap(fn: Any) -> Any:
+        call = _Call(service, method, metrics)
+
+        @functools.wraps(fn)
+        async def handler(self: Any, request: Any, context: Any) -> Any:
+            start = time.perf_counter()
+            call.in_flight.inc()
+            try:
+                response = await fn(self, request, context)
+                call.ok.inc()
+                return response
+            except BaseException as e:
+                await call.fail(e, context)
+                raise
+            finally:
+                call.in_flight.dec()
+                call.latency.observe(time.perf_counter() - start)
+
+        return handler
+
+    return wrap
+
+
+def server_stream(service: str, method: str, metrics: RpcMetrics) -> Callable[[Any], Any]:
+    """Wraps an async generator ``(self, request_or_iterator, context)`` yielding responses (a
+    server-streaming or bidirectional method): errors raised while it streams end the call with
+    their status, as for unary methods."""
+
+    def wrap(fn: Any) -> Any:
+        call = _Call(service, method, metrics)
+
+        @functools.wraps(fn)
+        async def handler(self: Any, request: Any, context: Any) -> AsyncIterator[Any]:
+            start = time.perf_counter()
+            call.in_flight.inc()
+            try:
+                async for response in fn(self, request, context):
+                    yield response
+                call.ok.inc()
+            except BaseException as e:
+                await call.fail(e, context)
+                raise
+            finally:
+                call.in_flight.dec()
+                call.latency.observe(time.perf_counter() - start)
+
+        return handler
+
+    return wrap
+
+
+bidi_stream = server_stream

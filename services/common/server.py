@@ -19,7 +19,7 @@ import socket
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 from wsgiref.simple_server import WSGIServer
@@ -72,6 +72,14 @@ class ServiceSpec:
     #: Environment variable prefix of the configuration, e.g. ``GRIOT_RULES``.
     env_prefix: str = "GRIOT"
     extra: dict[str, Any] = field(default_factory=dict)
+    #: Server interceptors (e.g. the gateway's API-key check), outermost first.
+    interceptors: Sequence[grpc.aio.ServerInterceptor] = ()
+    #: TLS: the port is served with these credentials instead of plaintext.
+    credentials: grpc.ServerCredentials | None = None
+    #: Runs in the server's event loop before it starts serving (opens connections, starts tasks).
+    on_start: Callable[[], Awaitable[None]] | None = None
+    #: Runs after the server stopped (closes what ``on_start`` opened).
+    on_stop: Callable[[], Awaitable[None]] | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -132,6 +140,8 @@ class RunningServer:
         """Reports NOT_SERVING, lets in-flight RPCs finish for ``grace`` seconds, then stops."""
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
+        if self.spec.on_stop is not None:
+            await self.spec.on_stop()
         if self._metrics_http is not None:
             self._metrics_http.shutdown()
             self._metrics_http.server_close()
@@ -152,15 +162,25 @@ async def start(
         ("grpc.max_send_message_length", config.max_send_bytes),
         ("grpc.so_reuseport", 1 if config.workers > 1 else 0),
     ]
-    server = grpc.aio.server(options=options, maximum_concurrent_rpcs=config.max_concurrent_rpcs)
+    server = grpc.aio.server(
+        options=options,
+        maximum_concurrent_rpcs=config.max_concurrent_rpcs,
+        interceptors=list(spec.interceptors) or None,
+    )
     spec.add_servicers(server, metrics)
+    if spec.on_start is not None:
+        await spec.on_start()
 
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         [*spec.service_names, health.SERVICE_NAME, reflection.SERVICE_NAME], server
     )
-    port = server.add_insecure_port(f"{config.host}:{config.port}")
+    address = f"{config.host}:{config.port}"
+    if spec.credentials is not None:
+        port = server.add_secure_port(address, spec.credentials)
+    else:
+        port = server.add_insecure_port(address)
     if port == 0:
         raise OSError(f"cannot listen on {config.host}:{config.port}")
     await server.start()
@@ -177,6 +197,7 @@ async def start(
         extra={
             "service": spec.name,
             "address": f"{config.host}:{port}",
+            "tls": spec.credentials is not None,
             "metrics_port": running.metrics_port,
             "max_receive_bytes": config.max_receive_bytes,
             "max_concurrent_rpcs": config.max_concurrent_rpcs,

@@ -149,7 +149,7 @@ def test_kubeconform_strict(tmp_path: Path) -> None:
 
 def test_kubeconform_catches_mistakes(tmp_path: Path) -> None:
     bad_deploy = (tools.K8S / "rules.yaml").read_text().replace("readinessProbe:", "readinessProbes:", 1)
-    bad_keda = (tools.K8S / "keda.yaml").read_text().replace("listName: batch", "listNme: batch")
+    bad_keda = (tools.K8S / "keda.yaml").read_text().replace("listName: griot.batch", "listNme: griot.batch")
     (tmp_path / "rules.yaml").write_text(bad_deploy)
     (tmp_path / "keda.yaml").write_text(bad_keda)
     result = _kubeconform([tmp_path / "rules.yaml", tmp_path / "keda.yaml"], tmp_path)
@@ -186,7 +186,9 @@ def _allowed_env(component: str) -> set[str]:
     if component == "rules":
         allowed |= _service_env_vars("services.rules", "GRIOT_RULES")
     if component == "gateway":
-        allowed |= _service_env_vars("services.gateway", "GRIOT_GATEWAY") | {"GRIOT_GATEWAY_API_KEYS_FILE"}
+        from services.gateway.config import build_parser
+
+        allowed |= set(re.findall(r"\[(GRIOT_[A-Z_]+)", build_parser().format_help()))
     return allowed
 
 

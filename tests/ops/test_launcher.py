@@ -137,4 +137,5 @@ def test_services_package_is_importable_outside_the_repo(tmp_path: Path) -> None
     root = Path(__file__).resolve().parents[2]
     assert (root / "python" / "services").resolve() == (root / "services").resolve()
     pyproject = (root / "pyproject.toml").read_text()
-    assert 'include = [{ path = "services/**/*.py"' in pyproject
+    assert '{ path = "services/**/*.py", format = ["sdist", "wheel"] }' in pyproject
+    assert '{ path = "workers/**/*.py", format = ["sdist", "wheel"] }' in pyproject

@@ -20,9 +20,9 @@ def test_queue_lengths_unacked_and_hit_rate(redis_server) -> None:  # type: igno
     broker_url = redis_server.url
     cache_url = broker_url.rsplit("/", 1)[0] + "/1"
     b = redis.Redis.from_url(broker_url)
-    b.rpush("interactive", "t1", "t2", "t3")
-    b.rpush("batch", "t4")
-    b.rpush("batch" + redis_keys.PRIORITY_SEP + "3", "t5")  # a priority step of the batch queue
+    b.rpush("griot.interactive", "t1", "t2", "t3")
+    b.rpush("griot.batch", "t4")
+    b.rpush("griot.batch" + redis_keys.PRIORITY_SEP + "3", "t5")  # a priority step of the batch queue
     b.hset(redis_keys.UNACKED_HASH, "tag", "t6")
     c = redis.Redis.from_url(cache_url)
     c.hset(redis_keys.TT_STATS, mapping={"hits": 30, "misses": 10, "writes": 7})
@@ -31,7 +31,7 @@ def test_queue_lengths_unacked_and_hit_rate(redis_server) -> None:  # type: igno
     report = monitor.collect(
         rules=None, gateway=None, broker_url=broker_url, cache_url=cache_url, ask_workers=False
     )
-    assert report.queues == {"interactive": 3, "batch": 2}
+    assert report.queues == {"griot.interactive": 3, "griot.batch": 2}
     assert report.unacked == 1
     assert report.tt_hit_rate == 0.75
     assert report.tt_stats == {"hits": 30, "misses": 10, "writes": 7}

@@ -60,14 +60,15 @@ def test_up_serves_reports_and_stops_clean_on_ctrl_c(tmp_path: Path) -> None:
         assert result.returncode == 0, result.stdout + result.stderr
         report = json.loads(result.stdout)
         assert report["healthy"] is True
-        assert [s["status"] for s in report["services"]] == ["SERVING"]
+        # The rules service and the gateway, both healthy.
+        assert [s["status"] for s in report["services"]] == ["SERVING", "SERVING"]
         roles = {r["role"]: r for r in report["redis"]}
         assert roles["broker"]["policy"] == "noeviction"
         assert roles["cache"]["policy"] == "allkeys-lru" and roles["cache"]["maxmemory"] == 256 * 1024 * 1024
-        assert report["queues"] == {"interactive": 0, "batch": 0}
+        assert report["queues"] == {"griot.interactive": 0, "griot.batch": 0}
 
         table = _status(up.state_file)
-        assert table.returncode == 0 and "SERVING" in table.stdout and "queues: interactive 0" in table.stdout
+        assert table.returncode == 0 and "SERVING" in table.stdout and "queues: griot.interactive 0" in table.stdout
 
         pids = list(state["components"].values())
     finally:

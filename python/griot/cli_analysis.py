@@ -1,0 +1,271 @@
+"""``griot analyze-game RECORD``: a whole game's report, through the gateway when one runs (``griot
+up``), with the in-process engine otherwise; progress bars while it works, the report as a table
+and an evaluation graph written to PNG (matplotlib, the ``plot`` extra).
+
+``griot analyze`` uses :func:`gateway_target` and :func:`evaluate_via_gateway` from here to go
+through the gateway too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+import griot
+from griot import launcher
+from griot import record as records
+from griot.v1 import analysis_pb2, common_pb2
+
+__all__ = ["analyze_game", "gateway_target", "register"]
+
+CLASS_NAMES = {
+    analysis_pb2.MOVE_CLASSIFICATION_FORCED: "forced",
+    analysis_pb2.MOVE_CLASSIFICATION_BEST: "best",
+    analysis_pb2.MOVE_CLASSIFICATION_GOOD: "good",
+    analysis_pb2.MOVE_CLASSIFICATION_INACCURACY: "[yellow]inaccuracy[/yellow]",
+    analysis_pb2.MOVE_CLASSIFICATION_MISTAKE: "[dark_orange]mistake[/dark_orange]",
+    analysis_pb2.MOVE_CLASSIFICATION_BLUNDER: "[red]blunder[/red]",
+}
+
+
+def gateway_target(explicit: str | None) -> str | None:
+    """The gateway to use: the one named (``off``: none), else the running ``griot up``'s if it is
+    serving, else None."""
+    if explicit:
+        return None if explicit == "off" else explicit
+    state = launcher.read_state()
+    target = (state or {}).get("gateway")
+    if target and launcher.grpc_health(target, launcher.ANALYSIS_SERVICE, timeout=1.0) == "SERVING":
+        return str(target)
+    return None
+
+
+def score_text(s: common_pb2.Score) -> str:
+    which = s.WhichOneof("value")
+    if which == "wins_in":
+        return f"wins in {s.wins_in}"
+    if which == "loses_in":
+        return f"loses in {s.loses_in}"
+    if which == "draw":
+        return "draw"
+    return f"{s.centi / 100:+.2f}"
+
+
+def score_number(s: common_pb2.Score, cap: float = 30.0) -> float:
+    """A score in seeds for a graph (proven results drawn at ±cap)."""
+    which = s.WhichOneof("value")
+    if which == "wins_in":
+        return cap
+    if which == "loses_in":
+        return -cap
+    return max(-cap, min(cap, s.centi / 100))
+
+
+def local_report(rec: records.GameRecord, depth: int, on_turn: Any) -> analysis_pb2.GameReport:
+    """The report computed in this process (no gateway): the same arithmetic as the gateway's."""
+    from services.gateway import scores
+    from services.gateway.jobs import PLAYERS
+
+    positions = rec.positions()
+    variant = positions[0].variant
+    t = scores.thresholds(variant.id)
+    report = analysis_pb2.GameReport(variant=variant.canonical, thresholds=t.message())
+    for i, move in enumerate(rec.moves):
+        pos = positions[i]
+        r = griot.search(pos, depth=depth, multipv=0)
+        by_move = {m.move: m.score.value for m in r.moves}
+        played = pos.parse_move(move).text
+        best = str(r.best_move) if r.best_move is not None else played
+        best_v, played_v = by_move.get(best, r.score.value), by_move.get(played, r.score.value)
+        loss, cls = scores.classify(best_v, played_v, len(pos.legal_moves()), played == best, t)
+        turn = report.turns.add(
+            turn=i,
+            player=PLAYERS.get(pos.side_to_move, common_pb2.PLAYER_UNSPECIFIED),
+            position=str(pos),
+            played_move=played,
+            best_move=best,
+            best_score=scores.score_message(best_v),
+            played_score=scores.score_message(played_v),
+            loss=loss,
+            classification=cls,
+            south_score=scores.score_message(played_v if pos.side_to_move == "S" else -played_v),
+        )
+        on_turn(turn)
+    for player in (common_pb2.PLAYER_SOUTH, common_pb2.PLAYER_NORTH):
+        mine = [x for x in report.turns if x.player == player]
+        report.players.add(
+            player=player,
+            moves=len(mine),
+            inaccuracies=sum(x.classification == analysis_pb2.MOVE_CLASSIFICATION_INACCURACY for x in mine),
+            mistakes=sum(x.classification == analysis_pb2.MOVE_CLASSIFICATION_MISTAKE for x in mine),
+            blunders=sum(x.classification == analysis_pb2.MOVE_CLASSIFICATION_BLUNDER for x in mine),
+            average_loss=round(sum(x.loss for x in mine) / len(mine)) if mine else 0,
+        )
+    return report
+
+
+def write_graph(report: analysis_pb2.GameReport, path: Path, title: str) -> None:
+    """South's score after every turn, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs = [t.turn + 1 for t in report.turns]
+    ys = [score_number(t.south_score) for t in report.turns]
+    fig, ax = plt.subplots(figsize=(9, 3.5), dpi=110)
+    ax.axhline(0, color="#888", linewidth=0.8)
+    ax.fill_between(xs, ys, 0, where=[y >= 0 for y in ys], color="#f2e6c9", step="mid")
+    ax.fill_between(xs, ys, 0, where=[y < 0 for y in ys], color="#5b4a3a", step="mid")
+    ax.plot(xs, ys, color="#333", linewidth=1.2, drawstyle="steps-mid")
+    bad = {
+        analysis_pb2.MOVE_CLASSIFICATION_MISTAKE: "#e08a00",
+        analysis_pb2.MOVE_CLASSIFICATION_BLUNDER: "#c00",
+    }
+    for t, x, y in zip(report.turns, xs, ys, strict=True):
+        if t.classification in bad:
+            ax.plot([x], [y], "o", color=bad[t.classification], markersize=5)
+    ax.set_xlabel("turn")
+    ax.set_ylabel("South's score (seeds)")
+    ax.set_title(title)
+    ax.margins(x=0.01)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+
+
+@click.command("analyze-game")
+@click.argument("record_path", metavar="RECORD", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--depth", "-d", type=click.IntRange(1, 60), default=10, show_default=True, help="Depth per position."
+)
+@click.option(
+    "--png",
+    "png",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Evaluation graph to write (default: RECORD with .png).",
+)
+@click.option(
+    "--gateway",
+    "gateway",
+    envvar="GRIOT_GATEWAY_TARGET",
+    default=None,
+    help="Gateway host:port ('off': analyse in this process) [GRIOT_GATEWAY_TARGET].",
+)
+@click.option("--api-key", envvar="GRIOT_API_KEY", default=None, help="Gateway API key [GRIOT_API_KEY].")
+def analyze_game(
+    record_path: Path, depth: int, png: Path | None, gateway: str | None, api_key: str | None
+) -> None:
+    """Analyse every move of a game record: a report table and an evaluation graph (PNG)."""
+    console = Console()
+    rec = records.load(record_path)
+    target = gateway_target(gateway)
+    total = len(rec.moves)
+    source = f"the gateway at {target}" if target else "the engine in this process"
+    console.print(f"[bold]{rec.variant}[/bold]: {total} moves, depth {depth}, through {source}")
+    with Progress(
+        TextColumn("[progress.description]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    ) as progress:
+        bar = progress.add_task("analysing", total=total)
+        if target:
+            from griot.client import AnalysisClient, search_limits
+
+            metadata = [("x-api-key", api_key)] if api_key else None
+            report = None
+            with AnalysisClient(target, metadata=metadata) as client:
+                for msg in client.analyze_game(
+                    record=records.dumps(rec), limits=search_limits(max_depth=depth), timeout=3600
+                ):
+                    if msg.HasField("progress"):
+                        progress.update(bar, completed=msg.progress.positions_done)
+                    else:
+                        report = msg.report
+            assert report is not None
+        else:
+            report = local_report(rec, depth, lambda _turn: progress.advance(bar))
+        progress.update(bar, completed=total)
+
+    table = Table(
+        title=f"{report.variant} · thresholds {report.thresholds.inaccuracy}/"
+        f"{report.thresholds.mistake}/{report.thresholds.blunder}",
+        title_justify="left",
+    )
+    for col in ("turn", "player", "played", "best", "played score", "best score", "loss", "verdict"):
+        table.add_column(col, justify="right" if col in ("turn", "loss") else "left")
+    for t in report.turns:
+        table.add_row(
+            str(t.turn + 1),
+            "S" if t.player == common_pb2.PLAYER_SOUTH else "N",
+            t.played_move,
+            t.best_move,
+            score_text(t.played_score),
+            score_text(t.best_score),
+            str(t.loss),
+            CLASS_NAMES.get(t.classification, "?"),
+        )
+    console.print(table)
+    summary = Table("player", "moves", "inaccuracies", "mistakes", "blunders", "average loss")
+    for p in report.players:
+        summary.add_row(
+            "South" if p.player == common_pb2.PLAYER_SOUTH else "North",
+            str(p.moves),
+            str(p.inaccuracies),
+            str(p.mistakes),
+            str(p.blunders),
+            str(p.average_loss),
+        )
+    console.print(summary)
+    png = png or record_path.with_suffix(".png")
+    try:
+        write_graph(report, png, f"{rec.variant}: South's score after each turn (depth {depth})")
+        console.print(f"evaluation graph: {png}")
+    except ImportError:
+        console.print("[dim]no matplotlib: pip install 'griot[plot]' for the evaluation graph[/dim]")
+
+
+def evaluate_via_gateway(
+    target: str, pos: griot.Position, depth: int | None, seconds: float | None, multipv: int, console: Console
+) -> None:
+    """``griot analyze`` through the gateway: one table per completed depth."""
+    from rich.live import Live
+
+    from griot.client import AnalysisClient, search_limits
+
+    limits = search_limits(max_depth=depth or 0, max_time=seconds)
+    last = None
+    with AnalysisClient(target) as client, Live(console=console, refresh_per_second=8) as live:
+        for msg in client.evaluate(pos, limits, include_move_scores=multipv != 1, timeout=3600):
+            e = msg.evaluation
+            last = e
+            table = Table(
+                title=f"depth {e.depth}  nodes {e.nodes:,}  {e.nps:,} n/s"
+                + ("  (cached)" if e.from_cache else "")
+                + f"  via {target}"
+            )
+            table.add_column("move")
+            table.add_column("score", justify="right")
+            rows = [(m.move, score_text(m.score)) for m in e.move_scores] or [
+                (e.best_move, score_text(e.score))
+            ]
+            for move, score in rows if multipv == 0 else rows[: max(multipv, 1)]:
+                table.add_row(move, score)
+            live.update(table)
+    if last is not None:
+        console.print(
+            f"best move [bold]{last.best_move}[/bold]  score {score_text(last.score)}  pv {' '.join(last.pv)}"
+        )
+
+
+def register(group: click.Group) -> None:
+    group.add_command(analyze_game)

@@ -1,0 +1,19 @@
+"""``python -m services.gateway``: runs the analysis gateway until SIGTERM/SIGINT."""
+
+from __future__ import annotations
+
+import functools
+
+from services.common.server import run
+from services.gateway.app import service_spec
+from services.gateway.config import build_parser, from_args
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parses flags (defaults from GRIOT_GATEWAY_* and the shared GRIOT_* variables) and serves."""
+    server_config, gateway_config = from_args(build_parser().parse_args(argv))
+    run(functools.partial(service_spec, gateway_config), server_config)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""The gateway assembled: Celery app, Redis clients, dispatcher, evaluator, jobs, servicer, the
+API-key interceptor and TLS, as a :class:`services.common.server.ServiceSpec`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import os
+import socket
+import uuid
+from typing import Any
+
+import grpc
+import redis.asyncio as aioredis
+from griot.v1 import analysis_pb2_grpc
+
+from services.common.rpc import RpcMetrics
+from services.common.server import ServiceSpec
+from services.gateway.auth import ApiKeyInterceptor, Guard, KeyStore
+from services.gateway.cache import EvalCache
+from services.gateway.config import GatewayConfig
+from services.gateway.dispatch import Dispatcher
+from services.gateway.evaluator import Evaluator
+from services.gateway.jobs import Jobs
+from services.gateway.metrics import GatewayMetrics
+from services.gateway.servicer import SERVICE_NAME, servicer_class
+
+log = logging.getLogger("griot.gateway")
+
+
+class Gateway:
+    """Everything one gateway process runs; :meth:`spec` serves it."""
+
+    def __init__(self, config: GatewayConfig) -> None:
+        self.config = config
+        self.replica = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+        self.keys = KeyStore(config)
+        self.guard = Guard(self.keys)
+        self.metrics: GatewayMetrics | None = None
+        self._background: list[asyncio.Task[None]] = []
+
+    def _celery(self) -> Any:
+        from workers.app import make_app
+        from workers.config import Settings
+
+        settings = dataclasses.replace(
+            Settings.from_env(), broker_url=self.config.broker_url, cache_url=self.config.cache_url
+        )
+        return make_app(settings)
+
+    def add_servicers(self, server: grpc.aio.Server, rpc_metrics: RpcMetrics) -> None:
+        self.metrics = GatewayMetrics(rpc_metrics.registry)
+        self.celery = self._celery()
+        self.cache_redis = _redis(self.config.cache_url)
+        self.result_redis = _redis(self.celery.conf.griot_settings.backend_url)
+        self.dispatcher = Dispatcher(self.celery, self.config, self.metrics, self.result_redis)
+        self.cache = EvalCache(self.cache_redis, self.config.eval_ttl)
+        self.evaluator = Evaluator(self.dispatcher, self.cache, self.config, self.metrics, self.replica)
+        self.jobs = Jobs(self.cache_redis, self.evaluator, self.config, self.metrics, self.replica)
+        servicer = servicer_class(rpc_metrics)(
+            self.evaluator, self.jobs, self.cache_redis, self.guard, self.config, self.metrics
+        )
+        analysis_pb2_grpc.add_AnalysisServiceServicer_to_server(servicer, server)
+
+    async def on_start(self) -> None:
+        assert self.metrics is not None
+        self.dispatcher.start()
+        self.jobs.start()
+        loop = asyncio.get_running_loop()
+        self._background.append(loop.create_task(self.metrics.flush_forever(self.cache_redis)))
+        log.info(
+            "gateway ready",
+            extra={
+                "replica": self.replica,
+                "auth": self.keys.enabled,
+                "queues": [self.config.interactive_queue, self.config.batch_queue],
+                "window": self.config.window,
+            },
+        )
+
+    async def on_stop(self) -> None:
+        for t in self._background:
+            t.cancel()
+        await self.jobs.close()
+        await self.dispatcher.close()
+        if self.metrics is not None:
+            with contextlib.suppress(Exception):
+                await self.metrics.flush(self.cache_redis)
+        # Jobs this replica ran are resumed by the next sweep of any replica (their leases expire).
+        for client in (self.cache_redis, self.result_redis):
+            with contextlib.suppress(Exception):
+                await client.aclose()
+
+    def credentials(self) -> grpc.ServerCredentials | None:
+        if not self.config.tls_cert:
+            return None
+        assert self.config.tls_key
+        with open(self.config.tls_key, "rb") as k, open(self.config.tls_cert, "rb") as c:
+            return grpc.ssl_server_credentials([(k.read(), c.read())])
+
+    def spec(self) -> ServiceSpec:
+        return ServiceSpec(
+            name="gateway",
+            service_names=[SERVICE_NAME],
+            add_servicers=self.add_servicers,
+            env_prefix="GRIOT_GATEWAY",
+            interceptors=[ApiKeyInterceptor(self.keys)],
+            credentials=self.credentials(),
+            on_start=self.on_start,
+            on_stop=self.on_stop,
+        )
+
+
+def _redis(url: str) -> aioredis.Redis:
+    """An asyncio client whose requests wait for one of at most 64 connections (thousands of
+    streams share them; the default pool fails with "Too many connections" instead)."""
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=64, timeout=10, socket_timeout=5, socket_connect_timeout=5
+    )
+    return aioredis.Redis(connection_pool=pool)
+
+
+def service_spec(config: GatewayConfig | None = None) -> ServiceSpec:
+    """The gateway as :func:`services.common.server.run` serves it."""
+    return Gateway(config or GatewayConfig()).spec()

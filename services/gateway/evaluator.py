@@ -1,0 +1,333 @@
+"""Evaluations of positions: from the cache, from a search already running (single flight), or
+from a new search at the workers; results stream to every subscriber as depths complete.
+
+- **cache first**: an entry at least as deep as asked (and with every move scored, if asked)
+  answers at once (``from_cache``);
+- **single flight in a replica**: requests for a position already being searched, as deep or
+  deeper, subscribe to that search instead of starting one (the search's priority rises to
+  interactive when a person joins a batch search still waiting);
+- **single flight across replicas**: a replica searching a position holds a marker in Redis
+  (:mod:`services.gateway.cache`); another replica that needs no more than that waits for the
+  cache entry the first one writes (and searches itself if the marker vanishes);
+- **cancellation**: a search whose last subscriber left (a client gone, a live position
+  superseded) is cancelled, queued or running (:meth:`Dispatcher.cancel`);
+- **shape of the work**: one ``griot.search_position`` task per position, or for evaluations at
+  least ``distributed_depth`` deep, a distributed search over the cluster
+  (:class:`workers.distributed.ClusterSearch`) that reports every completed depth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import griot
+import grpc
+from griot.status import StatusError
+
+from services.gateway.cache import EvalCache, EvalResult, cacheable
+from services.gateway.config import GatewayConfig
+from services.gateway.dispatch import BATCH, INTERACTIVE, Dispatcher, Search
+from services.gateway.metrics import GatewayMetrics
+
+log = logging.getLogger("griot.gateway.evaluator")
+
+FLIGHT_TTL_MS = 10_000
+FOLLOW_POLL = 0.02
+
+
+@dataclass(frozen=True)
+class Want:
+    """What a request asks: a depth (always set; time-limited requests set a cap), an optional
+    time limit, whether every move must be scored, how urgent, whose, and until when."""
+
+    depth: int
+    time: float | None
+    all_moves: bool
+    priority: int
+    client: str
+    deadline: float | None
+
+
+@dataclass(eq=False)
+class _Flight:
+    pos: griot.Position
+    want: Want
+    subscribers: list[asyncio.Queue[Any]] = field(default_factory=list)
+    last: EvalResult | None = None
+    search: Search | None = None
+    task: asyncio.Task[None] | None = None
+    done: bool = False
+    #: The final result or an error went out: nobody new may subscribe.
+    closed: bool = False
+
+    def serves(self, want: Want) -> bool:
+        w = self.want
+        if self.done or self.closed or (want.all_moves and not w.all_moves):
+            return False
+        if w.time is not None or want.time is not None:
+            return w.time == want.time and w.depth >= want.depth
+        return w.depth >= want.depth
+
+
+_END = object()
+
+
+class Evaluator:
+    """See the module header. One per gateway process."""
+
+    def __init__(
+        self,
+        dispatcher: Dispatcher,
+        cache: EvalCache,
+        config: GatewayConfig,
+        metrics: GatewayMetrics,
+        replica: str,
+    ) -> None:
+        self.dispatcher = dispatcher
+        self.cache = cache
+        self.config = config
+        self.metrics = metrics
+        self.replica = replica
+        self.flights: dict[tuple[str, bytes], list[_Flight]] = {}
+
+    async def cached(self, pos: griot.Position, want: Want) -> EvalResult | None:
+        """The cached evaluation answering ``want``, if any (a Redis error is a miss)."""
+        if not cacheable(pos, want.depth):
+            return None
+        try:
+            entry = await self.cache.get(pos)
+        except Exception as e:
+            log.warning("cache read failed: %s", e)
+            return None
+        need = want.depth if want.time is None else min(want.depth, self.config.default_depth)
+        if entry is not None and entry.answers(need, want.all_moves):
+            return entry
+        return None
+
+    async def evaluate(self, pos: griot.Position, want: Want) -> AsyncIterator[tuple[EvalResult, bool]]:
+        """Yields ``(result, final)`` per completed depth; the last has ``final`` set."""
+        hit = await self.cached(pos, want)
+        if hit is not None:
+            self.metrics.cache.labels("hit").inc()
+            self.metrics.count("cache_hits")
+            yield hit, True
+            return
+        self.metrics.cache.labels("miss").inc()
+        self.metrics.count("cache_misses")
+
+        key = (pos.variant.canonical, pos.key)
+        flight = next((f for f in self.flights.get(key, []) if f.serves(want)), None)
+        if flight is not None:
+            self.metrics.dedup.labels("local").inc()
+            self.metrics.count("dedup_local")
+            if flight.search is not None:
+                if want.priority == INTERACTIVE:
+                    self.dispatcher.promote(flight.search)
+                # A search still waiting here takes the latest deadline of its subscribers (one
+                # already sent keeps its own: the joiner may then see DEADLINE_EXCEEDED early).
+                if flight.search.task_id is None and flight.search.deadline is not None:
+                    flight.search.deadline = (
+                        None if want.deadline is None else max(want.deadline, flight.search.deadline)
+                    )
+        else:
+            flight = _Flight(pos, want)
+            self.flights.setdefault(key, []).append(flight)
+            flight.task = asyncio.get_running_loop().create_task(self._run(key, flight))
+
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        if flight.last is not None:
+            queue.put_nowait((flight.last, False))
+        flight.subscribers.append(queue)
+        try:
+            while True:
+                item = await queue.get()
+                if item is _END:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+                if item[1]:
+                    return
+        finally:
+            with contextlib.suppress(ValueError):
+                flight.subscribers.remove(queue)
+            if not flight.subscribers and not flight.done and flight.task is not None:
+                flight.task.cancel()
+
+    # -- internals -------------------------------------------------------------------------------
+
+    async def _follow_remote(self, pos: griot.Position, want: Want) -> EvalResult | None:
+        """Waits for another replica's search of ``pos`` when it covers ``want``."""
+        if want.time is not None or not cacheable(pos, want.depth):
+            return None
+        try:
+            other = await self.cache.flight(pos)
+            if other is None or other[0] < want.depth or (want.all_moves and not other[1]):
+                return None
+            self.metrics.dedup.labels("remote").inc()
+            self.metrics.count("dedup_remote")
+            while want.deadline is None or time.time() < want.deadline:
+                await asyncio.sleep(FOLLOW_POLL)
+                entry = await self.cache.get(pos)
+                if entry is not None and entry.answers(want.depth, want.all_moves):
+                    return entry
+                if await self.cache.flight(pos) is None:
+                    return await self.cached(pos, want)
+        except Exception as e:
+            log.warning("following another replica's search failed: %s", e)
+        return None
+
+    async def _run(self, key: tuple[str, bytes], flight: _Flight) -> None:
+        pos, want = flight.pos, flight.want
+        claimed = False
+        refresher: asyncio.Task[None] | None = None
+        try:
+            followed = await self._follow_remote(pos, want)
+            if followed is not None:
+                flight.last = followed
+                self._publish(flight, (followed, True))
+                return
+            if want.time is None and cacheable(pos, want.depth):
+                try:
+                    claimed = await self.cache.claim(
+                        pos, want.depth, want.all_moves, self.replica, FLIGHT_TTL_MS
+                    )
+                except Exception as e:
+                    log.warning("cannot set the in-flight marker: %s", e)
+                if claimed:
+                    refresher = asyncio.get_running_loop().create_task(self._refresh(pos))
+            if want.depth >= self.config.distributed_depth and want.priority == INTERACTIVE:
+                final = await self._distributed(flight)
+            else:
+                final = await self._single(flight)
+            if final is not None:
+                await self._store(pos, final)
+        except asyncio.CancelledError:
+            self._publish(flight, _END)
+        except BaseException as e:
+            self._publish(flight, e if isinstance(e, StatusError | griot.GriotError) else _wrap(e))
+        finally:
+            flight.done = True
+            flights = self.flights.get(key, [])
+            with contextlib.suppress(ValueError):
+                flights.remove(flight)
+            if not flights:
+                self.flights.pop(key, None)
+            if refresher is not None:
+                refresher.cancel()
+            if claimed:
+                with contextlib.suppress(Exception):
+                    await self.cache.release(pos, self.replica)
+
+    async def _store(self, pos: griot.Position, result: EvalResult) -> None:
+        """Caches a final result (before anyone hears of it: a client that asks again at once
+        finds it). A Redis error costs only the cache entry."""
+        if result.depth <= 0 or not cacheable(pos, result.depth):
+            return
+        try:
+            await self.cache.put(pos, result)
+        except Exception as e:
+            log.warning("cache write failed: %s", e)
+
+    async def _refresh(self, pos: griot.Position) -> None:
+        while True:
+            await asyncio.sleep(FLIGHT_TTL_MS / 3000)
+            with contextlib.suppress(Exception):
+                await self.cache.refresh(pos, FLIGHT_TTL_MS)
+
+    def _publish(self, flight: _Flight, item: Any) -> None:
+        if item is _END or isinstance(item, BaseException) or item[1]:
+            flight.closed = True
+        for q in flight.subscribers:
+            q.put_nowait(item)
+
+    async def _single(self, flight: _Flight) -> EvalResult | None:
+        pos, want = flight.pos, flight.want
+        kwargs: dict[str, Any] = {
+            "variant": pos.variant.canonical,
+            "position": str(pos),
+            "depth": want.depth,
+            "multipv": 0 if want.all_moves else 1,
+        }
+        if want.time is not None:
+            kwargs["time_limit"] = want.time
+        flight.search = self.dispatcher.submit(
+            "griot.search_position", kwargs, want.priority, want.client, want.deadline
+        )
+        r = await self.dispatcher.wait(flight.search)
+        result = EvalResult.from_task(r, want.all_moves)
+        flight.last = result
+        await self._store(pos, result)
+        self._publish(flight, (result, True))
+        return None
+
+    async def _distributed(self, flight: _Flight) -> EvalResult | None:
+        from workers.distributed import ClusterSearch
+
+        pos, want = flight.pos, flight.want
+        search = ClusterSearch(
+            self.dispatcher.app,
+            queue=self.config.interactive_queue,
+            capacity=self.config.window,
+            split=2,
+            direct_depth=min(8, want.depth),
+            min_task_depth=4,
+        )
+        time_limit = want.time
+        if want.deadline is not None:
+            left = want.deadline - time.time()
+            time_limit = left if time_limit is None else min(time_limit, left)
+        last: EvalResult | None = None
+        try:
+            async for r in self._iterate(search, pos, want.depth, time_limit, flight):
+                last = r
+        except asyncio.CancelledError:
+            # ClusterSearch revokes its subtree tasks and sets their cancel keys as it closes.
+            self.metrics.tasks.labels("cancelled").inc()
+            self.metrics.count("tasks_cancelled")
+            raise
+        if last is None:
+            raise StatusError(
+                grpc.StatusCode.DEADLINE_EXCEEDED, "deadline", "no depth completed before the deadline"
+            )
+        if last.depth < want.depth:
+            await self._store(pos, last)
+            self._publish(flight, (last, True))
+        return None
+
+    async def _iterate(
+        self, search: Any, pos: griot.Position, depth: int, time_limit: float | None, flight: _Flight
+    ) -> AsyncIterator[EvalResult]:
+        want = flight.want
+        async for r in search.iterate(pos, depth, time_limit=time_limit):
+            last = EvalResult(
+                depth=r.depth,
+                value=r.value,
+                best=r.best_move,
+                pv=list(r.pv),
+                moves=[[m.move, m.value, m.bound] for m in r.moves],
+                all=0,
+                nodes=r.nodes,
+                time=r.elapsed,
+            )
+            flight.last = last
+            if r.depth >= want.depth:
+                await self._store(pos, last)
+            self._publish(flight, (last, r.depth >= want.depth))
+            yield last
+
+
+def _wrap(e: BaseException) -> StatusError:
+    log.error("search failed", exc_info=e)
+    return StatusError(
+        grpc.StatusCode.UNAVAILABLE, "search_failed", f"the search failed: {type(e).__name__}: {e}"
+    )
+
+
+__all__ = ["BATCH", "INTERACTIVE", "Evaluator", "Want"]

@@ -1,0 +1,358 @@
+"""Whole-game analyses as jobs in Redis: any replica streams them, a restarted gateway resumes them.
+
+``griot:job:<id>`` (a hash, :func:`griot.redis_keys` prefix ``griot:job:``):
+
+- ``spec``: the game and the limits (JSON), ``total``: positions to analyse, ``state``:
+  ``running`` / ``done`` / ``failed`` (``error`` then says why), ``owner``: the client;
+- ``turn:<i>``: the finished :class:`~griot.v1.analysis_pb2.TurnAnalysis` of turn ``i`` (bytes);
+- ``report``: the final :class:`~griot.v1.analysis_pb2.GameReport` (bytes).
+
+``griot:job:<id>:lease`` (SET NX PX, refreshed every 2 s) names the replica running the job;
+``griot:jobs:active`` (a sorted set) lists unfinished jobs. Every replica sweeps that set every few
+seconds and at start: a job whose lease expired (its replica died) is taken over and finishes
+(turns already stored are not searched again, and every searched position is in the evaluation
+cache anyway). A client's stream only reads the hash, so it may reconnect to any replica with the
+``job_id``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import griot
+import grpc
+from griot import redis_keys
+from griot.status import StatusError
+from griot.v1 import analysis_pb2, common_pb2
+
+from services.gateway import scores
+from services.gateway.config import GatewayConfig
+from services.gateway.evaluator import BATCH, Evaluator, Want
+from services.gateway.metrics import GatewayMetrics
+
+log = logging.getLogger("griot.gateway.jobs")
+
+ACTIVE = "griot:jobs:active"
+LEASE_MS = 6000
+POLL = 0.1
+PLAYERS = {"S": common_pb2.PLAYER_SOUTH, "N": common_pb2.PLAYER_NORTH}
+
+
+@dataclass
+class JobSpec:
+    variant: str
+    start: str
+    moves: list[str]
+    depth: int
+    time: float | None
+    priority: int
+    client: str
+
+    def positions(self) -> list[griot.Position]:
+        out = [griot.Position(self.start)]
+        for m in self.moves:
+            out.append(out[-1].play(m))
+        return out
+
+
+def job_key(job_id: str) -> str:
+    return f"{redis_keys.JOB_PREFIX}{job_id}"
+
+
+def unknown_job(job_id: str) -> StatusError:
+    return StatusError(
+        grpc.StatusCode.NOT_FOUND, "unknown_job", f"no analysis job {job_id!r} (expired or never issued)"
+    )
+
+
+class Jobs:
+    """Creates, runs, resumes and streams game analyses (see the module header)."""
+
+    def __init__(
+        self, client: Any, evaluator: Evaluator, config: GatewayConfig, metrics: GatewayMetrics, replica: str
+    ) -> None:
+        self.redis = client
+        self.evaluator = evaluator
+        self.config = config
+        self.metrics = metrics
+        self.replica = replica
+        self.running: dict[str, asyncio.Task[None]] = {}
+        self._sweeper: asyncio.Task[None] | None = None
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._sweeper = asyncio.get_running_loop().create_task(self._sweep_forever(), name="gateway-jobs")
+
+    async def close(self) -> None:
+        tasks = list(self.running.values())
+        if self._sweeper is not None:
+            tasks.append(self._sweeper)
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _sweep_forever(self, every: float = 3.0) -> None:
+        while True:
+            try:
+                await self.sweep()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                log.warning("job sweep failed: %s", e)
+            await asyncio.sleep(every)
+
+    async def sweep(self) -> None:
+        """Takes over every unfinished job whose replica is gone."""
+        for raw in await self.redis.zrange(ACTIVE, 0, -1):
+            job_id = raw.decode()
+            if job_id in self.running:
+                continue
+            if not await self.redis.exists(job_key(job_id)):
+                await self.redis.zrem(ACTIVE, job_id)
+                continue
+            if await self._claim(job_id):
+                log.info("resuming a job whose replica is gone", extra={"job_id": job_id})
+                self.metrics.count("jobs_resumed")
+                self._launch(job_id)
+
+    # -- creating and following ------------------------------------------------------------------
+
+    async def create(self, spec: JobSpec) -> str:
+        job_id = uuid.uuid4().hex
+        key = job_key(job_id)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(
+            key,
+            mapping={
+                "spec": json.dumps(asdict(spec)),
+                "total": len(spec.moves),
+                "state": "running",
+                "owner": spec.client,
+            },
+        )
+        pipe.expire(key, self.config.job_ttl)
+        pipe.zadd(ACTIVE, {job_id: asyncio.get_running_loop().time()})
+        await pipe.execute()
+        self.metrics.count("jobs_started")
+        await self._claim(job_id)
+        self._launch(job_id)
+        return job_id
+
+    async def resume(self, job_id: str, client: str, authenticated: bool) -> None:
+        """Checks a resumed job exists (and belongs to the caller); runs it here if nobody does."""
+        owner = await self.redis.hget(job_key(job_id), "owner")
+        if owner is None:
+            raise unknown_job(job_id)
+        if authenticated and owner.decode() != client:
+            raise StatusError(
+                grpc.StatusCode.PERMISSION_DENIED, "not_owner", "this job belongs to another key"
+            )
+        state = await self.redis.hget(job_key(job_id), "state")
+        if state == b"running" and job_id not in self.running and await self._claim(job_id):
+            self.metrics.count("jobs_resumed")
+            self._launch(job_id)
+
+    async def follow(self, job_id: str) -> AsyncIterator[analysis_pb2.AnalyzeGameResponse]:
+        """Progress for every finished turn (as they land), then the report."""
+        key = job_key(job_id)
+        sent: set[int] = set()
+        first = True
+        while True:
+            data = await self.redis.hgetall(key)
+            if not data:
+                raise unknown_job(job_id)
+            total = int(data[b"total"])
+            fresh = sorted(i for i in (int(k[5:]) for k in data if k.startswith(b"turn:")) if i not in sent)
+            for i in fresh:
+                sent.add(i)
+                turn = analysis_pb2.TurnAnalysis.FromString(data[f"turn:{i}".encode()])
+                yield analysis_pb2.AnalyzeGameResponse(
+                    job_id=job_id,
+                    progress=analysis_pb2.AnalysisProgress(
+                        positions_done=len(sent), positions_total=total, turn=turn
+                    ),
+                )
+                first = False
+            if first:
+                first = False
+                yield analysis_pb2.AnalyzeGameResponse(
+                    job_id=job_id,
+                    progress=analysis_pb2.AnalysisProgress(positions_done=0, positions_total=total),
+                )
+            state = data.get(b"state")
+            if state == b"done" and b"report" in data:
+                yield analysis_pb2.AnalyzeGameResponse(
+                    job_id=job_id, report=analysis_pb2.GameReport.FromString(data[b"report"])
+                )
+                return
+            if state == b"failed":
+                raise StatusError(
+                    grpc.StatusCode.UNAVAILABLE,
+                    "job_failed",
+                    data.get(b"error", b"the analysis failed").decode(),
+                )
+            await asyncio.sleep(POLL)
+
+    # -- running ---------------------------------------------------------------------------------
+
+    async def _claim(self, job_id: str) -> bool:
+        return bool(await self.redis.set(f"{job_key(job_id)}:lease", self.replica, nx=True, px=LEASE_MS))
+
+    def _launch(self, job_id: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._run(job_id), name=f"job-{job_id}")
+        self.running[job_id] = task
+        self.metrics.jobs.inc()
+
+        def done(_: asyncio.Task[None]) -> None:
+            self.running.pop(job_id, None)
+            self.metrics.jobs.dec()
+
+        task.add_done_callback(done)
+
+    async def _lease(self, job_id: str) -> None:
+        lease = f"{job_key(job_id)}:lease"
+        while True:
+            await asyncio.sleep(LEASE_MS / 3000)
+            owner = await self.redis.get(lease)
+            if owner is not None and owner.decode() != self.replica:
+                raise RuntimeError("another replica took the job over")
+            await self.redis.set(lease, self.replica, px=LEASE_MS)
+
+    async def _run(self, job_id: str) -> None:
+        key = job_key(job_id)
+        lease = asyncio.get_running_loop().create_task(self._lease(job_id))
+        try:
+            raw = await self.redis.hget(key, "spec")
+            if raw is None:
+                return
+            spec = JobSpec(**json.loads(raw))
+            positions = spec.positions()
+            done = {int(k[5:]) for k in await self.redis.hkeys(key) if k.startswith(b"turn:")}
+            turns: dict[int, analysis_pb2.TurnAnalysis] = {}
+            for i in done:
+                data = await self.redis.hget(key, f"turn:{i}")
+                if data is not None:
+                    turns[i] = analysis_pb2.TurnAnalysis.FromString(data)
+            limit = asyncio.Semaphore(max(2, self.config.window * 2))
+
+            async def analyse(i: int) -> None:
+                async with limit:
+                    turn = await self._turn(spec, positions[i], spec.moves[i], i)
+                turns[i] = turn
+                await self.redis.hset(key, f"turn:{i}", turn.SerializeToString())
+
+            work = [asyncio.ensure_future(analyse(i)) for i in range(len(spec.moves)) if i not in turns]
+            watch = asyncio.ensure_future(lease)
+            try:
+                pending = set(work)
+                while pending:
+                    finished, pending = await asyncio.wait(
+                        pending | {watch}, return_when=asyncio.FIRST_COMPLETED
+                    )
+                    if watch in finished:
+                        watch.result()  # raises: the job moved to another replica
+                    pending.discard(watch)
+                    for t in finished:
+                        if t is not watch:
+                            t.result()
+            finally:
+                for t in work:
+                    t.cancel()
+            report = self._report(spec, positions, [turns[i] for i in range(len(spec.moves))])
+            pipe = self.redis.pipeline(transaction=True)
+            pipe.hset(key, mapping={"report": report.SerializeToString(), "state": "done"})
+            pipe.expire(key, self.config.job_ttl)
+            pipe.zrem(ACTIVE, job_id)
+            await pipe.execute()
+            self.metrics.count("jobs_done")
+        except asyncio.CancelledError:
+            raise
+        except StatusError as e:
+            if e.status.code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+                log.warning("job %s paused: %s (the sweep resumes it)", job_id, e)
+                with contextlib.suppress(Exception):
+                    await self.redis.delete(f"{key}:lease")
+                return
+            await self._fail(job_id, str(e))
+        except Exception as e:
+            if "another replica" in str(e):
+                return
+            log.error("job failed", exc_info=e, extra={"job_id": job_id})
+            await self._fail(job_id, f"{type(e).__name__}: {e}")
+        finally:
+            lease.cancel()
+
+    async def _fail(self, job_id: str, message: str) -> None:
+        with contextlib.suppress(Exception):
+            pipe = self.redis.pipeline(transaction=True)
+            pipe.hset(job_key(job_id), mapping={"state": "failed", "error": message})
+            pipe.zrem(ACTIVE, job_id)
+            await pipe.execute()
+
+    async def _turn(
+        self, spec: JobSpec, pos: griot.Position, move: str, index: int
+    ) -> analysis_pb2.TurnAnalysis:
+        want = Want(spec.depth, spec.time, True, spec.priority, spec.client, None)
+        result = None
+        async for r, final in self.evaluator.evaluate(pos, want):
+            result = r
+            if final:
+                break
+        assert result is not None
+        t = scores.thresholds(pos.variant.id)
+        played = pos.parse_move(move).text
+        by_move = {m: v for m, v, _ in result.moves}
+        best_move = result.best or (result.moves[0][0] if result.moves else played)
+        best_value = by_move.get(best_move, result.value)
+        played_value = by_move.get(played, best_value if played == best_move else result.value)
+        legal = len(pos.legal_moves())
+        loss, cls = scores.classify(best_value, played_value, legal, played == best_move, t)
+        mover = pos.side_to_move
+        south_value = played_value if mover == "S" else -played_value
+        return analysis_pb2.TurnAnalysis(
+            turn=index,
+            player=PLAYERS.get(mover, common_pb2.PLAYER_UNSPECIFIED),
+            position=str(pos),
+            played_move=played,
+            best_move=best_move,
+            best_score=scores.score_message(best_value),
+            played_score=scores.score_message(played_value),
+            loss=loss,
+            classification=cls,
+            south_score=scores.score_message(south_value),
+        )
+
+    def _report(
+        self, spec: JobSpec, positions: list[griot.Position], turns: list[analysis_pb2.TurnAnalysis]
+    ) -> analysis_pb2.GameReport:
+        variant = positions[0].variant
+        t = scores.thresholds(variant.id)
+        report = analysis_pb2.GameReport(variant=variant.canonical, turns=turns, thresholds=t.message())
+        for player in (common_pb2.PLAYER_SOUTH, common_pb2.PLAYER_NORTH):
+            mine = [x for x in turns if x.player == player]
+            c = analysis_pb2
+            report.players.add(
+                player=player,
+                moves=len(mine),
+                inaccuracies=sum(x.classification == c.MOVE_CLASSIFICATION_INACCURACY for x in mine),
+                mistakes=sum(x.classification == c.MOVE_CLASSIFICATION_MISTAKE for x in mine),
+                blunders=sum(x.classification == c.MOVE_CLASSIFICATION_BLUNDER for x in mine),
+                average_loss=round(sum(x.loss for x in mine) / len(mine)) if mine else 0,
+            )
+        outcome = positions[-1].outcome
+        if outcome is not None:
+            from services.rules.servicer import outcome_message
+
+            report.outcome.CopyFrom(outcome_message(outcome))
+        return report
+
+
+__all__ = ["BATCH", "JobSpec", "Jobs"]

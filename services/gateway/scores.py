@@ -1,0 +1,153 @@
+"""Scores, classifications and strength levels: the gateway's pure arithmetic.
+
+Values are the core's raw values (``griot.Score.value``): centi-units of margin for the side to
+move, or ``WIN - n`` / ``-(WIN - n)`` for a win / loss proven ``n`` turns (both players' turns) away.
+
+Classification thresholds (centi-units of loss against the best move; 100 = one seed or piece)
+-------------------------------------------------------------------------------------------
+Chosen per game family from what one seed or piece is worth on its board, so that a blunder is a
+loss that usually decides a game between equal players:
+
+======================================  ==========  =======  =======  ===========
+family                                  inaccuracy  mistake  blunder  proven result
+======================================  ==========  =======  =======  ===========
+two-row sowing (rule files: abapa,      100         300      600      4800
+awale, oware, dakar, ... 48 seeds)
+leb-bbut-ahbochen (2-10 holes, small)   100         200      400      4000
+bechi (2x4 or 2x3, six seeds a hole)    100         200      400      4800
+ikibuguzo (4x8, captures of whole       200         400      800      6400
+holes re-sown)
+sabouiyya (12 pieces each; a piece =    100         200      400      1200
+100)
+======================================  ==========  =======  =======  ===========
+
+A proven result counts as the family's "proven result" margin (a win as +margin, a loss as
+-margin), so turning a proven win into anything else, or walking into a proven loss, is a
+blunder. A move that is the only legal one is ``forced``; a move scoring as well as the best is
+``best``; a loss below the inaccuracy threshold is ``good``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from griot.v1 import analysis_pb2, common_pb2
+
+WIN = 1_000_000
+WIN_BOUND = WIN - 10_000
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Losses (centi-units) from which a move is an inaccuracy, a mistake, a blunder; and the
+    margin a proven result counts as."""
+
+    inaccuracy: int
+    mistake: int
+    blunder: int
+    proven: int
+
+    def message(self) -> analysis_pb2.ClassificationThresholds:
+        return analysis_pb2.ClassificationThresholds(
+            inaccuracy=self.inaccuracy, mistake=self.mistake, blunder=self.blunder
+        )
+
+
+SOWING = Thresholds(100, 300, 600, 4800)
+#: Per game id; every other game (the two-row sowing rule files) uses :data:`SOWING`.
+FAMILY_THRESHOLDS: dict[str, Thresholds] = {
+    "leb-bbut-ahbochen": Thresholds(100, 200, 400, 4000),
+    "bechi": Thresholds(100, 200, 400, 4800),
+    "ikibuguzo": Thresholds(200, 400, 800, 6400),
+    "sabouiyya": Thresholds(100, 200, 400, 1200),
+}
+
+
+def thresholds(game_id: str) -> Thresholds:
+    """The thresholds of a game family (by the variant's game id)."""
+    return FAMILY_THRESHOLDS.get(game_id, SOWING)
+
+
+def score_message(value: int) -> common_pb2.Score:
+    """A raw value as ``griot.v1.Score`` (proven results in the side to move's own turns)."""
+    if value >= WIN_BOUND:
+        return common_pb2.Score(wins_in=max(1, (WIN - value + 1) // 2))
+    if value <= -WIN_BOUND:
+        return common_pb2.Score(loses_in=(WIN + value) // 2)
+    return common_pb2.Score(centi=value)
+
+
+def negate(value: int) -> int:
+    """The same value from the other side's point of view."""
+    return -value
+
+
+def centi(value: int, t: Thresholds) -> int:
+    """A value on the centi-unit scale of losses: proven results count as ``t.proven``."""
+    if value >= WIN_BOUND:
+        return t.proven
+    if value <= -WIN_BOUND:
+        return -t.proven
+    return max(-t.proven, min(t.proven, value))
+
+
+def classify(
+    best: int, played: int, legal_moves: int, played_is_best: bool, t: Thresholds
+) -> tuple[int, int]:
+    """(loss in centi-units, ``MoveClassification``) of a played move scoring ``played`` where the
+    best scores ``best`` (both from the mover's point of view)."""
+    loss = 0 if played_is_best else max(0, centi(best, t) - centi(played, t))
+    if legal_moves <= 1:
+        return loss, analysis_pb2.MOVE_CLASSIFICATION_FORCED
+    if loss == 0:
+        return 0, analysis_pb2.MOVE_CLASSIFICATION_BEST
+    if loss >= t.blunder or (best >= WIN_BOUND and played < WIN_BOUND):
+        return loss, analysis_pb2.MOVE_CLASSIFICATION_BLUNDER
+    if loss >= t.mistake:
+        return loss, analysis_pb2.MOVE_CLASSIFICATION_MISTAKE
+    if loss >= t.inaccuracy:
+        return loss, analysis_pb2.MOVE_CLASSIFICATION_INACCURACY
+    return loss, analysis_pb2.MOVE_CLASSIFICATION_GOOD
+
+
+# ---------------------------------------------------------------------------------------------
+# Strength levels (the core's ``search::level`` table, applied to a worker's multi-PV result)
+
+
+@dataclass(frozen=True)
+class Level:
+    depth: int
+    margin: int
+    time: float | None
+
+
+LEVELS: dict[int, Level] = {
+    1: Level(1, 400, None),
+    2: Level(2, 300, None),
+    3: Level(3, 200, None),
+    4: Level(4, 150, None),
+    5: Level(6, 100, None),
+    6: Level(8, 60, None),
+    7: Level(10, 30, None),
+    8: Level(12, 10, None),
+    9: Level(18, 0, 1.0),
+    10: Level(64, 0, 3.0),
+}
+
+
+def choose(level: Level, moves: list[tuple[str, int, str]], best: str | None, seed: int) -> str | None:
+    """The move a level plays from a search's root moves ``(move, value, bound)`` (best first):
+    uniformly among the exactly scored moves within the level's margin of the best, never a proven
+    loss when the best is not one; the best move at levels without a margin."""
+    if not moves:
+        return best
+    top = moves[0]
+    if level.margin == 0:
+        return best or top[0]
+    floor = top[1] if abs(top[1]) >= WIN_BOUND else max(top[1] - level.margin, -WIN_BOUND + 1)
+    candidates = [m for m, v, b in moves if b == "exact" and v >= floor]
+    if not candidates:
+        return best or top[0]
+    rng = random.Random(seed) if seed else random.Random()
+    return rng.choice(sorted(candidates))

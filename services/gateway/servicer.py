@@ -1,0 +1,448 @@
+"""The ``griot.v1.AnalysisService`` servicer: parse and check the request, call the gateway's
+core (:mod:`~services.gateway.evaluator`, :mod:`~services.gateway.jobs`), build the responses.
+Errors are raised as Griot's exceptions or :class:`griot.status.StatusError` and become statuses in
+one place (:mod:`services.common.rpc`)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import griot
+import grpc
+from google.protobuf import duration_pb2
+from griot import record as records
+from griot import redis_keys
+from griot.status import StatusError
+from griot.v1 import analysis_pb2, analysis_pb2_grpc
+
+from services.common.rpc import RpcMetrics, server_stream, unary_async
+from services.gateway import scores
+from services.gateway.auth import Guard, Principal
+from services.gateway.cache import EvalResult
+from services.gateway.config import GatewayConfig
+from services.gateway.evaluator import BATCH, INTERACTIVE, Evaluator, Want
+from services.gateway.jobs import Jobs, JobSpec
+from services.gateway.metrics import GatewayMetrics
+
+log = logging.getLogger("griot.gateway")
+
+SERVICE_NAME: str = analysis_pb2.DESCRIPTOR.services_by_name["AnalysisService"].full_name
+#: Time kept back from the caller's deadline for the answer to travel.
+DEADLINE_MARGIN = 0.15
+
+
+def bad_request(message: str) -> StatusError:
+    return StatusError(grpc.StatusCode.INVALID_ARGUMENT, "bad_request", message)
+
+
+def _seconds(d: duration_pb2.Duration) -> float:
+    return d.seconds + d.nanos / 1e9
+
+
+def evaluation(r: EvalResult, final: bool) -> analysis_pb2.Evaluation:
+    """An :class:`EvalResult` as a message (move scores only when every move was scored)."""
+    e = analysis_pb2.Evaluation(
+        depth=r.depth,
+        score=scores.score_message(r.value),
+        best_move=r.best or "",
+        pv=r.pv,
+        nodes=r.nodes,
+        nps=int(r.nodes / r.time) if r.time > 0 else 0,
+        final=final,
+        from_cache=r.from_cache,
+    )
+    e.elapsed.FromNanoseconds(int(r.time * 1e9))
+    if r.all:
+        for move, value, _bound in r.moves:
+            e.move_scores.add(move=move, score=scores.score_message(value))
+    return e
+
+
+def _over(pos: griot.Position) -> EvalResult | None:
+    """The evaluation of a finished game (no search)."""
+    outcome = pos.outcome
+    if outcome is None or pos.legal_moves():
+        return None
+    value = (
+        0 if outcome.winner is None else (scores.WIN if outcome.winner == pos.side_to_move else -scores.WIN)
+    )
+    return EvalResult(depth=0, value=value, best=None)
+
+
+class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
+    """Thin handlers over the gateway's core."""
+
+    def __init__(
+        self,
+        evaluator: Evaluator,
+        jobs: Jobs,
+        sessions: Any,
+        guard: Guard,
+        config: GatewayConfig,
+        metrics: GatewayMetrics,
+    ) -> None:
+        self.evaluator = evaluator
+        self.jobs = jobs
+        self.redis = sessions
+        self.guard = guard
+        self.config = config
+        self.metrics = metrics
+
+    # -- request checking ------------------------------------------------------------------------
+
+    def _want(
+        self,
+        limits: analysis_pb2.SearchLimits,
+        priority: int,
+        default_priority: int,
+        all_moves: bool,
+        p: Principal,
+        context: Any,
+    ) -> Want:
+        if priority not in analysis_pb2.Priority.values():
+            raise bad_request(f"unknown priority {priority}")
+        prio = {
+            analysis_pb2.PRIORITY_INTERACTIVE: INTERACTIVE,
+            analysis_pb2.PRIORITY_BATCH: BATCH,
+        }.get(priority, default_priority)
+        seconds = None
+        if limits.HasField("max_time"):
+            if limits.max_time.seconds < 0 or limits.max_time.nanos < 0:
+                raise bad_request("max_time must not be negative")
+            seconds = _seconds(limits.max_time) or None
+        self.guard.check_time(p, seconds)
+        if limits.max_depth:
+            self.guard.check_depth(p, limits.max_depth)
+            depth = limits.max_depth
+        elif seconds is not None:
+            depth = p.limits.max_depth
+        else:
+            depth = min(self.config.default_depth, p.limits.max_depth)
+        deadline = None
+        remaining = context.time_remaining()
+        if remaining is not None:
+            if remaining <= DEADLINE_MARGIN:
+                raise StatusError(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline", "the deadline is too close")
+            deadline = time.time() + remaining - DEADLINE_MARGIN
+        return Want(depth, seconds, all_moves, prio, p.name, deadline)
+
+    # -- Evaluate --------------------------------------------------------------------------------
+
+    async def Evaluate(
+        self, request: analysis_pb2.EvaluateRequest, context: Any
+    ) -> AsyncIterator[analysis_pb2.EvaluateResponse]:
+        p = self.guard.caller(context)
+        self.metrics.count("requests")
+        pos = griot.Position(request.position)
+        want = self._want(
+            request.limits, request.priority, INTERACTIVE, request.include_move_scores, p, context
+        )
+        text = str(pos)
+        over = _over(pos)
+        if over is not None:
+            yield analysis_pb2.EvaluateResponse(position=text, evaluation=evaluation(over, True))
+            return
+        with self.guard.stream(p):
+            async for r, final in self.evaluator.evaluate(pos, want):
+                yield analysis_pb2.EvaluateResponse(position=text, evaluation=evaluation(r, final))
+
+    # -- BestMove --------------------------------------------------------------------------------
+
+    async def BestMove(
+        self, request: analysis_pb2.BestMoveRequest, context: Any
+    ) -> analysis_pb2.BestMoveResponse:
+        p = self.guard.caller(context)
+        self.metrics.count("requests")
+        pos = griot.Position(request.position)
+        if not 1 <= request.level <= 10:
+            raise bad_request(f"level {request.level}: levels are 1 to 10")
+        if not pos.legal_moves():
+            raise StatusError(
+                grpc.StatusCode.INVALID_ARGUMENT, "game_over", "the game is over: no move to choose"
+            )
+        level = scores.LEVELS[request.level]
+        limits = analysis_pb2.SearchLimits(max_depth=min(level.depth, p.limits.max_depth))
+        seconds = level.time
+        if request.HasField("max_time"):
+            asked = _seconds(request.max_time)
+            if asked < 0:
+                raise bad_request("max_time must not be negative")
+            self.guard.check_time(p, asked)
+            seconds = asked if seconds is None else min(seconds, asked)
+        if seconds:
+            limits.max_time.FromNanoseconds(int(seconds * 1e9))
+        want = self._want(
+            limits, analysis_pb2.PRIORITY_INTERACTIVE, INTERACTIVE, level.margin > 0, p, context
+        )
+        if want.deadline is not None:
+            left = want.deadline - time.time() - 0.1
+            want = Want(
+                want.depth,
+                left if want.time is None else min(want.time, left),
+                want.all_moves,
+                want.priority,
+                want.client,
+                want.deadline,
+            )
+        result = None
+        async for r, final in self.evaluator.evaluate(pos, want):
+            result = r
+            if final:
+                break
+        assert result is not None
+        move = scores.choose(level, result.moves, result.best, request.seed) or str(pos.legal_moves()[0])
+        value = next((v for m, v, _ in result.moves if m == move), result.value)
+        return analysis_pb2.BestMoveResponse(move=move, score=scores.score_message(value), depth=result.depth)
+
+    # -- AnalyzeGame -----------------------------------------------------------------------------
+
+    async def AnalyzeGame(
+        self, request: analysis_pb2.AnalyzeGameRequest, context: Any
+    ) -> AsyncIterator[analysis_pb2.AnalyzeGameResponse]:
+        p = self.guard.caller(context)
+        self.metrics.count("requests")
+        which = request.WhichOneof("game")
+        if which is None:
+            raise bad_request("give moves, a record or a resume_job_id")
+        with self.guard.stream(p):
+            if which == "resume_job_id":
+                job_id = request.resume_job_id
+                if not job_id.isalnum() or len(job_id) > 64:
+                    raise bad_request("resume_job_id is not a job id")
+                await self.jobs.resume(job_id, p.name, p.authenticated)
+            else:
+                if which == "record":
+                    rec = records.loads(request.record)
+                    start, moves = rec.start_position(), list(rec.moves)
+                else:
+                    variant = griot.Variant(request.moves.variant)
+                    if request.moves.start_position:
+                        start = griot.Position(request.moves.start_position)
+                        if start.variant.canonical != variant.canonical:
+                            raise bad_request(
+                                f"start position is a position of {start.variant.canonical}, "
+                                f"not {variant.canonical}"
+                            )
+                    else:
+                        start = variant.start()
+                    moves = list(request.moves.moves)
+                self.guard.check_game(p, len(moves))
+                pos = start
+                played = []
+                for i, m in enumerate(moves):
+                    try:
+                        mv = pos.parse_move(m)
+                        pos = pos.play(mv)
+                    except griot.IllegalMoveError as e:
+                        e.move = m  # type: ignore[attr-defined]
+                        raise
+                    except griot.NotationError as e:
+                        raise griot.NotationError(f"move {i + 1} {m!r}: {e}") from None
+                    played.append(mv.text)
+                want = self._want(request.limits, request.priority, BATCH, True, p, context)
+                spec = JobSpec(
+                    variant=start.variant.canonical,
+                    start=str(start),
+                    moves=played,
+                    depth=want.depth,
+                    time=want.time,
+                    priority=want.priority,
+                    client=p.name,
+                )
+                job_id = await self.jobs.create(spec)
+            async for message in self.jobs.follow(job_id):
+                yield message
+
+    # -- LiveSession -----------------------------------------------------------------------------
+
+    async def LiveSession(
+        self, requests: AsyncIterator[analysis_pb2.LiveSessionRequest], context: Any
+    ) -> AsyncIterator[analysis_pb2.LiveSessionResponse]:
+        p = self.guard.caller(context)
+        self.metrics.count("requests")
+        with self.guard.stream(p):
+            self.metrics.sessions.inc()
+            try:
+                async for message in LiveStream(self, p, context).run(requests):
+                    yield message
+            finally:
+                self.metrics.sessions.dec()
+
+
+def servicer_class(metrics: RpcMetrics) -> type[AnalysisServicer]:
+    """The servicer with its handlers wrapped for this server's metrics and error mapping."""
+
+    class Servicer(AnalysisServicer):
+        pass
+
+    for name, wrapper in (
+        ("Evaluate", server_stream),
+        ("BestMove", unary_async),
+        ("AnalyzeGame", server_stream),
+        ("LiveSession", server_stream),
+    ):
+        setattr(Servicer, name, wrapper("AnalysisService", name, metrics)(getattr(AnalysisServicer, name)))
+    return Servicer
+
+
+def session_key(session_id: str) -> str:
+    return f"{redis_keys.SESSION_PREFIX}{session_id}"
+
+
+class LiveStream:
+    """One open ``LiveSession`` stream: reads updates, keeps the session in Redis, evaluates the
+    current position and cancels the evaluation of a superseded one."""
+
+    def __init__(self, servicer: AnalysisServicer, principal: Principal, context: Any) -> None:
+        self.s = servicer
+        self.p = principal
+        self.context = context
+        self.out: asyncio.Queue[Any] = asyncio.Queue()
+        self.session_id = ""
+        self.update_id = 0
+        self.position: griot.Position | None = None
+        self.limits = analysis_pb2.SearchLimits()
+        self.all_moves = False
+        self.eval_task: asyncio.Task[None] | None = None
+
+    async def run(
+        self, requests: AsyncIterator[analysis_pb2.LiveSessionRequest]
+    ) -> AsyncIterator[analysis_pb2.LiveSessionResponse]:
+        reader = asyncio.get_running_loop().create_task(self._read(requests))
+        try:
+            while True:
+                item = await self.out.get()
+                if item is None:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            reader.cancel()
+            if self.eval_task is not None:
+                self.eval_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await reader
+
+    async def _read(self, requests: AsyncIterator[analysis_pb2.LiveSessionRequest]) -> None:
+        try:
+            async for req in requests:
+                await self._update(req)
+            # The client closed its side: the current position's evaluations still arrive.
+            if self.eval_task is not None:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self.eval_task
+            self.out.put_nowait(None)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as e:
+            self.out.put_nowait(e)
+
+    async def _update(self, req: analysis_pb2.LiveSessionRequest) -> None:
+        redis = self.s.redis
+        which = req.WhichOneof("update")
+        if not self.session_id:
+            if req.session_id:
+                data = await redis.hgetall(session_key(req.session_id))
+                if not data:
+                    raise StatusError(
+                        grpc.StatusCode.NOT_FOUND, "unknown_session", f"no live session {req.session_id!r}"
+                    )
+                if self.p.authenticated and data.get(b"owner", b"").decode() != self.p.name:
+                    raise StatusError(
+                        grpc.StatusCode.PERMISSION_DENIED, "not_owner", "this session belongs to another key"
+                    )
+                self.session_id = req.session_id
+                self.update_id = int(data[b"update_id"])
+                self.position = griot.Position(data[b"position"].decode())
+                self.limits = analysis_pb2.SearchLimits.FromString(data.get(b"limits", b""))
+                self.all_moves = data.get(b"all_moves") == b"1"
+                self.s.metrics.count("sessions_resumed")
+            elif which is None:
+                raise bad_request(
+                    "the first message of a session sets a position (or resumes with a session_id)"
+                )
+            else:
+                self.session_id = uuid.uuid4().hex
+                self.s.metrics.count("sessions_started")
+        elif req.session_id and req.session_id != self.session_id:
+            raise bad_request("a stream serves one session")
+        if req.HasField("limits"):
+            self.s._want(req.limits, 0, INTERACTIVE, False, self.p, self.context)  # checks the key's limits
+            self.limits = req.limits
+        self.all_moves = req.include_move_scores or self.all_moves
+        if which is not None:
+            if req.update_id and req.update_id <= self.update_id:
+                return  # stale: an older update arriving late
+            if which == "position":
+                new = griot.Position(req.position)
+            else:
+                if self.position is None:
+                    raise bad_request("a move needs a position first")
+                try:
+                    new = self.position.play(req.move)
+                except griot.IllegalMoveError as e:
+                    e.move = req.move  # type: ignore[attr-defined]
+                    raise
+            self.position = new
+            self.update_id = req.update_id or self.update_id + 1
+        assert self.position is not None
+        key = session_key(self.session_id)
+        pipe = redis.pipeline(transaction=True)
+        pipe.hset(
+            key,
+            mapping={
+                "position": str(self.position),
+                "update_id": self.update_id,
+                "limits": self.limits.SerializeToString(),
+                "all_moves": "1" if self.all_moves else "0",
+                "owner": self.p.name,
+            },
+        )
+        pipe.expire(key, self.s.config.session_ttl)
+        await pipe.execute()
+        self._evaluate_current()
+
+    def _evaluate_current(self) -> None:
+        if self.eval_task is not None:
+            self.eval_task.cancel()  # the superseded position's search is cancelled with it
+        pos = self.position
+        assert pos is not None
+        ack = analysis_pb2.LiveSessionResponse(
+            session_id=self.session_id, update_id=self.update_id, position=str(pos)
+        )
+        over = _over(pos)
+        if over is not None:
+            assert pos.outcome is not None
+            from services.rules.servicer import outcome_message
+
+            ack.outcome.CopyFrom(outcome_message(pos.outcome))
+            self.out.put_nowait(ack)
+            self.eval_task = None
+            return
+        self.out.put_nowait(ack)
+        want = self.s._want(self.limits, 0, INTERACTIVE, self.all_moves, self.p, self.context)
+        self.eval_task = asyncio.get_running_loop().create_task(self._push(pos, want, self.update_id))
+
+    async def _push(self, pos: griot.Position, want: Want, update_id: int) -> None:
+        text = str(pos)
+        try:
+            async for r, final in self.s.evaluator.evaluate(pos, want):
+                self.out.put_nowait(
+                    analysis_pb2.LiveSessionResponse(
+                        session_id=self.session_id,
+                        update_id=update_id,
+                        position=text,
+                        evaluation=evaluation(r, final),
+                    )
+                )
+        except asyncio.CancelledError:
+            raise
+        except BaseException as e:
+            self.out.put_nowait(e)
