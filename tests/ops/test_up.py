@@ -68,7 +68,8 @@ def test_up_serves_reports_and_stops_clean_on_ctrl_c(tmp_path: Path) -> None:
         assert report["queues"] == {"griot.interactive": 0, "griot.batch": 0}
 
         table = _status(up.state_file)
-        assert table.returncode == 0 and "SERVING" in table.stdout and "queues: griot.interactive 0" in table.stdout
+        assert table.returncode == 0 and "SERVING" in table.stdout
+        assert "queues: griot.interactive 0" in table.stdout
 
         pids = list(state["components"].values())
     finally:
