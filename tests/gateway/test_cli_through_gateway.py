@@ -18,7 +18,7 @@ def test_analyze_through_the_gateway(gateway: Gateway) -> None:
     assert "via" in result.output and gateway.target.split(":")[1] in result.output.replace("\n", "")
 
 
-def test_analyze_game_through_the_gateway_writes_a_report_and_a_graph(gateway: Gateway, tmp_path: Path) -> None:
+def test_analyze_game_through_the_gateway_writes_report_and_graph(gateway: Gateway, tmp_path: Path) -> None:
     record = tmp_path / "game.griot"
     record.write_text('[Variant "abapa"]\n\n1. c 2. D 3. b 4. E\n')
     png = tmp_path / "graph.png"
