@@ -70,6 +70,14 @@ def _skip(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) ->
     help="Gateway gRPC port, 0 = any [GRIOT_GATEWAY_PORT].",
 )
 @click.option(
+    "--web-port",
+    envvar="GRIOT_UP_WEB_PORT",
+    type=int,
+    default=8080,
+    show_default=True,
+    help="Browser API and demo board HTTP port, 0 = any [GRIOT_UP_WEB_PORT].",
+)
+@click.option(
     "--gateway-metrics-port",
     envvar="GRIOT_GATEWAY_METRICS_PORT",
     type=int,
@@ -174,7 +182,8 @@ def _skip(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) ->
     help="Where the endpoints are written for `griot status`.",
 )
 def up(**kw: object) -> None:
-    """Start the whole system here: Redis, rules service, workers, gateway. Ctrl-C stops it all."""
+    """Start the whole system here: Redis, rules service, workers, gateway, browser API and demo
+    board. Ctrl-C stops it all."""
     state_file = kw.pop("state_file") or launcher.default_state_file()
     config = launcher.UpConfig(**kw, state_file=state_file)  # type: ignore[arg-type]
     sys.exit(launcher.Launcher(config).run())

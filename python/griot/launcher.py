@@ -89,6 +89,8 @@ class UpConfig:
     rules_metrics_port: int = 9464
     gateway_port: int = 50052
     gateway_metrics_port: int = 9465
+    #: The browser API (Connect, gRPC-Web) and the demo board (services.web).
+    web_port: int = 8080
     #: First worker's metrics port; worker i gets base + i (0: any free port each).
     worker_metrics_port: int = 9470
     #: Celery worker processes; 0 = one per core.
@@ -125,7 +127,8 @@ class UpConfig:
 @dataclass(frozen=True)
 class Health:
     """How to tell a component is up: ``redis`` (PING the URL), ``grpc`` (Health/Check of ``service``
-    at the target), ``log`` (a line matching ``pattern``) or ``none`` (alive is enough)."""
+    at the target), ``http`` (the URL answers 200), ``log`` (a line matching ``pattern``) or ``none``
+    (alive is enough)."""
 
     kind: str
     target: str = ""
@@ -163,6 +166,22 @@ ANALYSIS_SERVICE = "griot.v1.AnalysisService"
 
 #: Start order; stop is the reverse. Workers and gateway start when their modules exist (issues 7, 8):
 #: adjust their argv here if they land with other entry points.
+#: The built demo board (``make web-build``), served by the web component when present.
+WEB_APP_DIST = Path(__file__).resolve().parents[2] / "web" / "app" / "dist"
+
+
+def http_ok(url: str, timeout: float) -> bool:
+    """Whether ``url`` answers 200 (the web server's /healthz)."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError):
+        return False
+
+
 COMPONENTS: list[ComponentSpec] = [
     ComponentSpec(
         name="broker",
@@ -295,6 +314,32 @@ COMPONENTS: list[ComponentSpec] = [
             "gateway": "{host}:{gateway_port}",
             "gateway_metrics": "http://{host}:{gateway_metrics_port}/metrics",
         },
+    ),
+    ComponentSpec(
+        name="web",
+        color="green",
+        module="services.web",
+        argv=(
+            "{python}",
+            "-m",
+            "services.web",
+            "--host",
+            "{host}",
+            "--port",
+            "{web_port}",
+            "--rules",
+            "{host}:{rules_port}",
+            "--analysis",
+            "{host}:{gateway_port}",
+            "--static",
+            "{web_static}",
+        ),
+        health=Health("http", target="http://{host}:{web_port}/healthz"),
+        endpoints=(
+            ("demo board (browser)", "http://{host}:{web_port}/"),
+            ("browser API (Connect, gRPC-Web)", "http://{host}:{web_port}/griot.v1.RulesService/"),
+        ),
+        publish={"web": "http://{host}:{web_port}"},
     ),
 ]
 
@@ -541,7 +586,8 @@ class Launcher:
             "worker_count": c.worker_count(),
             "queues": ",".join(_queues()),
         }
-        for key in ("rules_port", "rules_metrics_port", "gateway_port", "gateway_metrics_port"):
+        v["web_static"] = str(WEB_APP_DIST) if (WEB_APP_DIST / "index.html").is_file() else "off"
+        for key in ("rules_port", "rules_metrics_port", "gateway_port", "gateway_metrics_port", "web_port"):
             port = getattr(c, key)
             v[key] = port if port else free_port(c.host)
         v["worker_metrics_port"] = c.worker_metrics_port
@@ -624,6 +670,8 @@ class Launcher:
             return grpc_health(h.target, h.service, timeout=0.5) == "SERVING"
         if h.kind == "log":
             return proc.ready_event.is_set()
+        if h.kind == "http":
+            return http_ok(h.target, timeout=0.5)
         return True
 
     def _wait_healthy(self, procs: list[Process]) -> None:

@@ -104,6 +104,8 @@ def start_up(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> U
         "0",
         "--gateway-metrics-port",
         "0",
+        "--web-port",
+        "0",
         "--worker-metrics-port",
         "0",
         "--start-timeout",

@@ -86,7 +86,7 @@ def test_a_new_component_is_a_few_lines_of_data(monkeypatch: pytest.MonkeyPatch,
     lau = Launcher(
         UpConfig(
             workers=2,
-            skip=frozenset({"rules", "workers", "gateway"}),
+            skip=frozenset({"rules", "workers", "gateway", "web"}),
             color=False,
             rules_port=0,
             state_file=tmp_path / "s.json",

@@ -53,6 +53,16 @@ def test_up_serves_reports_and_stops_clean_on_ctrl_c(tmp_path: Path) -> None:
             start = rules.start_position("abapa").position.notation
             assert rules.apply_move(start, "c").position.notation == "abapa 4,4,0,5,5,5/5,4,4,4,4,4 0-0 N 1 -"
 
+        # The browser API (Connect, as a plain JSON POST) through the web server griot up started.
+        request = urllib.request.Request(
+            state["web"] + "/griot.v1.RulesService/StartPosition",
+            data=b'{"variant": "abapa"}',
+            headers={"Content-Type": "application/json"},
+        )
+        body = json.loads(urllib.request.urlopen(request, timeout=10).read())
+        assert body["position"]["notation"] == "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -"
+        assert "demo board (browser)" in out
+
         metrics = urllib.request.urlopen(state["rules_metrics"], timeout=5).read().decode()
         assert 'griot_rpc_requests_total{code="OK",method="ApplyMove",service="RulesService"} 1.0' in metrics
 
@@ -114,7 +124,7 @@ def test_external_redis_url_uses_two_databases(tmp_path: Path, redis_server) -> 
         state = json.loads(up.state_file.read_text())
         base = redis_server.url.rsplit("/", 1)[0]
         assert state["broker_url"] == base + "/0" and state["cache_url"] == base + "/1"
-        assert set(state["components"]) == {"rules"}
+        assert set(state["components"]) == {"rules", "web"}
         assert "broker: external Redis" in up.output()
         report = json.loads(_status(up.state_file, "--json").stdout)
         assert report["healthy"] is True and len(report["redis"]) == 2
