@@ -6,12 +6,17 @@ final scores; the reason's wording is not compared). Used by the cross-check tes
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
 import griot
+
+#: How many times the default games the ``slow`` cross-checks play: 2 in CI (a few minutes on two
+#: cores); the 10- and 20-fold runs passed when the games landed (``GRIOT_CROSSCHECK_FACTOR=20``).
+SLOW_FACTOR = int(os.environ.get("GRIOT_CROSSCHECK_FACTOR", "2"))
 
 
 @dataclass

@@ -2,7 +2,8 @@
 random games: the same position text, the same legal moves and the same outcome at every turn.
 
 The default run plays about 2,000 whole games plus random walks from hand-built H'ajeb positions in
-well under a minute; `-m slow` plays ten times as many games to the full turn limit.
+well under a minute; `-m slow` plays SLOW_FACTOR times as many games (tests/crosscheck.py) to the full
+turn limit.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from types import ModuleType
 
 import griot
 import pytest
-from crosscheck import crosscheck
+from crosscheck import SLOW_FACTOR, crosscheck
 from reference import ikibuguzo, sabouiyya
 
 # (reference module, variant, games)
@@ -76,11 +77,11 @@ def test_core_agrees_with_reference_under_hajeb(start: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("ref", "variant", "games"), CASES, ids=[c[1] for c in CASES])
 def test_core_agrees_with_reference_long(ref: ModuleType, variant: str, games: int) -> None:
-    _, disagreements = crosscheck(ref, variant, games=10 * games, seed=11, max_turns=2000)
+    _, disagreements = crosscheck(ref, variant, games=SLOW_FACTOR * games, seed=11, max_turns=2000)
     assert not disagreements, "\n".join(map(str, disagreements))
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("start", HAJEB_POSITIONS)
 def test_core_agrees_with_reference_under_hajeb_long(start: str) -> None:
-    assert not _walks(sabouiyya, start, walks=1000, seed=17, length=200)
+    assert not _walks(sabouiyya, start, walks=50 * SLOW_FACTOR, seed=17, length=200)

@@ -10,12 +10,12 @@ plays 20 times as many (``pytest -m slow tests/test_cross_leb_bechi.py``).
 
 from __future__ import annotations
 
-import os
 import random
 from types import ModuleType
 
 import griot
 import pytest
+from crosscheck import SLOW_FACTOR
 
 from tests.reference import bechi, leb
 
@@ -92,12 +92,6 @@ def test_leb_core_agrees_with_reference(variant: str, games: int) -> None:
 @pytest.mark.parametrize(("variant", "games"), BECHI_RUNS)
 def test_bechi_core_agrees_with_reference(variant: str, games: int) -> None:
     assert crosscheck(bechi, variant, games, seed=1) > 0
-
-
-# The slow run plays SLOW_FACTOR times as many games: 3 in CI (about a minute and a half); the
-# 20-fold run (18,840 games, about 12 minutes) passed when the games landed:
-# GRIOT_CROSSCHECK_FACTOR=20 pytest -m slow tests/test_cross_leb_bechi.py
-SLOW_FACTOR = int(os.environ.get("GRIOT_CROSSCHECK_FACTOR", "3"))
 
 
 @pytest.mark.slow
