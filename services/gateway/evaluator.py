@@ -23,7 +23,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import griot
@@ -110,6 +110,24 @@ class Evaluator:
             return entry
         return None
 
+    async def _deep_enough_to_replace(self, pos: griot.Position, want: Want) -> Want:
+        """``want``, searched deeper when a deeper cached entry lacks the per-move scores it needs.
+
+        The cache keeps one entry a position, deeper wins, and at equal depth an entry with every
+        move scored wins. An all-moves request behind a deeper best-move-only entry would otherwise
+        be refused by that rule and miss again every time; searched to the entry's depth, its result
+        replaces the entry and answers both kinds of request from then on.
+        """
+        if not want.all_moves or want.time is not None or not cacheable(pos, want.depth):
+            return want
+        try:
+            entry = await self.cache.get(pos)
+        except Exception:
+            return want
+        if entry is not None and not entry.all and entry.depth > want.depth and cacheable(pos, entry.depth):
+            return replace(want, depth=entry.depth)
+        return want
+
     async def evaluate(self, pos: griot.Position, want: Want) -> AsyncIterator[tuple[EvalResult, bool]]:
         """Yields ``(result, final)`` per completed depth; the last has ``final`` set."""
         hit = await self.cached(pos, want)
@@ -120,6 +138,7 @@ class Evaluator:
             return
         self.metrics.cache.labels("miss").inc()
         self.metrics.count("cache_misses")
+        want = await self._deep_enough_to_replace(pos, want)
 
         key = (pos.variant.canonical, pos.key)
         flight = next((f for f in self.flights.get(key, []) if f.serves(want)), None)

@@ -554,3 +554,20 @@ def test_game_over_position_evaluates_without_search(gateway: Gateway) -> None:
     with AnalysisClient(gateway.target) as client:
         msgs = list(client.evaluate(OVER, timeout=5))
     assert len(msgs) == 1 and msgs[0].evaluation.final and msgs[0].evaluation.depth == 0
+
+
+def test_analysis_behind_a_deeper_best_move_entry_is_cached_the_second_time(gateway: Gateway) -> None:
+    # A deep Evaluate caches awale's start scoring the best move only; a shallower whole-game
+    # analysis needs every move scored. Its search goes to the entry's depth so that its result
+    # replaces the entry (deeper wins, and at equal depth every move scored wins); the same analysis
+    # again is then answered from the cache without a single task.
+    start = griot.Variant("awale").start()
+    moves = game("awale", 4, seed=9)
+    with AnalysisClient(gateway.target) as client:
+        list(client.evaluate(start, search_limits(max_depth=7), timeout=60))
+        first = list(client.analyze_game("awale", moves, limits=search_limits(max_depth=3), timeout=120))
+        assert first[-1].HasField("report")
+        sent = gateway.metric("griot_gateway_tasks_total", event="sent")
+        again = list(client.analyze_game("awale", moves, limits=search_limits(max_depth=3), timeout=60))
+        assert again[-1].report.turns == first[-1].report.turns
+        assert gateway.metric("griot_gateway_tasks_total", event="sent") == sent
