@@ -33,6 +33,23 @@ CLASS_NAMES = {
 }
 
 
+GRAPH_MARKS = (
+    (analysis_pb2.MOVE_CLASSIFICATION_INACCURACY, "inaccuracy", "#d4b000"),
+    (analysis_pb2.MOVE_CLASSIFICATION_MISTAKE, "mistake", "#e08a00"),
+    (analysis_pb2.MOVE_CLASSIFICATION_BLUNDER, "blunder", "#c00"),
+)
+
+
+def graph_marks(report: analysis_pb2.GameReport) -> dict[str, tuple[str, list[tuple[int, float]]]]:
+    """The evaluation graph's marked points: for each class of bad move, its colour and (turn, score)."""
+    marks: dict[str, tuple[str, list[tuple[int, float]]]] = {}
+    for cls, label, colour in GRAPH_MARKS:
+        points = [(t.turn + 1, score_number(t.south_score)) for t in report.turns if t.classification == cls]
+        if points:
+            marks[label] = (colour, points)
+    return marks
+
+
 def gateway_target(explicit: str | None) -> str | None:
     """The gateway to use: the one named (``off``: none), else the running ``griot up``'s if it is
     serving, else None."""
@@ -123,13 +140,11 @@ def write_graph(report: analysis_pb2.GameReport, path: Path, title: str) -> None
     ax.fill_between(xs, ys, 0, where=[y >= 0 for y in ys], color="#f2e6c9", step="mid")
     ax.fill_between(xs, ys, 0, where=[y < 0 for y in ys], color="#5b4a3a", step="mid")
     ax.plot(xs, ys, color="#333", linewidth=1.2, drawstyle="steps-mid")
-    bad = {
-        analysis_pb2.MOVE_CLASSIFICATION_MISTAKE: "#e08a00",
-        analysis_pb2.MOVE_CLASSIFICATION_BLUNDER: "#c00",
-    }
-    for t, x, y in zip(report.turns, xs, ys, strict=True):
-        if t.classification in bad:
-            ax.plot([x], [y], "o", color=bad[t.classification], markersize=5)
+    for label, (colour, turns) in graph_marks(report).items():
+        xs_, ys_ = [x for x, _ in turns], [y for _, y in turns]
+        ax.plot(xs_, ys_, "o", color=colour, markersize=5, linestyle="", label=label)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(loc="upper left", fontsize="small", frameon=False)
     ax.set_xlabel("turn")
     ax.set_ylabel("South's score (seeds)")
     ax.set_title(title)

@@ -392,6 +392,19 @@ def find_redis_server(explicit: str | None = None) -> tuple[str, str]:
     )
 
 
+#: The configuration's fixed ports (0 = pick a free one).
+PORT_KEYS = (
+    "rules_port",
+    "rules_metrics_port",
+    "gateway_port",
+    "gateway_metrics_port",
+    "web_port",
+    "broker_port",
+    "cache_port",
+    "worker_metrics_port",
+)
+
+
 def free_port(host: str) -> int:
     """A port nobody listens on now (bound then released: good enough on loopback)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -587,9 +600,12 @@ class Launcher:
             "queues": ",".join(_queues()),
         }
         v["web_static"] = str(WEB_APP_DIST) if (WEB_APP_DIST / "index.html").is_file() else "off"
+        # Every port this stack picks is distinct: two free_port() calls may return the same port
+        # (each is released before the next is asked for), and two components must never share one.
+        self._ports_taken: set[int] = {int(getattr(c, k)) for k in PORT_KEYS if getattr(c, k)}
         for key in ("rules_port", "rules_metrics_port", "gateway_port", "gateway_metrics_port", "web_port"):
             port = getattr(c, key)
-            v[key] = port if port else free_port(c.host)
+            v[key] = port if port else self._free_port()
         v["worker_metrics_port"] = c.worker_metrics_port
 
         broker_url, cache_url = c.broker_url, c.cache_url
@@ -598,7 +614,7 @@ class Launcher:
             cache_url = cache_url or redis_db_url(c.redis_url, 1)
         private = {"broker": broker_url is None, "cache": cache_url is None}
         for role, port in (("broker", c.broker_port), ("cache", c.cache_port)):
-            v[f"{role}_port"] = (port or free_port(c.host)) if private[role] else 0
+            v[f"{role}_port"] = (port or self._free_port()) if private[role] else 0
         v["broker_url"] = broker_url or f"redis://{c.host}:{v['broker_port']}/0"
         v["cache_url"] = cache_url or f"redis://{c.host}:{v['cache_port']}/0"
         self.values = v
@@ -619,6 +635,14 @@ class Launcher:
         names = [p for s in self.active for p in self._names(s)]
         self._width = max([8, *(len(n) for n in names)])
 
+    def _free_port(self) -> int:
+        """A free port that no other component of this stack was given."""
+        while True:
+            port = free_port(self.config.host)
+            if port not in self._ports_taken:
+                self._ports_taken.add(port)
+                return port
+
     def _replicas(self, spec: ComponentSpec) -> int:
         if spec.replicas is None:
             return 1
@@ -635,7 +659,7 @@ class Launcher:
         values = dict(self.values, index=index)
         if spec.metrics_port_key:
             base = int(self.values[spec.metrics_port_key])
-            values["metrics_port"] = base + index if base else free_port(self.config.host)
+            values["metrics_port"] = base + index if base else self._free_port()
         argv = [_fill(a, values) for a in spec.argv]
         env = dict(os.environ)
         env.update({k: _fill(t, values) for k, t in COMMON_ENV.items()})

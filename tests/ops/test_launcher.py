@@ -41,6 +41,29 @@ def test_plan_with_one_external_url(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     assert any("external Redis redis://:***@10.0.0.5:6380/0" in why for _, why in lau.skipped)
 
 
+def test_every_picked_port_is_distinct(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # The kernel may hand out the same ephemeral port twice once it was released (CI saw the web
+    # server and the rules metrics share one). Replay that: every port comes back twice, and one
+    # equals a fixed port of the configuration.
+    handed = iter([9000, 9000, 5000, 5000, 5001, 5001, 5002, 5002, 5003, 5003, 5004, 5005, 5006, 5007])
+    monkeypatch.setattr(launcher, "free_port", lambda host: next(handed))
+    config = UpConfig(
+        rules_port=0,
+        rules_metrics_port=0,
+        gateway_port=0,
+        gateway_metrics_port=0,
+        web_port=9000,
+        state_file=tmp_path / "s.json",
+    )
+    lau = Launcher(config)
+    lau.plan()
+    keys = ["rules_port", "rules_metrics_port", "gateway_port", "gateway_metrics_port", "web_port"]
+    keys += ["broker_port", "cache_port"]
+    ports = [lau.values[k] for k in keys]
+    assert len(set(ports)) == len(ports), dict(zip(keys, ports, strict=True))
+    assert lau.values["web_port"] == 9000
+
+
 def test_env_and_flags_reach_the_config(monkeypatch: pytest.MonkeyPatch) -> None:
     from click.testing import CliRunner
     from griot.cli import main
