@@ -4,7 +4,8 @@
  * gateway running, a live evaluation bar, per-move scores and an analysis graph of the game.
  *
  * The API address is `${location.origin}/api` (the web server serves both), or `?api=URL`.
- * `?variant=` opens a game of a variant string, options included (`abapa(holes=4,max_turns=40)`).
+ * `?variant=` opens a game of a variant string, options included (`abapa(holes=4,max_turns=40)`);
+ * `?position=` opens a game from a position in Griot notation (a puzzle, a game to go on with).
  */
 import {
   ConnectError,
@@ -32,6 +33,8 @@ const API = params.get("api") ?? `${location.origin}/api`;
 /** Milliseconds per animation frame (`?anim=0` turns animation off). */
 const FRAME_MS = Number(params.get("anim") ?? 90);
 const client = createGriotClient(API);
+/** `?position=`: where the first game starts (later games start at the variant's start). */
+let startAt: PositionInfo | undefined;
 
 type Mode = "hh" | "he" | "eh" | "ee";
 
@@ -298,7 +301,15 @@ async function newGame() {
   try {
     const variant = chosenVariant();
     const desc = await client.rules.describeVariant({ variant });
-    const start = await client.rules.startPosition({ variant });
+    let start: { position?: PositionInfo; legalMoves: string[] };
+    if (startAt) {
+      if (startAt.variant !== desc.variant) throw new Error(`${startAt.notation} is not a position of ${desc.variant}`);
+      const { moves } = await client.rules.listLegalMoves({ position: startAt.notation });
+      start = { position: startAt, legalMoves: moves };
+      startAt = undefined;
+    } else {
+      start = await client.rules.startPosition({ variant });
+    }
     if (game !== state.gameId) return;
     state.desc = desc;
     state.layout = layoutBoard(desc.geometry!, $<HTMLInputElement>("flip").checked);
@@ -473,7 +484,9 @@ async function main() {
     state.families = families;
     const select = $<HTMLSelectElement>("variant");
     select.replaceChildren(...families.map((f) => el("option", { value: f.id }, `${f.name} (${f.id})`)));
-    const wanted = params.get("variant") ? parseVariantString(params.get("variant")!) : undefined;
+    if (params.get("position")) startAt = (await client.rules.parsePosition({ position: params.get("position")! })).position;
+    const named = startAt?.variant ?? params.get("variant");
+    const wanted = named ? parseVariantString(named) : undefined;
     if (wanted && !families.some((f) => f.id === wanted.id)) throw new Error(`no game ${wanted.id}`);
     select.value = wanted?.id ?? (families.some((f) => f.id === "abapa") ? "abapa" : families[0]?.id ?? "");
     renderOptions();
