@@ -256,8 +256,12 @@ def test_connect_server_stream_json(web: WebServer) -> None:
     assert r.status_code == 200
     frames = envelopes(r.content)
     msgs = [json.loads(p) for f, p in frames if f == 0]
-    assert [m["evaluation"]["depth"] for m in msgs] == [1, 2, 3]
-    assert msgs[-1]["evaluation"]["final"] is True
+    # The gateway's contract (docs/API.md): one message per completed depth, deeper and deeper, the
+    # last one final and at least as deep as asked (a deeper cached result may answer at once).
+    depths = [m["evaluation"]["depth"] for m in msgs]
+    assert depths and depths == sorted(set(depths)) and depths[-1] >= 3
+    assert [m["evaluation"].get("final", False) for m in msgs] == [False] * (len(msgs) - 1) + [True]
+    assert {m["position"] for m in msgs} == {START}
     assert len(msgs[-1]["evaluation"]["moveScores"]) == 6
     end = [json.loads(p) for f, p in frames if f == 2]
     assert end == [{}] or "error" not in end[0]
@@ -305,7 +309,9 @@ def test_grpc_web_unary_and_stream(web: WebServer) -> None:
         web, f"{ANALYSIS}/Evaluate", analysis_pb2.EvaluateRequest(position=START, limits={"max_depth": 2})
     )
     assert trailers["grpc-status"] == "0"
-    assert [analysis_pb2.EvaluateResponse.FromString(d).evaluation.depth for d in data] == [1, 2]
+    evaluations = [analysis_pb2.EvaluateResponse.FromString(d).evaluation for d in data]
+    assert evaluations[-1].final and evaluations[-1].depth >= 2
+    assert evaluations[-1].best_move in {"a", "b", "c", "d", "e", "f"}
 
 
 def test_grpc_web_error_has_status_details(web: WebServer) -> None:
@@ -351,10 +357,10 @@ def test_cors_other_origin_refused(web_local: WebServer, web_proxy: WebServer) -
     assert "access-control-allow-origin" not in r.headers
 
 
-def test_services_health_and_metrics(web_local: WebServer, web_proxy: WebServer) -> None:
+def test_services_health_and_metrics(web_local: WebServer, web_proxy: WebServer, analysis_grpc: str) -> None:
     assert httpx.get(f"{web_local.url}/api/services").json()["services"] == {
         "griot.v1.RulesService": "local",
-        "griot.v1.AnalysisService": "local:reference_gateway:service_spec",
+        "griot.v1.AnalysisService": f"grpc://{analysis_grpc}",
     }
     assert (
         httpx.get(f"{web_proxy.url}/api/services")
@@ -366,6 +372,18 @@ def test_services_health_and_metrics(web_local: WebServer, web_proxy: WebServer)
     metrics = httpx.get(f"{web_local.url}/metrics").text
     assert 'griot_rpc_requests_total{code="OK",method="ValidateMove",service="RulesService"}' in metrics
     assert httpx.get(f"{web_local.url}/nope").status_code == 404
+
+
+def test_service_from_a_factory(web_factory: Any) -> None:
+    """A `module:function` naming a ServiceSpec factory serves that servicer in process."""
+    web = web_factory(
+        services={"griot.v1.RulesService": "services.rules:service_spec", "griot.v1.AnalysisService": "off"}
+    )
+    assert httpx.get(f"{web.url}/api/services").json()["services"] == {
+        "griot.v1.RulesService": "local:services.rules:service_spec"
+    }
+    r = post(web, f"{RULES}/ApplyMove", {"position": START, "move": "c"})
+    assert r.json()["position"]["notation"] == "abapa 4,4,0,5,5,5/5,4,4,4,4,4 0-0 N 1 -"
 
 
 def test_flags_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:

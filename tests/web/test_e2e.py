@@ -1,11 +1,13 @@
 """End to end in a real browser: the built demo board (web/app/dist) in Debian's headless Chromium,
-driven by playwright-core (web/e2e/play.mjs), against the real stack on loopback: the rules gRPC
-server and a stand-in analysis gateway as processes, and the web (Connect) server as a process
-forwarding to them and serving the app. Games are played by clicking; after every move the board
-must show what the API says the position holds. Screenshots: test-artifacts/e2e/.
+driven by playwright-core (web/e2e/play.mjs), against the REAL stack on loopback (conftest.py's
+``griot_stack``: what `griot up` starts, with one Celery worker and a shallow gateway): the page is
+served by services.web, which forwards to the rules service and to the analysis gateway, whose
+searches run on the worker. Games are played by clicking cells the API's legal moves highlight;
+after every turn the board must show what the API says the position holds. Screenshots:
+test-artifacts/e2e/.
 
-Needs `make web-install web-build` (node modules, the built app, Chromium): skipped with the
-reason when they are missing, failed instead when CI is set."""
+Needs `make web-install web-build` (node modules, the built app, Chromium) and redis-server: skipped
+with the reason when they are missing, failed instead when CI is set."""
 
 from __future__ import annotations
 
@@ -18,10 +20,12 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import griot
 import httpx
 import pytest
+from upstack import GATEWAY_DEFAULT_DEPTH, GriotStack
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
@@ -40,121 +44,166 @@ def _missing() -> str | None:
         return "the demo app is not built: run `make web-build`"
     if not Path(CHROMIUM).exists():
         return f"no Chromium at {CHROMIUM}: run `make web-install` (apt-get install chromium)"
+    if shutil.which("redis-server") is None:
+        return "redis-server is not installed (`make test` installs it)"
     return None
 
 
-def _need_stack() -> None:
+@pytest.fixture(scope="module")
+def online(griot_stack: GriotStack) -> str:
+    """The web server of the real stack (rules and analysis forwarded, the demo board)."""
     reason = _missing()
-    if reason is None:
-        return
-    if os.environ.get("CI"):
-        pytest.fail(f"end-to-end prerequisites missing in CI: {reason}")
-    pytest.skip(reason)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Stack:
-    """The processes of the stack, stopped together."""
-
-    def __init__(self) -> None:
-        self.procs: list[subprocess.Popen[bytes]] = []
-        self.logs = ARTIFACTS / "logs"
-        self.logs.mkdir(parents=True, exist_ok=True)
-
-    def spawn(self, name: str, *args: str) -> None:
-        log = (self.logs / f"{name}.log").open("wb")
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-        self.procs.append(
-            subprocess.Popen([sys.executable, *args], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
-        )
-
-    def wait_web(self, url: str) -> None:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            for p in self.procs:
-                if p.poll() is not None:
-                    raise RuntimeError(f"{p.args} exited with {p.returncode}; see {self.logs}")
-            try:
-                r = httpx.post(
-                    f"{url}/api/griot.v1.RulesService/StartPosition", json={"variant": "abapa"}, timeout=2
-                )
-                if r.status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError(f"{url} did not answer; see {self.logs}")
-
-    def stop(self) -> None:
-        for p in self.procs:
-            p.terminate()
-        for p in self.procs:
-            try:
-                p.wait(10)
-            except subprocess.TimeoutExpired:
-                p.kill()
+    if reason is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"end-to-end prerequisites missing in CI: {reason}")
+        pytest.skip(reason)
+    return griot_stack.web
 
 
 @pytest.fixture(scope="module")
-def stack() -> Iterator[dict[str, str]]:
-    """Rules server, stand-in gateway, and two web servers: one with the engine, one without."""
-    _need_stack()
-    s = Stack()
-    rules, gateway, online, offline = (_free_port() for _ in range(4))
-    try:
-        s.spawn("rules", "-m", "services.rules", "--port", str(rules), "--metrics-port", "off")
-        s.spawn("gateway", "tests/web/reference_gateway.py", str(gateway))
-        common = ["--static", str(DIST), "--log-format", "text"]
-        s.spawn(
-            "web-online", "-m", "services.web", "--port", str(online),
-            "--rules", f"127.0.0.1:{rules}", "--analysis", f"127.0.0.1:{gateway}", *common,
+def offline(online: str, griot_stack: GriotStack) -> Iterator[str]:
+    """A second web server in front of the same rules service, without the analysis service."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with (ARTIFACTS / "web-offline.log").open("wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "services.web", "--port", str(port), "--rules", griot_stack.rules,
+             "--analysis", "off", "--static", str(DIST), "--log-format", "text"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
-        s.spawn("web-offline", "-m", "services.web", "--port", str(offline), "--analysis", "off", *common)
-        urls = {"online": f"http://127.0.0.1:{online}", "offline": f"http://127.0.0.1:{offline}"}
-        for url in urls.values():
-            s.wait_web(url)
-        yield urls
-    finally:
-        s.stop()
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                assert proc.poll() is None, f"services.web exited with {proc.returncode}; see {log.name}"
+                try:
+                    if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                assert time.monotonic() < deadline, f"{url} did not answer; see {log.name}"
+                time.sleep(0.2)
+            yield url
+        finally:
+            proc.terminate()
+            proc.wait(10)
 
 
-def _play(url: str, variant: str, engine: str, moves: int = 3) -> dict[str, object]:
-    out = ARTIFACTS / engine
+def _play(url: str, variant: str, *args: str) -> dict[str, Any]:
     proc = subprocess.run(
-        ["node", str(SCRIPT), "--url", url, "--variant", variant, "--engine", engine,
-         "--moves", str(moves), "--out", str(out), "--chromium", CHROMIUM],
-        cwd=WEB, capture_output=True, text=True, timeout=180,
+        ["node", str(SCRIPT), "--url", url, "--variant", variant, "--out", str(ARTIFACTS),
+         "--chromium", CHROMIUM, *args],
+        cwd=WEB, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     lines = proc.stdout.strip().splitlines()
-    summary: dict[str, object] = json.loads(lines[-1]) if lines else {}
+    summary: dict[str, Any] = json.loads(lines[-1]) if lines else {}
     assert proc.returncode == 0, f"{proc.stderr}\n{proc.stdout}"
     return summary
 
 
-def test_abapa_against_the_engine(stack: dict[str, str]) -> None:
-    summary = _play(stack["online"], "abapa", "online")
-    moves = summary["moves"]
-    assert isinstance(moves, list) and len(moves) == 3
-    assert moves[0]["before"] == "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -"
-    assert "depth" in str(summary["evaluation"])
-    assert summary["enginePlayed"]
-    assert summary["graphPoints"] >= 4  # three moves by clicking, one or two by the engine
+def _replay(summary: dict[str, Any]) -> list[tuple[str, str]]:
+    """The game the page listed, replayed by the core: (player, move) per turn. Every listed move must
+    be legal and lead to the position the page recorded after it."""
+    pos = griot.Position(summary["start"])
+    assert str(pos.variant) == summary["canonical"]
+    turns = []
+    for t in summary["turns"]:
+        player, move = t["move"].split(" ", 1)
+        assert player == ("South" if pos.side_to_move == "S" else "North"), t
+        pos = pos.play(move)
+        assert str(pos) == t["after"], (t, str(pos))
+        turns.append((player, move))
+    assert str(pos) == summary["finalPosition"]
+    return turns
 
 
-def test_abapa_without_a_gateway(stack: dict[str, str]) -> None:
-    summary = _play(stack["offline"], "abapa", "offline", moves=2)
-    assert len(summary["moves"]) == 2  # type: ignore[arg-type]
+def _check_evaluations(summary: dict[str, Any]) -> None:
+    """Each of South's moves waited for the gateway's final evaluation of that very position, at the
+    gateway's default depth (the page names no depth) or deeper from the cache."""
+    assert len(summary["evaluations"]) == len(summary["moves"])
+    for ev, mv in zip(summary["evaluations"], summary["moves"], strict=True):
+        assert ev["position"] == mv["before"]
+        assert ev["depth"] >= GATEWAY_DEFAULT_DEPTH
+        assert ev["text"].startswith(f"depth {ev['depth']}: ")
 
 
-@pytest.mark.parametrize("variant", ["sabouiyya", "ikibuguzo", "bechi"])
-def test_other_boards(stack: dict[str, str], variant: str) -> None:
-    ids = {v.id for v in griot.variants()}
-    if variant not in ids:
-        pytest.skip(f"{variant} is not in this build's registry (variants: {', '.join(sorted(ids))})")
-    summary = _play(stack["offline"], variant, "offline")
-    assert summary["moves"]
+def _check_marks(graph: dict[str, Any]) -> None:
+    for mark in graph["marks"]:
+        assert mark["mark"] in {"inaccuracy", "mistake", "blunder"}
+        played, best = mark["label"].split(" (best ")
+        assert played.split()[-1] != best.split(",")[0], mark
+
+
+#: Six turns before the turn limit, South to move: `e` captures, the other moves do not (at depth
+#: 4 the core scores e +15.00, the others +3.50 to +5.40: any of them loses over 9 seeds).
+PUZZLE = "abapa(max_turns=30) 3,2,6,2,7,1/5,0,2,2,1,2 9-6 S 24 -"
+
+
+def test_abapa_blunder_is_marked(online: str) -> None:
+    """From a set-up position (`?position=`), South clicks the move the gateway's evaluation scores
+    worst, throwing a capture away; the engine plays on at level 3 to the turn limit, and the
+    page's analysis graph marks that move a blunder."""
+    summary = _play(
+        online, "abapa", "--position", PUZZLE, "--name", "abapa-puzzle",
+        "--engine", "online", "--mode", "he", "--level", "3", "--pick", "worst", "--finish",
+    )  # fmt: skip
+    turns = _replay(summary)
+    first = turns[0][1]
+    assert first != "e"  # the worst move clicked, not the capture
+    assert griot.Position(summary["finalPosition"]).outcome is not None
+    _check_evaluations(summary)
+    graph = summary["graph"]
+    assert graph["points"] == len(turns)
+    blunders = [m["label"] for m in graph["marks"] if m["mark"] == "blunder"]
+    assert any(f" South {first} (best " in label for label in blunders), graph
+    _check_marks(graph)
+
+
+def test_abapa_finished_game_against_the_engine(online: str) -> None:
+    """abapa with a 10-turn limit from the start: South clicks the move the gateway scores worst,
+    the engine answers at level 3, the game ends, and the page draws the gateway's analysis of it
+    (one point per turn; whatever it marks is a move other than the best)."""
+    summary = _play(
+        online, "abapa(max_turns=10)",
+        "--engine", "online", "--mode", "he", "--level", "3", "--pick", "worst", "--finish",
+    )  # fmt: skip
+    turns = _replay(summary)
+    assert [p for p, _ in turns] == ["South", "North"] * 5
+    final = griot.Position(summary["finalPosition"])
+    assert final.outcome is not None and final.outcome.reason == "turn_limit"
+    assert summary["turnText"].startswith("Game over")
+    _check_evaluations(summary)
+    assert summary["graph"]["points"] == 10
+    _check_marks(summary["graph"])
+
+
+def test_sabouiyya_finished_game_against_the_engine(online: str) -> None:
+    """Sabou'iyya (5x5 placement, two cells a move) with a 4-turn limit, against the engine."""
+    summary = _play(
+        online, "sabouiyya(max_turns=4)", "--engine", "online", "--mode", "he", "--level", "1", "--finish"
+    )
+    turns = _replay(summary)
+    assert [p for p, _ in turns] == ["South", "North"] * 2
+    assert griot.Position(summary["finalPosition"]).outcome is not None
+    _check_evaluations(summary)
+    assert summary["graph"]["points"] == 4
+    _check_marks(summary["graph"])
+
+
+@pytest.mark.parametrize("variant", ["leb-bbut-ahbochen", "bechi", "ikibuguzo"])
+def test_other_families_against_the_engine(online: str, variant: str) -> None:
+    """Two clicked moves, each evaluated by the gateway and answered by the engine, then the game so
+    far analysed ("Analyse game")."""
+    summary = _play(online, variant, "--engine", "online", "--mode", "he", "--level", "1", "--moves", "2")
+    turns = _replay(summary)
+    assert len(summary["moves"]) == 2
+    assert "North" in {p for p, _ in turns}  # the engine answered
+    _check_evaluations(summary)
+    assert summary["graph"]["points"] == len(turns)
+
+
+def test_abapa_without_a_gateway(offline: str) -> None:
+    summary = _play(offline, "abapa", "--engine", "offline", "--moves", "2")
+    assert len(_replay(summary)) == 2

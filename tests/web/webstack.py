@@ -1,26 +1,20 @@
-"""The web tests' stack (imported by the test modules; not a conftest.py, whose module name would
-clash with tests/services/conftest.py): REAL servers on 127.0.0.1: the rules gRPC server, a stand-in analysis
-gateway (tests/web/reference_gateway.py) and the web (Connect) server under uvicorn, each on its
-own event loop thread, on ports the OS picks."""
+"""The endpoint tests' web servers (imported by test_connect.py): REAL servers on 127.0.0.1: the
+rules gRPC server and the web (Connect) server under uvicorn, each on its own event loop thread, on
+ports the OS picks, in front of the real analysis gateway of the shared stack (``griot_stack`` in
+conftest.py: redis-servers, a Celery worker, the gateway)."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
-import grpc
 import pytest
 import uvicorn
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import reference_gateway
+from upstack import GriotStack
 
 from services.common.server import ServerConfig, start
 from services.rules import service_spec
@@ -58,21 +52,9 @@ def rules_grpc() -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def analysis_grpc() -> Iterator[str]:
-    """A gRPC server with the reference AnalysisService (the gateway's stand-in): its target."""
-    lt = LoopThread("analysis-grpc")
-
-    async def serve() -> tuple[grpc.aio.Server, int]:
-        server = grpc.aio.server()
-        reference_gateway.add_servicers(server, None)  # type: ignore[arg-type]
-        port = server.add_insecure_port("127.0.0.1:0")
-        await server.start()
-        return server, port
-
-    server, port = lt.run(serve())
-    yield f"127.0.0.1:{port}"
-    lt.run(server.stop(0))
-    lt.stop()
+def analysis_grpc(griot_stack: GriotStack) -> str:
+    """The real analysis gateway's gRPC target."""
+    return griot_stack.gateway
 
 
 class WebServer:
@@ -119,13 +101,10 @@ def web_factory() -> Iterator[Callable[..., WebServer]]:
 
 
 @pytest.fixture(scope="session")
-def web_local(web_factory: Callable[..., WebServer]) -> WebServer:
-    """Rules in process, the reference analysis in process, CORS for one origin."""
+def web_local(web_factory: Callable[..., WebServer], analysis_grpc: str) -> WebServer:
+    """Rules in process, the analysis forwarded to the gateway, CORS for one origin."""
     return web_factory(
-        services={
-            "griot.v1.RulesService": "local",
-            "griot.v1.AnalysisService": "reference_gateway:service_spec",
-        },
+        services={"griot.v1.RulesService": "local", "griot.v1.AnalysisService": analysis_grpc},
         cors_origins=("http://allowed.example",),
     )
 

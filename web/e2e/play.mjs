@@ -1,16 +1,27 @@
 // End-to-end: the demo board in headless Chromium (Debian's, driven by playwright-core) against a
-// running web server. Started by tests/web/test_e2e.py, which starts the real servers first.
+// running web server. Started by tests/web/test_e2e.py, which starts the real stack first (redis,
+// a Celery worker, the rules service, the gateway, services.web), the way `griot up` does.
 //
-//   node web/e2e/play.mjs --url http://127.0.0.1:8080 --variant abapa --moves 3 \
-//        --engine online|offline --out test-artifacts/e2e
+//   node web/e2e/play.mjs --url http://127.0.0.1:8080 --variant 'abapa(max_turns=10)' \
+//        --engine online --mode he --level 3 --pick worst --finish --out test-artifacts/e2e
 //
-// Opens the page, starts a game of the variant, checks the board has one cell per geometry cell,
-// plays moves by clicking highlighted cells (and choice buttons where a move needs one), and after
-// each move checks that the board shows what the API says the new position holds. With
-// `--engine online` it also waits for a live evaluation, lets the engine play a turn and draws the
-// game's analysis graph; with
-// `--engine offline` it checks the page says so. Screenshots go to --out. Prints a JSON summary;
-// exits non-zero on any failure (or any error in the page's console).
+// Opens the page on the variant (options included), or on --position (a position in Griot
+// notation, `?position=`) with --name naming its screenshots, checks the board has one cell per geometry
+// cell, and plays South's moves by clicking highlighted cells (and choice buttons where a move needs
+// one); the cells come from the API's legal moves, so no move string is written here. After every
+// turn (the player's and the engine's) the board must show what the API says the position holds.
+//
+// --engine online: the page must say the engine is online; before each of South's moves it waits
+// for the gateway's evaluation of that position (Evaluate's stream, the final message) and checks
+// its best move is legal. --mode he: South (clicks) against the engine at --level, which answers
+// each move. --pick worst: click the legal cell the evaluation scores worst (a mistake on purpose).
+// --finish: play until the game is over (use a small max_turns); the page then analyses the game
+// (AnalyzeGame's stream) and draws the graph, whose points and marks are checked and returned;
+// without --finish, "Analyse game" is clicked after the moves. --engine offline: the page must
+// say the engine is offline and hide its parts.
+//
+// Screenshots go to --out. Prints a JSON summary on the last line; exits non-zero on any failure
+// (or any error in the page's console).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -20,13 +31,26 @@ const { values: opt } = parseArgs({
   options: {
     url: { type: "string" },
     variant: { type: "string", default: "abapa" },
+    position: { type: "string" },
+    name: { type: "string" },
     moves: { type: "string", default: "3" },
     engine: { type: "string", default: "offline" },
+    mode: { type: "string", default: "hh" },
+    level: { type: "string", default: "3" },
+    pick: { type: "string", default: "first" },
+    finish: { type: "boolean", default: false },
     out: { type: "string", default: "test-artifacts/e2e" },
     chromium: { type: "string", default: process.env.CHROMIUM ?? "/usr/bin/chromium" },
   },
 });
+if (!opt.url) throw new Error("--url is required");
+if (!["online", "offline"].includes(opt.engine)) throw new Error(`--engine online|offline, not ${opt.engine}`);
+if (!["hh", "he"].includes(opt.mode)) throw new Error(`--mode hh|he, not ${opt.mode}`);
+if (!["first", "worst"].includes(opt.pick)) throw new Error(`--pick first|worst, not ${opt.pick}`);
+const online = opt.engine === "online";
+if (!online && (opt.mode !== "hh" || opt.pick !== "first")) throw new Error("offline: --mode hh --pick first only");
 const base = opt.url.replace(/\/+$/, "");
+const TIMEOUT = 60_000;
 mkdirSync(opt.out, { recursive: true });
 
 async function api(method, body) {
@@ -57,9 +81,16 @@ const browser = await chromium.launch({
     "--disable-sync",
   ],
 });
-const summary = { variant: opt.variant, moves: [], screenshots: [], consoleErrors: [] };
+const summary = {
+  variant: opt.variant,
+  moves: [],
+  evaluations: [],
+  screenshots: [],
+  consoleErrors: [],
+};
+const prefix = (opt.name ?? opt.variant).replace(/[^a-z0-9-]+/gi, "_").replace(/_+$/, "");
 const shot = async (page, name) => {
-  const path = join(opt.out, `${opt.variant}-${name}.png`);
+  const path = join(opt.out, `${prefix}-${name}.png`);
   await page.screenshot({ path, fullPage: true });
   summary.screenshots.push(path);
 };
@@ -69,13 +100,29 @@ try {
   page = await context.newPage();
   page.on("console", (m) => m.type() === "error" && summary.consoleErrors.push(m.text()));
   page.on("pageerror", (e) => summary.consoleErrors.push(String(e)));
-  await page.goto(`${base}/?variant=${encodeURIComponent(opt.variant)}&anim=15`);
+  const given = opt.position ? (await api("ParsePosition", { position: opt.position })).position : undefined;
+  const open = given ? `position=${encodeURIComponent(opt.position)}` : `variant=${encodeURIComponent(opt.variant)}`;
+  await page.goto(`${base}/?${open}&anim=15`);
   await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
 
-  const desc = await api("DescribeVariant", { variant: opt.variant });
+  const desc = await api("DescribeVariant", { variant: given?.variant ?? opt.variant });
+  summary.canonical = desc.variant;
+  check((await page.getAttribute("#board", "data-variant")) === desc.variant, `board shows ${desc.variant}`);
   const cells = await page.locator("#board .cell").count();
   check(cells === desc.geometry.cells.length, `${cells} cells drawn, geometry has ${desc.geometry.cells.length}`);
-  check((await page.getAttribute("#board", "data-variant")) === desc.variant, "board shows the variant");
+  const start = given?.notation ?? (await api("StartPosition", { variant: opt.variant })).position.notation;
+  check((await page.getAttribute("#board", "data-position")) === start, `the game starts at ${start}`);
+  summary.start = start;
+
+  if (online) {
+    check((await page.getAttribute("#engine", "data-online")) === "true", "engine online");
+    await page.fill("#level", opt.level);
+    await page.selectOption("#mode", opt.mode);
+  } else {
+    const text = await page.textContent("#engine");
+    check(/offline/.test(text ?? ""), `engine offline shown (got ${text})`);
+    check(!(await page.isVisible("#eval-bar")), "no evaluation bar while the engine is offline");
+  }
   await shot(page, "start");
 
   const boardMatches = async (notation) => {
@@ -90,23 +137,72 @@ try {
       check((await page.textContent("#store-south")) === String(info.southStore ?? 0), "South's store");
       check((await page.textContent("#store-north")) === String(info.northStore ?? 0), "North's store");
     }
+    return info;
+  };
+  const board = (name) => page.getAttribute("#board", `data-${name}`);
+  const turnsShown = async () => Number(await board("turns"));
+  const waitIdle = () => page.waitForSelector("#board[data-busy=false]", { timeout: TIMEOUT });
+  // The board is idle and it is South's click (or the game is over): the engine has answered.
+  const waitHumanOrOver = () =>
+    page.waitForSelector('#board[data-busy=false]:is([data-to-move="human"], [data-to-move="over"])', {
+      timeout: TIMEOUT,
+    });
+  // The gateway's final evaluation of a position, as the page shows it.
+  const waitEvaluation = async (notation) => {
+    await page.waitForFunction(
+      (n) => {
+        const t = document.getElementById("eval-text");
+        return t?.dataset.position === n && t.dataset.final === "true";
+      },
+      notation,
+      { timeout: TIMEOUT },
+    );
+    return page.$eval("#eval-text", (t) => ({
+      position: t.dataset.position,
+      depth: Number(t.dataset.depth),
+      bestMove: t.dataset.bestMove,
+      text: t.textContent,
+    }));
   };
 
-  const turnsShown = async () => Number(await page.getAttribute("#board", "data-turns"));
-  const waitIdle = () => page.waitForSelector("#board[data-busy=false]", { timeout: 20_000 });
-
-  for (let i = 0; i < Number(opt.moves); i++) {
-    const before = await page.getAttribute("#board", "data-position");
+  let humanMoves = 0;
+  for (;;) {
+    await waitHumanOrOver();
+    const before = await board("position");
+    const info = await boardMatches(before);
+    if ((await board("to-move")) === "over" || info.outcome) break;
+    if (!opt.finish && humanMoves >= Number(opt.moves)) break;
     const turns = await turnsShown();
     const legal = (await api("ListLegalMoves", { position: before })).moves;
-    if (!legal.length) break;
+    check(legal.length > 0, `legal moves while the game goes on (${before})`);
+
+    let target = page.locator("#board .cell.legal").first();
+    if (online) {
+      const ev = await waitEvaluation(before);
+      check(!ev.bestMove || legal.includes(ev.bestMove), `best move ${ev.bestMove} is legal in ${before}`);
+      summary.evaluations.push(ev);
+      if (humanMoves === 0) await shot(page, "evaluation");
+      if (opt.pick === "worst") {
+        const scored = await page.$$eval("#board .cell.legal", (els) =>
+          els
+            .map((e) => ({ label: e.dataset.label, value: Number(e.querySelector(".move-score")?.dataset.value) }))
+            .filter((x) => Number.isFinite(x.value)),
+        );
+        if (scored.length) {
+          const worst = scored.reduce((a, b) => (b.value < a.value ? b : a));
+          target = page.locator(`#board .cell.legal[data-label="${worst.label}"]`);
+        }
+      }
+    }
     // Click highlighted cells (and a choice button where one is offered) until the move is played.
     for (let clicks = 0; (await turnsShown()) === turns; clicks++) {
-      check(clicks < 8, "a move within 8 clicks");
+      // A whole turn may name many cells (Ikibuguzo's relays); the bound only stops a stuck loop.
+      check(clicks < 64, "a move within 64 clicks");
       const choice = page.locator("#choices .choice").first();
-      const cell = page.locator("#board .cell.legal").first();
-      if ((await cell.count()) > 0) {
-        await cell.click();
+      if (clicks === 0 && (await target.count()) > 0) {
+        await target.click();
+      } else if ((await page.locator("#board .cell.legal").count()) > 0) {
+        await page.locator("#board .cell.legal").first().click();
       } else if ((await choice.count()) > 0) {
         await choice.click();
       } else {
@@ -115,42 +211,31 @@ try {
       await page.waitForTimeout(30);
       await waitIdle();
     }
-    const after = await page.getAttribute("#board", "data-position");
-    check(after && after !== before, "the position changed");
-    const last = await page.locator("#moves li").last().textContent();
-    summary.moves.push({ before, after, move: last });
-    await boardMatches(after);
-    await shot(page, `move-${i + 1}`);
+    humanMoves++;
+    const played = await page.locator("#moves li").nth(turns).textContent();
+    summary.moves.push({ before, move: played });
+    await shot(page, `move-${humanMoves}`);
   }
 
-  if (opt.engine === "online") {
-    check((await page.getAttribute("#engine", "data-online")) === "true", "engine online");
-    await page.waitForFunction(() => /depth \d+/.test(document.getElementById("eval-text")?.textContent ?? ""), null, {
-      timeout: 20_000,
-    });
-    summary.evaluation = await page.textContent("#eval-text");
-    await shot(page, "evaluation");
-    const turns = await turnsShown();
-    await page.selectOption("#mode", "ee");
-    await page.waitForFunction((t) => Number(document.getElementById("board")?.dataset.turns) >= t + 1, turns, {
-      timeout: 20_000,
-    });
-    await page.selectOption("#mode", "hh");
-    await waitIdle();
-    summary.enginePlayed = await page.locator("#moves li").last().textContent();
-    await boardMatches(await page.getAttribute("#board", "data-position"));
-    await shot(page, "engine-move");
-    // The game so far, analysed by the gateway (AnalyzeGame's stream): the evaluation graph.
-    await page.click("#analyze");
-    await page.waitForSelector("#graph svg.graph", { timeout: 20_000 });
-    summary.analysedTurns = await page.locator("#graph .mistakes li").count();
-    summary.graphPoints = (await page.getAttribute("#graph svg .curve", "d")).split(/[ML]/).filter(Boolean).length;
-    check(summary.graphPoints === Number(await page.getAttribute("#board", "data-turns")), "one graph point per turn");
+  // Every turn of the game, as the page lists them (South's clicks and the engine's answers).
+  summary.turns = await page.$$eval("#moves li", (els) => els.map((e) => ({ move: e.textContent, after: e.title })));
+  summary.finalPosition = await board("position");
+  summary.turnText = await page.textContent("#turn");
+  if (opt.finish) check((await board("to-move")) === "over", `the game is over (${summary.turnText})`);
+
+  if (online) {
+    // The game analysed by the gateway (AnalyzeGame's stream): automatic when the game ended.
+    if (!opt.finish) await page.click("#analyze");
+    await page.waitForSelector("#graph svg.graph", { timeout: TIMEOUT });
+    const points = (await page.getAttribute("#graph svg .curve", "d")).split(/[ML]/).filter(Boolean).length;
+    const circles = await page.$$eval("#graph svg circle.mark", (els) => els.map((e) => e.getAttribute("class")));
+    const marks = await page.$$eval("#graph .mistakes li", (els) =>
+      els.filter((e) => e.className).map((e) => ({ mark: e.className, label: e.textContent })),
+    );
+    check(points === summary.turns.length, `one graph point per turn (${points} points, ${summary.turns.length} turns)`);
+    check(circles.length === marks.length, `${circles.length} marks on the graph, ${marks.length} listed`);
+    summary.graph = { points, marks };
     await shot(page, "analysis");
-  } else {
-    const text = await page.textContent("#engine");
-    check(/offline/.test(text ?? ""), `engine offline shown (got ${text})`);
-    check(!(await page.isVisible("#eval-bar")), "no evaluation bar while the engine is offline");
   }
   check(summary.consoleErrors.length === 0, `no console errors: ${summary.consoleErrors.join("; ")}`);
   console.log(JSON.stringify(summary));

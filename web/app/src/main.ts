@@ -4,6 +4,8 @@
  * gateway running, a live evaluation bar, per-move scores and an analysis graph of the game.
  *
  * The API address is `${location.origin}/api` (the web server serves both), or `?api=URL`.
+ * `?variant=` opens a game of a variant string, options included (`abapa(holes=4,max_turns=40)`);
+ * `?position=` opens a game from a position in Griot notation (a puzzle, a game to go on with).
  */
 import {
   ConnectError,
@@ -23,7 +25,7 @@ import { type Engine, offlineEngine, probeEngine } from "./engine";
 import { graphPoints, graphSvg } from "./graph";
 import { type BoardLayout, cellText, isPieceGame, labelMeans, layoutBoard } from "./layout";
 import { MovePicker } from "./picker";
-import { defaultValue, intChoices, type OptionChoice, variantString } from "./variants";
+import { defaultValue, intChoices, type OptionChoice, parseVariantString, variantString } from "./variants";
 import "./style.css";
 
 const params = new URLSearchParams(location.search);
@@ -31,6 +33,8 @@ const API = params.get("api") ?? `${location.origin}/api`;
 /** Milliseconds per animation frame (`?anim=0` turns animation off). */
 const FRAME_MS = Number(params.get("anim") ?? 90);
 const client = createGriotClient(API);
+/** `?position=`: where the first game starts (later games start at the variant's start). */
+let startAt: PositionInfo | undefined;
 
 type Mode = "hh" | "he" | "eh" | "ee";
 
@@ -104,7 +108,6 @@ function renderOptions() {
   if (!family) return;
   $("family-description").textContent = family.description;
   for (const o of family.options) {
-    if (o.name === "max_turns") continue;
     let input: HTMLInputElement | HTMLSelectElement;
     const def = defaultValue(o);
     if (typeof def === "boolean") {
@@ -121,6 +124,27 @@ function renderOptions() {
     input.dataset.option = o.name;
     input.title = o.description;
     box.append(el("label", { className: "option" }, `${o.name} `, input));
+  }
+}
+
+/** Sets the option inputs to the values a variant string names (`?variant=abapa(holes=4)`). */
+function presetOptions(options: ReadonlyMap<string, string>) {
+  const inputs = new Map(
+    Array.from($("options").querySelectorAll<HTMLInputElement>("[data-option]")).map((i) => [i.dataset.option!, i]),
+  );
+  for (const [name, value] of options) {
+    const input = inputs.get(name);
+    if (!input) throw new Error(`${$<HTMLSelectElement>("variant").value} has no option ${name}`);
+    if (input.type === "checkbox") {
+      if (value !== "true" && value !== "false") throw new Error(`option ${name} is true or false, not ${value}`);
+      input.checked = value === "true";
+    } else {
+      if (!/^-?\d+$/.test(value)) throw new Error(`option ${name} is a whole number, not ${value}`);
+      if (input instanceof HTMLSelectElement && !Array.from(input.options).some((o) => o.value === value)) {
+        input.append(el("option", { value }, value)); // out of range: the rules service says so
+      }
+      input.value = value;
+    }
   }
 }
 
@@ -170,7 +194,11 @@ function renderBoard(frame?: Frame) {
     if (mine && selected.has(c.label)) cell.classList.add("selected");
     if (frame?.focus.includes(c.index)) cell.classList.add(`focus-${frame.kind}`);
     const score = moveScores.get(c.label);
-    if (score !== undefined && mine && clickable.has(c.label)) cell.append(el("span", { className: "move-score" }, score));
+    if (score !== undefined && mine && clickable.has(c.label)) {
+      const tag = el("span", { className: "move-score" }, score.text);
+      tag.dataset.value = String(score.value);
+      cell.append(tag);
+    }
     cell.addEventListener("click", () => mine && onCellClick(c.label));
     grid.append(cell);
   }
@@ -186,6 +214,8 @@ function renderBoard(frame?: Frame) {
   board.dataset.busy = String(state.busy);
   board.dataset.position = state.position?.notation ?? "";
   board.dataset.turns = String(state.turns.length);
+  const p = state.position;
+  board.dataset.toMove = !p ? "" : p.outcome ? "over" : humanToMove() ? "human" : "engine";
   renderChoices();
 }
 
@@ -200,7 +230,8 @@ function renderChoices() {
 }
 
 let pendingChoices: string[] = [];
-const moveScores = new Map<string, string>();
+/** Per-move scores shown on the legal cells: the text, and the value for the side to move. */
+const moveScores = new Map<string, { text: string; value: number }>();
 
 function onCellClick(label: string) {
   if (state.busy || !state.picker || !humanToMove()) return;
@@ -270,7 +301,15 @@ async function newGame() {
   try {
     const variant = chosenVariant();
     const desc = await client.rules.describeVariant({ variant });
-    const start = await client.rules.startPosition({ variant });
+    let start: { position?: PositionInfo; legalMoves: string[] };
+    if (startAt) {
+      if (startAt.variant !== desc.variant) throw new Error(`${startAt.notation} is not a position of ${desc.variant}`);
+      const { moves } = await client.rules.listLegalMoves({ position: startAt.notation });
+      start = { position: startAt, legalMoves: moves };
+      startAt = undefined;
+    } else {
+      start = await client.rules.startPosition({ variant });
+    }
     if (game !== state.gameId) return;
     state.desc = desc;
     state.layout = layoutBoard(desc.geometry!, $<HTMLInputElement>("flip").checked);
@@ -353,18 +392,32 @@ function showEvaluation(p: PositionInfo, e: Evaluation) {
   $("eval-text").textContent = `depth ${e.depth}: ${scoreText(e.score)} for ${sideName(p.sideToMove)}${
     e.bestMove ? `, best ${e.bestMove}` : ""
   }${e.fromCache ? " (cached)" : ""}`;
+  const text = $("eval-text");
+  text.dataset.position = p.notation;
+  text.dataset.depth = String(e.depth);
+  text.dataset.final = String(e.final);
+  text.dataset.bestMove = e.bestMove;
   moveScores.clear();
   for (const ms of e.moveScores) {
     const cells = state.layout ? ms.move.split(/[-,+:]/).filter((t) => state.layout!.byLabel.has(t)) : [];
-    if (cells.length === 1 && !moveScores.has(cells[0])) moveScores.set(cells[0], scoreText(ms.score));
+    if (cells.length === 1 && !moveScores.has(cells[0])) {
+      const south = southValue(ms.score, p.sideToMove) ?? 0;
+      moveScores.set(cells[0], { text: scoreText(ms.score), value: p.sideToMove === Player.NORTH ? -south : south });
+    }
   }
   if (!state.busy) renderBoard();
 }
 
 async function evaluate() {
   const p = state.position;
-  if (!p || p.outcome || !state.engine.online) return;
   state.evalAbort?.abort();
+  if (p?.outcome) {
+    // Nothing left to evaluate: no stale evaluation of the previous position.
+    const text = $("eval-text");
+    text.textContent = "";
+    for (const key of ["position", "depth", "final", "bestMove"]) delete text.dataset[key];
+  }
+  if (!p || p.outcome || !state.engine.online) return;
   const abort = new AbortController();
   state.evalAbort = abort;
   try {
@@ -412,7 +465,10 @@ async function main() {
   $("api").textContent = API;
   $<HTMLButtonElement>("new-game").addEventListener("click", () => void newGame());
   $<HTMLSelectElement>("variant").addEventListener("change", renderOptions);
-  $<HTMLSelectElement>("mode").addEventListener("change", () => void engineTurn(state.gameId));
+  $<HTMLSelectElement>("mode").addEventListener("change", () => {
+    renderBoard(); // whose clicks the board takes
+    void engineTurn(state.gameId);
+  });
   $<HTMLButtonElement>("analyze").addEventListener("click", () => void analyzeGame());
   $<HTMLInputElement>("flip").addEventListener("change", () => {
     if (state.desc) {
@@ -428,8 +484,13 @@ async function main() {
     state.families = families;
     const select = $<HTMLSelectElement>("variant");
     select.replaceChildren(...families.map((f) => el("option", { value: f.id }, `${f.name} (${f.id})`)));
-    select.value = params.get("variant") ?? (families.some((f) => f.id === "abapa") ? "abapa" : families[0]?.id ?? "");
+    if (params.get("position")) startAt = (await client.rules.parsePosition({ position: params.get("position")! })).position;
+    const named = startAt?.variant ?? params.get("variant");
+    const wanted = named ? parseVariantString(named) : undefined;
+    if (wanted && !families.some((f) => f.id === wanted.id)) throw new Error(`no game ${wanted.id}`);
+    select.value = wanted?.id ?? (families.some((f) => f.id === "abapa") ? "abapa" : families[0]?.id ?? "");
     renderOptions();
+    if (wanted) presetOptions(wanted.options);
     await newGame();
     document.body.dataset.ready = "true";
   } catch (err) {

@@ -35,3 +35,22 @@ export function intChoices(o: VariantOption): bigint[] | undefined {
   }
   return undefined;
 }
+
+/**
+ * The family id and option values a variant string names (`abapa(max_turns=10,holes=4)`), as
+ * written; the inverse of {@link variantString} up to defaults. Throws on text that is not of that
+ * form (the rules service is the judge of which options a family has).
+ */
+export function parseVariantString(text: string): { id: string; options: Map<string, string> } {
+  const m = /^\s*([a-z0-9][a-z0-9-]*)\s*(?:\((.*)\))?\s*$/i.exec(text);
+  if (!m) throw new Error(`not a variant string: ${JSON.stringify(text)}`);
+  const options = new Map<string, string>();
+  for (const part of (m[2] ?? "").split(",").filter((p) => p.trim())) {
+    const [key, value, ...rest] = part.split("=").map((s) => s.trim());
+    if (!key || value === undefined || value === "" || rest.length) {
+      throw new Error(`option ${JSON.stringify(part)} of ${JSON.stringify(text)} is not key=value`);
+    }
+    options.set(key, value);
+  }
+  return { id: m[1], options };
+}

@@ -14,7 +14,7 @@ import { eventFrames, frameDelay, playFrames } from "../src/animate";
 import { graphPoints, graphSvg } from "../src/graph";
 import { cellText, isPieceGame, labelMeans, layoutBoard } from "../src/layout";
 import { MovePicker } from "../src/picker";
-import { intChoices, variantString } from "../src/variants";
+import { intChoices, parseVariantString, variantString } from "../src/variants";
 
 /** Geometry as the rules service describes a two-row board of `n` holes (cells 0..n-1 South's). */
 function twoRow(n: number) {
@@ -223,6 +223,18 @@ describe("variants and graph", () => {
     expect(variantString(family, new Map([["hajeb", false]]))).toBe("abapa(hajeb=false)");
     expect(intChoices(family.options[0])).toHaveLength(18);
     expect(intChoices(family.options[1])).toBeUndefined();
+  });
+
+  it("reads variant strings back", () => {
+    expect(parseVariantString("abapa")).toEqual({ id: "abapa", options: new Map() });
+    const { id, options } = parseVariantString("leb-bbut-ahbochen(holes=8, max_turns=10)");
+    expect(id).toBe("leb-bbut-ahbochen");
+    expect([...options]).toEqual([["holes", "8"], ["max_turns", "10"]]);
+    const canonical = variantString(family, new Map<string, bigint | boolean>([["seeds", 3n], ["holes", 4n]]));
+    expect([...parseVariantString(canonical).options]).toEqual([["holes", "4"], ["seeds", "3"]]);
+    expect(() => parseVariantString("abapa(holes)")).toThrow(/holes.*not key=value/);
+    expect(() => parseVariantString("abapa(holes=4")).toThrow(/not a variant string/);
+    expect(() => parseVariantString("")).toThrow(/not a variant string/);
   });
 
   it("draws South's advantage per turn with the mistakes marked", () => {
