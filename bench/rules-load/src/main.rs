@@ -92,7 +92,7 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
         return Err("--duration and --timeout must be positive, --warmup not negative".into());
     }
     if cfg.connections == 0 {
-        cfg.connections = cfg.clients.div_ceil(8);
+        cfg.connections = cfg.clients;
     }
     cfg.connections = cfg.connections.min(cfg.clients);
     Ok(cfg)
@@ -132,6 +132,8 @@ struct ClientResult {
     /// Counted calls per variant index.
     per_variant: Vec<u64>,
     games_finished: u64,
+    /// Every answered call, warm-up included (for CPU per call).
+    answered: u64,
 }
 
 async fn client(
@@ -162,6 +164,7 @@ async fn client(
         match reply {
             Ok(resp) => {
                 let resp = resp.into_inner();
+                out.answered += 1;
                 if counted {
                     out.latencies.push((t1 - t0).as_nanos() as u64);
                     out.per_variant[game.variant] += 1;
@@ -173,6 +176,7 @@ async fn client(
                 }
             }
             Err(status) => {
+                out.answered += 1;
                 if t0 >= measure_from {
                     *out.errors.entry(format!("{:?}", status.code())).or_default() += 1;
                 }
@@ -244,6 +248,7 @@ async fn run(cfg: Config) -> Result<String, String> {
     let mut errors: BTreeMap<String, u64> = BTreeMap::new();
     let mut per_variant = vec![0u64; cfg.variants.len()];
     let mut games = 0;
+    let mut answered = 0;
     for t in tasks {
         let r = t.await.map_err(|e| format!("a client task failed: {e}"))?;
         latencies.extend(r.latencies);
@@ -254,6 +259,7 @@ async fn run(cfg: Config) -> Result<String, String> {
             *acc += n;
         }
         games += r.games_finished;
+        answered += r.answered;
     }
     latencies.sort_unstable();
     let requests = latencies.len();
@@ -267,7 +273,7 @@ async fn run(cfg: Config) -> Result<String, String> {
     Ok(format!(
         "{{\"clients\":{},\"connections\":{},\"threads\":{},\"seconds\":{},\"requests\":{requests},\
 \"rps\":{},\"errors\":{error_total},\"error_codes\":{{{}}},\"p50_ms\":{},\"p90_ms\":{},\"p99_ms\":{},\
-\"max_ms\":{},\"mean_ms\":{},\"games_finished\":{games},\"per_variant\":{{{}}}}}",
+\"max_ms\":{},\"mean_ms\":{},\"games_finished\":{games},\"answered\":{answered},\"per_variant\":{{{}}}}}",
         cfg.clients,
         cfg.connections,
         cfg.threads,
