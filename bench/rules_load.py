@@ -13,7 +13,7 @@ It also reports what each call costs in CPU: the server's processes (read from `
 load generator's, divided by the calls answered in the level (warm-up included). On a shared
 machine these are steadier than requests per second.
 
-    make rules-load-build                            # builds bench/rules-load (once)
+    make rules-bench                                 # builds bench/rules-load, then this script
     python bench/rules_load.py                       # starts its own server, 1/16/64 clients
     python bench/rules_load.py --server-workers 2 --generators rust --duration 5
     python bench/rules_load.py --target 127.0.0.1:50051   # an already running server (no server CPU)
@@ -228,12 +228,11 @@ def run_level_python(
 
 
 def build_rust() -> Path:
-    """Builds bench/rules-load if it is missing (its own cargo workspace, release mode)."""
-    if not RUST_BIN.exists():
-        subprocess.run(
-            ["cargo", "build", "--release", "--quiet", "--manifest-path", str(RUST_DIR / "Cargo.toml")],
-            check=True,
-        )
+    """Builds bench/rules-load (its own cargo workspace, release mode; a no-op when up to date)."""
+    subprocess.run(
+        ["cargo", "build", "--release", "--quiet", "--manifest-path", str(RUST_DIR / "Cargo.toml")],
+        check=True,
+    )
     return RUST_BIN
 
 

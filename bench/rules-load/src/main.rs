@@ -74,7 +74,8 @@ fn parse_args(args: &[String]) -> Result<Config, String> {
             "--threads" => cfg.threads = value.parse().map_err(|_| bad("a whole number"))?,
             "--timeout" => cfg.timeout = value.parse().map_err(|_| bad("a number of seconds"))?,
             "--variants" => {
-                cfg.variants = value.split(',').map(str::trim).filter(|v| !v.is_empty()).map(String::from).collect()
+                cfg.variants =
+                    value.split(',').map(str::trim).filter(|v| !v.is_empty()).map(String::from).collect()
             }
             _ => return Err(format!("unknown flag {flag}\n{USAGE}")),
         }
@@ -155,7 +156,10 @@ async fn client(
             game = starts[rng.below(starts.len())].clone();
         }
         let mv = game.moves[rng.below(game.moves.len())].clone();
-        let mut request = tonic::Request::new(ApplyMoveRequest { position: std::mem::take(&mut game.position), r#move: mv });
+        let mut request = tonic::Request::new(ApplyMoveRequest {
+            position: std::mem::take(&mut game.position),
+            r#move: mv,
+        });
         request.set_timeout(timeout);
         let t0 = Instant::now();
         let reply = stub.apply_move(request).await;
@@ -268,7 +272,8 @@ async fn run(cfg: Config) -> Result<String, String> {
         pairs.iter().map(|(k, v)| format!("{}:{v}", json_string(k))).collect::<Vec<_>>().join(",")
     };
     let variant_counts: Vec<(String, u64)> = cfg.variants.iter().cloned().zip(per_variant).collect();
-    let mean = if requests == 0 { f64::NAN } else { latencies.iter().sum::<u64>() as f64 / requests as f64 / 1e6 };
+    let mean =
+        if requests == 0 { f64::NAN } else { latencies.iter().sum::<u64>() as f64 / requests as f64 / 1e6 };
     let num = |x: f64| if x.is_finite() { format!("{x:.4}") } else { "null".into() };
     Ok(format!(
         "{{\"clients\":{},\"connections\":{},\"threads\":{},\"seconds\":{},\"requests\":{requests},\
@@ -319,5 +324,61 @@ fn main() -> ExitCode {
             eprintln!("rules-load: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn flags_parse_and_connections_default_to_one_per_client() {
+        let cfg =
+            parse_args(&args(&["--target", "127.0.0.1:1", "--clients", "16", "--variants", "awale, bechi,"]))
+                .unwrap();
+        assert_eq!((cfg.clients, cfg.connections, cfg.threads), (16, 16, 1));
+        assert_eq!(cfg.variants, vec!["awale", "bechi"]);
+        let cfg = parse_args(&args(&["--target", "h:1", "--clients", "4", "--connections", "9"])).unwrap();
+        assert_eq!(cfg.connections, 4, "never more connections than clients");
+    }
+
+    #[test]
+    fn bad_flags_are_named() {
+        let err = |list: &[&str]| parse_args(&args(list)).unwrap_err();
+        assert!(err(&["--clients", "2"]).starts_with("--target is required"));
+        assert!(err(&["--target", "h:1", "--clients", "many"])
+            .starts_with("--clients: \"many\" is not a whole number"));
+        assert!(err(&["--target", "h:1", "--speed", "9"]).starts_with("unknown flag --speed"));
+        assert!(err(&["--target"]).starts_with("--target needs a value"));
+        assert!(err(&["--target", "h:1", "--duration", "0"]).contains("--duration"));
+        assert!(err(&["--target", "h:1", "--variants", ","]).contains("no variant"));
+    }
+
+    #[test]
+    fn percentiles_are_nearest_rank_in_milliseconds() {
+        let ns: Vec<u64> = (1..=100).map(|i| i * 1_000_000).collect();
+        assert_eq!(percentile(&ns, 0.50), 50.0);
+        assert_eq!(percentile(&ns, 0.99), 99.0);
+        assert_eq!(percentile(&ns[..1], 0.99), 1.0);
+        assert!(percentile(&[], 0.5).is_nan());
+    }
+
+    #[test]
+    fn json_strings_are_escaped() {
+        assert_eq!(json_string("abapa(holes=4)"), "\"abapa(holes=4)\"");
+        assert_eq!(json_string("a\"b\\c\n"), "\"a\\\"b\\\\c\\u000a\"");
+    }
+
+    #[test]
+    fn rng_draws_stay_in_range_and_repeat_with_the_seed() {
+        let (mut a, mut b) = (Rng(7), Rng(7));
+        let xs: Vec<usize> = (0..1000).map(|_| a.below(6)).collect();
+        assert!(xs.iter().all(|&x| x < 6));
+        assert_eq!(xs, (0..1000).map(|_| b.below(6)).collect::<Vec<_>>());
+        assert!((0..6).all(|k| xs.contains(&k)));
     }
 }
