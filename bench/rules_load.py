@@ -1,10 +1,11 @@
 """Load benchmark of the rules service: concurrent clients on loopback playing random games.
 
 Each client plays random games of several variants (all five seed games: the Awale collection and
-Leb Bbut Ahbochen on the rule-file engine, Béchi, Ikibuguzo, Sabou'iyya) through ``ApplyMove``: the next move is drawn from the response's
-``legal_moves``, a finished game (or a failed call) restarts from a start position fetched once, one
-call at a time (closed loop). After a warm-up, the benchmark reports ApplyMove requests per second,
-p50/p99 latency and errors for each concurrency level, for two load generators in turn:
+Leb Bbut Ahbochen on the rule-file engine, Béchi, Ikibuguzo, Sabou'iyya) through ``ApplyMove``: the
+next move is drawn from the response's ``legal_moves``, a finished game (or a failed call) restarts
+from a start position fetched once, one call at a time (closed loop). After a warm-up, the benchmark
+reports ApplyMove requests per second, p50/p99 latency and errors for each concurrency level, for
+two load generators in turn:
 
 - ``rust``: ``bench/rules-load`` (tonic, one thread by default), which leaves the server the CPU;
 - ``python``: grpc.aio clients in ``--client-procs`` processes, the peer it is compared with.
