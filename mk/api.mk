@@ -5,13 +5,14 @@
 #   make buf-lint      lint protos/ with buf (STANDARD rules, buf.yaml)
 #   make rules-serve   run the rules service on GRIOT_RULES_PORT (default 50051)
 #   make rules-test    the service tests (real server on loopback)
-#   make rules-bench   the ApplyMove load benchmark (bench/RESULTS-rules.md)
+#   make rules-load-build  build the Rust load generator bench/rules-load (its own cargo workspace)
+#   make rules-bench   the ApplyMove load benchmark (bench/RESULTS-rules.md): Rust and Python generators
 
 PYTHON ?= python3
 BUF_DIR := tools/buf
 BUF := $(BUF_DIR)/node_modules/.bin/buf
 
-.PHONY: protos protos-check buf-lint rules-serve rules-test rules-bench
+.PHONY: protos protos-check buf-lint rules-serve rules-test rules-bench rules-load-build
 
 protos:
 	PYTHON=$(PYTHON) scripts/gen_protos.sh
@@ -35,5 +36,8 @@ rules-serve:
 rules-test:
 	$(PYTHON) -m pytest -q tests/services
 
-rules-bench:
+rules-load-build:
+	cargo build --release --manifest-path bench/rules-load/Cargo.toml
+
+rules-bench: rules-load-build
 	$(PYTHON) bench/rules_load.py

@@ -15,7 +15,8 @@ def main(argv: list[str] | None = None) -> None:
         description="Griot rules service: griot.v1.RulesService over gRPC, "
         "with health checking, reflection and Prometheus metrics.",
     )
-    add_arguments(parser, "GRIOT_RULES", ServerConfig())
+    # uvloop when installed: the rules service is CPU-bound on per-call overhead (bench/RESULTS-rules.md).
+    add_arguments(parser, "GRIOT_RULES", ServerConfig(event_loop="auto"))
     run(service_spec, config_from_args(parser.parse_args(argv)))
 
 

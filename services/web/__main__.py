@@ -85,6 +85,9 @@ def main(argv: list[str] | None = None) -> None:
         log_config=None,
         log_level=config.log_level.lower(),
         lifespan="on",
+        # asyncio as before uvloop became a dependency (for the rules service): uvicorn's default
+        # "auto" would switch this server to uvloop unmeasured.
+        loop="asyncio",
         timeout_graceful_shutdown=int(config.grace_seconds),
         access_log=False,
     )

@@ -226,6 +226,65 @@ def test_workers_share_one_port_and_aggregate_metrics() -> None:
             proc.kill()
 
 
+@pytest.mark.parametrize(("flag", "loop"), [("asyncio", "asyncio"), ("uvloop", "uvloop"), ("auto", "uvloop")])
+def test_event_loop_flag_chooses_the_loop(flag: str, loop: str) -> None:
+    pytest.importorskip("uvloop")
+    proc = _spawn("--port", "0", "--metrics-port", "off", "--event-loop", flag)
+    try:
+        record = _wait_for_log(proc, "serving")
+        assert record["event_loop"] == loop
+        with RulesClient(str(record["address"])) as c:
+            assert c.apply_move(ABAPA, "c").position.turns == 1
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_rules_service_defaults_to_uvloop_and_the_environment_overrides_it() -> None:
+    pytest.importorskip("uvloop")
+    for env, loop in (({}, "uvloop"), ({"GRIOT_RULES_EVENT_LOOP": "asyncio"}, "asyncio")):
+        proc = _spawn("--port", "0", "--metrics-port", "off", env=env)
+        try:
+            assert _wait_for_log(proc, "serving")["event_loop"] == loop
+        finally:
+            proc.kill()
+            proc.wait()
+
+
+def test_bad_event_loop_is_refused_by_the_parser() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "services.rules", "--event-loop", "trio"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 2
+    assert "--event-loop: invalid choice: 'trio'" in out.stderr
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs")
+def test_cpu_affinity_pins_each_worker_to_its_own_cpu() -> None:
+    proc = _spawn("--port", "0", "--metrics-port", "off", "--workers", "2", "--cpu-affinity", "on")
+    try:
+        logs = _wait_for_logs(proc, {"pinned to a CPU": 2, "serving": 2})
+        cpus = {int(str(r["pid"])): int(str(r["cpu"])) for r in logs["pinned to a CPU"]}
+        assert len(set(cpus.values())) == 2
+        assert set(cpus.values()) <= os.sched_getaffinity(0)
+        for pid, cpu in cpus.items():
+            threads = [int(t.name) for t in Path(f"/proc/{pid}/task").iterdir()]
+            assert len(threads) > 1  # the event loop and gRPC's own threads, all on that CPU
+            assert {tid: os.sched_getaffinity(tid) for tid in threads} == {tid: {cpu} for tid in threads}
+        assert {int(str(r["pid"])) for r in logs["serving"]} == set(cpus)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 def test_help_lists_flags_and_env_variables() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "services.rules", "--help"],
