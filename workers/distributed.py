@@ -700,7 +700,8 @@ class ClusterSearch:
             if v is None:
                 continue
             pv = from_child(v) * sign if sign < 0 else from_child(v)
-            moves.append(MoveValue(mv, pv, EXACT if mv == (found.pv or [None])[0] else UPPER))
+            best = found.pv[0] if found.pv else None
+            moves.append(MoveValue(mv, pv, EXACT if mv == best else UPPER))
         return DepthResult(
             depth=depth,
             best_move=found.pv[0] if found.pv else None,

@@ -116,7 +116,7 @@ def _position(variant: Any, position: Any) -> griot.Position:
 def _int(name: str, value: Any, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise BadTaskArguments(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
-    return value
+    return int(value)
 
 
 def _history(pos: griot.Position, history: Any) -> list[griot.Position]:
