@@ -188,6 +188,9 @@ class Scheduler:
         self._loop_task: asyncio.Task[None] | None = None
         self._failure: BaseException | None = None
         self.outage_since: float | None = None
+        self.seen_alive: set[str] = set()  # task ids whose alive key was seen (they started)
+        self._alive_checked = 0.0
+        self.lost_workers: set[str] = set()
 
     async def run(
         self, kwargs: dict[str, Any], priority: tuple[int, int], prefer: str | None = None
@@ -361,6 +364,7 @@ class Scheduler:
         now = time.time()
         for task_id, meta in self.app.backend.get_many(ids, interval=0, max_iterations=1):
             job = self.running.pop(task_id, None)
+            self.seen_alive.discard(task_id)
             AsyncResult(task_id, app=self.app).forget()
             if job is None or job.future.done():
                 continue
@@ -394,12 +398,60 @@ class Scheduler:
             log.info("subtree task %s ended %s (%r): dispatching it again", task_id, status, result)
             self.stats.redispatched += 1
             heapq.heappush(self.waiting, job)
+        self._check_alive(now)
         # Stragglers: a task that should long be done (its worker machine may be gone).
         for job in {id(j): j for j in self.running.values()}.values():
             if now - job.sent_at > self.straggler_after and job.dispatches < 3:
                 log.info("subtree task has run %.1f s: sending a duplicate", now - job.sent_at)
                 self.stats.redispatched += 1
                 self._send(job, self._other_worker(job))
+
+    def _check_alive(self, now: float) -> None:
+        """Tasks that started (their alive key was seen) and whose key expired without a result
+        died with their worker (a SIGKILLed pool process or Celery main process, a lost
+        machine): send them again now rather than after the broker's visibility timeout. A
+        worker that lost a task is dropped from the affinity set, and the tasks queued on its own
+        queue that never started go back to the scheduler. Checked twice a second."""
+        if now - self._alive_checked < ALIVE_CHECK_EVERY or not self.running:
+            return
+        self._alive_checked = now
+        ids = list(self.running)
+        values = self.app.backend.client.mget([ALIVE_PREFIX + i for i in ids])
+        lost: list[str] = []
+        for task_id, value in zip(ids, values, strict=True):
+            if value is not None:
+                self.seen_alive.add(task_id)
+            elif task_id in self.seen_alive:
+                lost.append(task_id)
+        dead_workers = set()
+        for task_id in lost:
+            self.seen_alive.discard(task_id)
+            worker = self.on_worker.get(task_id)
+            if worker is not None:
+                dead_workers.add(worker)
+        if dead_workers and self.workers is not None:
+            for w in dead_workers:
+                if self.workers.pop(w, None) is not None:
+                    self.lost_workers.add(w)
+                    log.warning("worker %s lost a running task: no longer sending it work", w)
+            # Never-started tasks on a dead worker's own queue would wait there forever.
+            lost += [
+                i
+                for i in self.running
+                if self.on_worker.get(i) in dead_workers and i not in self.seen_alive and i not in lost
+            ]
+        for task_id in lost:
+            job = self.running.pop(task_id, None)
+            if job is None:
+                continue
+            cancel(self.app, [task_id])  # should the broker redeliver it later: drop it
+            if job.future.done() or any(j is job for j in self.running.values()):
+                continue
+            log.warning("subtree task %s died with its worker: dispatching it again", task_id)
+            self.stats.redispatched += 1
+            job.prefer = None
+            job.queued_at = 0.0
+            heapq.heappush(self.waiting, job)
 
     def _other_worker(self, job: _Job) -> str | None:
         """The freest worker not already running ``job`` (None: the shared queue)."""
@@ -412,6 +464,10 @@ class Scheduler:
     def _revoke_quietly(self, task_id: str) -> None:
         cancel(self.app, [task_id])
 
+
+ALIVE_PREFIX = "griot:alive:"
+"""``griot:alive:<task id>``: renewed by a running task (``workers.tasks.ALIVE_PREFIX``)."""
+ALIVE_CHECK_EVERY = 0.5
 
 CANCEL_PREFIX = "griot:cancel:"
 """``griot:cancel:<task id>`` (in the result backend's Redis): set by a caller that no longer

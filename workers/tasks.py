@@ -145,11 +145,24 @@ CANCEL_PREFIX = "griot:cancel:"
 _last_cpu = [0.0]  # CPU seconds of this process's last search (its thread's own clock)
 
 
-def _cancelled(task_id: str | None) -> bool:
+ALIVE_PREFIX = "griot:alive:"
+ALIVE_TTL_MS = 3000
+"""``griot:alive:<task id>`` (result backend's Redis), ``SET PX`` when a search starts and about
+every second while it runs: a caller that saw it and finds it gone without a result knows the
+worker died (its main process too: a SIGKILLed Celery parent takes its pool with it) and sends
+the task again at once, instead of waiting for the broker's visibility timeout."""
+
+
+def _cancelled(task_id: str | None, beat: bool = False) -> bool:
+    """Whether the caller asked ``task_id`` to stop; ``beat`` also renews its alive key."""
     if not task_id:
         return False
     try:
-        return bool(app.backend.client.exists(CANCEL_PREFIX + task_id))
+        pipe = app.backend.client.pipeline(transaction=False)
+        pipe.exists(CANCEL_PREFIX + task_id)
+        if beat:
+            pipe.set(ALIVE_PREFIX + task_id, f"{socket.gethostname()}:{os.getpid()}", px=ALIVE_TTL_MS)
+        return bool(pipe.execute()[0])
     except redis.RedisError:
         return False
 
@@ -181,7 +194,7 @@ def _run_interruptibly(fn: Any, stop: griot.SearchStop, task_id: str | None = No
             if done.wait(0.05):
                 break
             polls += 1
-            if polls % 4 == 0 and not interrupted and _cancelled(task_id):
+            if polls % 4 == 0 and not interrupted and _cancelled(task_id, beat=polls % 20 == 4):
                 interrupted = True
                 stop.set()
         except SoftTimeLimitExceeded:
