@@ -399,6 +399,15 @@ class Scheduler:
             self.stats.redispatched += 1
             heapq.heappush(self.waiting, job)
         self._check_alive(now)
+        if self.deadline is not None and now >= self.deadline + DEADLINE_GRACE:
+            # Tasks stop at the deadline and answer (incomplete); one that has not answered by
+            # now may never answer (its worker vanished): end the depth without it.
+            for job in {id(j): j for j in self.running.values()}.values():
+                if not job.future.done():
+                    job.future.set_exception(
+                        SearchDeadlineExceeded("the deadline passed in the middle of a depth")
+                    )
+            return
         # Stragglers: a task that should long be done (its worker machine may be gone).
         for job in {id(j): j for j in self.running.values()}.values():
             if now - job.sent_at > self.straggler_after and job.dispatches < 3:
@@ -468,6 +477,8 @@ class Scheduler:
 ALIVE_PREFIX = "griot:alive:"
 """``griot:alive:<task id>``: renewed by a running task (``workers.tasks.ALIVE_PREFIX``)."""
 ALIVE_CHECK_EVERY = 0.5
+DEADLINE_GRACE = 2.0
+"""Seconds past the deadline after which tasks still without an answer are given up."""
 
 CANCEL_PREFIX = "griot:cancel:"
 """``griot:cancel:<task id>`` (in the result backend's Redis): set by a caller that no longer
@@ -713,6 +724,8 @@ class ClusterSearch:
             children = root.expand()
             index = {m: i for i, (m, _, _) in enumerate(children)}
             root.order = [index[m.move] for m in moves if m.move in index]
+            for _, child, _ in children:  # that worker's kept table holds their subtrees
+                child.worker = res.get("node")
             for mv in moves:  # child estimates from the exact per-move scores
                 child = children[index[mv.move]]
                 child[1].estimates[res["depth"] - 1] = (

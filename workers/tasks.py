@@ -429,7 +429,7 @@ def search_position(
             depth=depth,
             time=time_limit,
             multipv=multipv,
-            hash_mb=s.hash_mb,
+            table=search_table(canonical),  # kept: the subtrees sent here next start warm
             stop=stop,
             history=hist,
             shared=table,
@@ -454,5 +454,6 @@ def search_position(
         "started": started,
         "finished": time.time(),
         "worker": socket.gethostname(),
+        "node": self.request.hostname,
         "interrupted": interrupted,
     }
