@@ -724,8 +724,8 @@ class ClusterSearch:
             children = root.expand()
             index = {m: i for i, (m, _, _) in enumerate(children)}
             root.order = [index[m.move] for m in moves if m.move in index]
-            for _, child, _ in children:  # that worker's kept table holds their subtrees
-                child.worker = res.get("node")
+            for _, subtree, _ in children:  # that worker's kept table holds them
+                subtree.worker = res.get("node")
             for mv in moves:  # child estimates from the exact per-move scores
                 child = children[index[mv.move]]
                 child[1].estimates[res["depth"] - 1] = (
