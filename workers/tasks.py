@@ -322,7 +322,8 @@ def search_subtree(
         except redis.RedisError as e:
             log.warning("in-flight marker unavailable (%s): searching anyway", e)
 
-    table = tt.RedisTable(cache, s.cache_min_depth, s.cache_plies) if cache is not None else None
+    hook_depth = max(s.cache_min_depth, depth - s.cache_iterations + 1 if s.cache_iterations > 0 else 0)
+    table = tt.RedisTable(cache, hook_depth, s.cache_plies) if cache is not None else None
     stop = griot.SearchStop()
     time_limit = max(0.05, left) if left is not None else None
     local = search_table(canonical)
