@@ -191,6 +191,7 @@ class Scheduler:
         self.seen_alive: set[str] = set()  # task ids whose alive key was seen (they started)
         self._alive_checked = 0.0
         self.lost_workers: set[str] = set()
+        self.suspects: set[str] = set()  # workers that lost a task, pinged
 
     async def run(
         self, kwargs: dict[str, Any], priority: tuple[int, int], prefer: str | None = None
@@ -306,7 +307,7 @@ class Scheduler:
 
     def _free_slots(self) -> dict[str, int]:
         assert self.workers is not None
-        free = dict(self.workers)
+        free = {w: n for w, n in self.workers.items() if w not in self.suspects} or dict(self.workers)
         for task_id in self.running:
             w = self.on_worker.get(task_id)
             if w in free:
@@ -418,9 +419,11 @@ class Scheduler:
     def _check_alive(self, now: float) -> None:
         """Tasks that started (their alive key was seen) and whose key expired without a result
         died with their worker (a SIGKILLed pool process or Celery main process, a lost
-        machine): send them again now rather than after the broker's visibility timeout. A
-        worker that lost a task is dropped from the affinity set, and the tasks queued on its own
-        queue that never started go back to the scheduler. Checked twice a second."""
+        machine): send them again now rather than after the broker's visibility timeout (a
+        duplicate of a task that was only late is harmless: the first result wins). Their worker
+        becomes a suspect: no work goes to it until it answers a ping; one that does not answer
+        leaves the affinity set, and the tasks waiting on its own queue are sent again. Checked
+        twice a second."""
         if now - self._alive_checked < ALIVE_CHECK_EVERY or not self.running:
             return
         self._alive_checked = now
@@ -432,35 +435,47 @@ class Scheduler:
                 self.seen_alive.add(task_id)
             elif task_id in self.seen_alive:
                 lost.append(task_id)
-        dead_workers = set()
         for task_id in lost:
             self.seen_alive.discard(task_id)
             worker = self.on_worker.get(task_id)
             if worker is not None:
-                dead_workers.add(worker)
-        if dead_workers and self.workers is not None:
-            for w in dead_workers:
-                if self.workers.pop(w, None) is not None:
-                    self.lost_workers.add(w)
-                    log.warning("worker %s lost a running task: no longer sending it work", w)
-            # Never-started tasks on a dead worker's own queue would wait there forever.
-            lost += [
-                i
-                for i in self.running
-                if self.on_worker.get(i) in dead_workers and i not in self.seen_alive and i not in lost
-            ]
-        for task_id in lost:
-            job = self.running.pop(task_id, None)
-            if job is None:
-                continue
-            cancel(self.app, [task_id])  # should the broker redeliver it later: drop it
-            if job.future.done() or any(j is job for j in self.running.values()):
-                continue
+                self._suspect(worker)
             log.warning("subtree task %s died with its worker: dispatching it again", task_id)
-            self.stats.redispatched += 1
-            job.prefer = None
-            job.queued_at = 0.0
-            heapq.heappush(self.waiting, job)
+            self._requeue(task_id)
+
+    def _requeue(self, task_id: str) -> None:
+        job = self.running.pop(task_id, None)
+        if job is None:
+            return
+        cancel(self.app, [task_id])  # should the broker redeliver it later: drop it
+        if job.future.done() or any(j is job for j in self.running.values()):
+            return
+        self.stats.redispatched += 1
+        job.prefer = None
+        job.queued_at = 0.0
+        heapq.heappush(self.waiting, job)
+
+    def _suspect(self, worker: str) -> None:
+        if self.workers is None or worker in self.suspects or worker not in self.workers:
+            return
+        self.suspects.add(worker)
+        fut = asyncio.get_running_loop().run_in_executor(None, self._ping, worker)
+        fut.add_done_callback(lambda f: self._pinged(worker, bool(not f.exception() and f.result())))
+
+    def _ping(self, worker: str) -> bool:
+        return bool(self.app.control.ping(destination=[worker], timeout=PING_TIMEOUT))
+
+    def _pinged(self, worker: str, alive: bool) -> None:
+        self.suspects.discard(worker)
+        if not alive and self.workers is not None and len(self.workers) > 1:
+            self.workers.pop(worker, None)
+            self.lost_workers.add(worker)
+            log.warning("worker %s lost a task and does not answer: no more work goes to it", worker)
+            # Tasks on its own queue that never started would wait there forever.
+            for task_id in [i for i in self.running if self.on_worker.get(i) == worker]:
+                if task_id not in self.seen_alive:
+                    self._requeue(task_id)
+        self._wake.set()
 
     def _other_worker(self, job: _Job) -> str | None:
         """The freest worker not already running ``job`` (None: the shared queue)."""
@@ -477,6 +492,8 @@ class Scheduler:
 ALIVE_PREFIX = "griot:alive:"
 """``griot:alive:<task id>``: renewed by a running task (``workers.tasks.ALIVE_PREFIX``)."""
 ALIVE_CHECK_EVERY = 0.5
+PING_TIMEOUT = 2.0
+"""Seconds a worker suspected dead has to answer a ping."""
 DEADLINE_GRACE = 2.0
 """Seconds past the deadline after which tasks still without an answer are given up."""
 

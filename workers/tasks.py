@@ -201,6 +201,8 @@ def _run_interruptibly(fn: Any, stop: griot.SearchStop, task_id: str | None = No
             interrupted = True
             stop.set()
     thread.join()
+    if polls >= 4:  # it renewed an alive key: renew it once more, to outlive the result's store
+        _cancelled(task_id, beat=True)
     _last_cpu[0] = box.get("cpu", 0.0)
     if "error" in box:
         raise box["error"]
