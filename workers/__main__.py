@@ -24,7 +24,7 @@ def status(settings: Settings | None = None) -> dict[str, Any]:
         out["cache"] = {"error": str(e)}
     try:
         broker = redis.Redis.from_url(s.broker_url, socket_timeout=2)
-        out["queues"] = {q: int(broker.llen(q)) for q in (INTERACTIVE, BATCH)}  # type: ignore[arg-type]
+        out["queues"] = {q: int(broker.llen(q)) for q in (INTERACTIVE, BATCH)}
     except redis.RedisError as e:
         out["queues"] = {"error": str(e)}
     return out

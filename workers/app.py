@@ -26,12 +26,16 @@ from __future__ import annotations
 
 from celery import Celery
 from griot.redis_keys import queues as _queue_names
-from kombu import Queue
+from kombu.entity import Queue
 
 from workers.config import Settings
 
 #: The interactive and batch queues: griot.redis_keys is the one source (GRIOT_QUEUES overrides).
 INTERACTIVE, BATCH = (*_queue_names(), "griot.batch")[:2]
+
+
+def _queue(name: str) -> Queue:
+    return Queue(name)  # type: ignore[no-untyped-call]  # kombu's Queue.__init__ is unannotated
 
 
 def _backend(url: str) -> str:
@@ -72,7 +76,7 @@ def make_app(settings: Settings | None = None) -> Celery:
         worker_prefetch_multiplier=1,
         task_soft_time_limit=s.soft_limit,
         task_time_limit=s.hard_limit,
-        task_queues=[Queue(INTERACTIVE), Queue(BATCH)],
+        task_queues=[_queue(INTERACTIVE), _queue(BATCH)],
         task_default_queue=BATCH,
         task_track_started=False,
         worker_concurrency=s.concurrency,

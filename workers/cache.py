@@ -210,7 +210,9 @@ class Cache:
 
     def holder(self, key: bytes) -> str | None:
         raw = self.client.get(busy_key(self.variant, key))
-        return raw.decode() if raw is not None else None
+        if raw is None:
+            return None
+        return raw.decode() if isinstance(raw, bytes) else str(raw)
 
     def refresh(self, key: bytes, holder: str, ttl_ms: int) -> bool:
         return bool(self._refresh(keys=[busy_key(self.variant, key)], args=[holder, ttl_ms]))
@@ -243,13 +245,13 @@ class RedisTable:
             self.stats["misses"] += len(requests)
             log.warning("cache fetch failed (%s): searching without it", e)
             return []
-        out = []
-        for (key, _depth), e in zip(requests, entries, strict=True):
-            if e is None:
+        out: list[tuple[bytes, int, str, int, int | None]] = []
+        for (key, _depth), entry in zip(requests, entries, strict=True):
+            if entry is None:
                 self.stats["misses"] += 1
                 continue
             self.stats["hits"] += 1
-            out.append((key, e.depth, e.bound, e.value, e.best))
+            out.append((key, entry.depth, entry.bound, entry.value, entry.best))
         return out
 
     def publish(self, entries: list[tuple[bytes, int, str, int, int | None]]) -> None:
@@ -303,7 +305,7 @@ class Heartbeat:
 def read_stats(client: redis.Redis) -> dict[str, int]:
     """The shared counters plus ``hit_rate`` (per cent of probes) and the instance's memory use:
     what ``griot status`` prints."""
-    raw: dict[Any, Any] = client.hgetall(STATS_KEY)  # type: ignore[assignment]
+    raw: dict[Any, Any] = client.hgetall(STATS_KEY)
     stats = {f: 0 for f in STATS_FIELDS}
     for k, v in raw.items():
         stats[k.decode() if isinstance(k, bytes) else k] = int(v)

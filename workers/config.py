@@ -8,6 +8,9 @@
 - ``GRIOT_CACHE_MIN_DEPTH`` (``8``): only nodes with at least this remaining depth touch Redis;
 - ``GRIOT_CACHE_PLIES`` (``2``): plies below a task's root exchanged with the cache, one batch
   per iteration;
+- ``GRIOT_CACHE_ITERATIONS`` (``3``): a subtree task exchanges with the cache in its last this
+  many iterations only (0 = every iteration at least ``GRIOT_CACHE_MIN_DEPTH`` deep): its earlier
+  iterations are shallower than its subtree's entries already are;
 - ``GRIOT_HASH_MB`` (``64``): the per-task transposition table (Rust memory);
 - ``GRIOT_TASK_SOFT_LIMIT`` (``300``): seconds; the task stops its search, returns the best so far;
 - ``GRIOT_TASK_HARD_LIMIT`` (``330``): seconds; the pool process is killed;
@@ -44,6 +47,7 @@ class Settings:
     cache_ttl: int = 7 * 24 * 3600
     cache_min_depth: int = 8
     cache_plies: int = 2
+    cache_iterations: int = 3
     hash_mb: int = 64
     soft_limit: int = 300
     hard_limit: int = 330
@@ -66,6 +70,7 @@ class Settings:
             cache_ttl=_int("GRIOT_CACHE_TTL", cls.cache_ttl),
             cache_min_depth=_int("GRIOT_CACHE_MIN_DEPTH", cls.cache_min_depth),
             cache_plies=_int("GRIOT_CACHE_PLIES", cls.cache_plies),
+            cache_iterations=_int("GRIOT_CACHE_ITERATIONS", cls.cache_iterations),
             hash_mb=_int("GRIOT_HASH_MB", cls.hash_mb),
             soft_limit=_int("GRIOT_TASK_SOFT_LIMIT", cls.soft_limit),
             hard_limit=_int("GRIOT_TASK_HARD_LIMIT", cls.hard_limit),

@@ -188,6 +188,10 @@ class Scheduler:
         self._loop_task: asyncio.Task[None] | None = None
         self._failure: BaseException | None = None
         self.outage_since: float | None = None
+        self.seen_alive: set[str] = set()  # task ids whose alive key was seen (they started)
+        self._alive_checked = 0.0
+        self.lost_workers: set[str] = set()
+        self.suspects: set[str] = set()  # workers that lost a task, pinged
 
     async def run(
         self, kwargs: dict[str, Any], priority: tuple[int, int], prefer: str | None = None
@@ -303,7 +307,7 @@ class Scheduler:
 
     def _free_slots(self) -> dict[str, int]:
         assert self.workers is not None
-        free = dict(self.workers)
+        free = {w: n for w, n in self.workers.items() if w not in self.suspects} or dict(self.workers)
         for task_id in self.running:
             w = self.on_worker.get(task_id)
             if w in free:
@@ -361,6 +365,7 @@ class Scheduler:
         now = time.time()
         for task_id, meta in self.app.backend.get_many(ids, interval=0, max_iterations=1):
             job = self.running.pop(task_id, None)
+            self.seen_alive.discard(task_id)
             AsyncResult(task_id, app=self.app).forget()
             if job is None or job.future.done():
                 continue
@@ -394,12 +399,83 @@ class Scheduler:
             log.info("subtree task %s ended %s (%r): dispatching it again", task_id, status, result)
             self.stats.redispatched += 1
             heapq.heappush(self.waiting, job)
+        self._check_alive(now)
+        if self.deadline is not None and now >= self.deadline + DEADLINE_GRACE:
+            # Tasks stop at the deadline and answer (incomplete); one that has not answered by
+            # now may never answer (its worker vanished): end the depth without it.
+            for job in {id(j): j for j in self.running.values()}.values():
+                if not job.future.done():
+                    job.future.set_exception(
+                        SearchDeadlineExceeded("the deadline passed in the middle of a depth")
+                    )
+            return
         # Stragglers: a task that should long be done (its worker machine may be gone).
         for job in {id(j): j for j in self.running.values()}.values():
             if now - job.sent_at > self.straggler_after and job.dispatches < 3:
                 log.info("subtree task has run %.1f s: sending a duplicate", now - job.sent_at)
                 self.stats.redispatched += 1
                 self._send(job, self._other_worker(job))
+
+    def _check_alive(self, now: float) -> None:
+        """Tasks that started (their alive key was seen) and whose key expired without a result
+        died with their worker (a SIGKILLed pool process or Celery main process, a lost
+        machine): send them again now rather than after the broker's visibility timeout (a
+        duplicate of a task that was only late is harmless: the first result wins). Their worker
+        becomes a suspect: no work goes to it until it answers a ping; one that does not answer
+        leaves the affinity set, and the tasks waiting on its own queue are sent again. Checked
+        twice a second."""
+        if now - self._alive_checked < ALIVE_CHECK_EVERY or not self.running:
+            return
+        self._alive_checked = now
+        ids = list(self.running)
+        values = self.app.backend.client.mget([ALIVE_PREFIX + i for i in ids])
+        lost: list[str] = []
+        for task_id, value in zip(ids, values, strict=True):
+            if value is not None:
+                self.seen_alive.add(task_id)
+            elif task_id in self.seen_alive:
+                lost.append(task_id)
+        for task_id in lost:
+            self.seen_alive.discard(task_id)
+            worker = self.on_worker.get(task_id)
+            if worker is not None:
+                self._suspect(worker)
+            log.warning("subtree task %s died with its worker: dispatching it again", task_id)
+            self._requeue(task_id)
+
+    def _requeue(self, task_id: str) -> None:
+        job = self.running.pop(task_id, None)
+        if job is None:
+            return
+        cancel(self.app, [task_id])  # should the broker redeliver it later: drop it
+        if job.future.done() or any(j is job for j in self.running.values()):
+            return
+        self.stats.redispatched += 1
+        job.prefer = None
+        job.queued_at = 0.0
+        heapq.heappush(self.waiting, job)
+
+    def _suspect(self, worker: str) -> None:
+        if self.workers is None or worker in self.suspects or worker not in self.workers:
+            return
+        self.suspects.add(worker)
+        fut = asyncio.get_running_loop().run_in_executor(None, self._ping, worker)
+        fut.add_done_callback(lambda f: self._pinged(worker, bool(not f.exception() and f.result())))
+
+    def _ping(self, worker: str) -> bool:
+        return bool(self.app.control.ping(destination=[worker], timeout=PING_TIMEOUT))
+
+    def _pinged(self, worker: str, alive: bool) -> None:
+        self.suspects.discard(worker)
+        if not alive and self.workers is not None and len(self.workers) > 1:
+            self.workers.pop(worker, None)
+            self.lost_workers.add(worker)
+            log.warning("worker %s lost a task and does not answer: no more work goes to it", worker)
+            # Tasks on its own queue that never started would wait there forever.
+            for task_id in [i for i in self.running if self.on_worker.get(i) == worker]:
+                if task_id not in self.seen_alive:
+                    self._requeue(task_id)
+        self._wake.set()
 
     def _other_worker(self, job: _Job) -> str | None:
         """The freest worker not already running ``job`` (None: the shared queue)."""
@@ -412,6 +488,14 @@ class Scheduler:
     def _revoke_quietly(self, task_id: str) -> None:
         cancel(self.app, [task_id])
 
+
+ALIVE_PREFIX = "griot:alive:"
+"""``griot:alive:<task id>``: renewed by a running task (``workers.tasks.ALIVE_PREFIX``)."""
+ALIVE_CHECK_EVERY = 0.5
+PING_TIMEOUT = 2.0
+"""Seconds a worker suspected dead has to answer a ping."""
+DEADLINE_GRACE = 2.0
+"""Seconds past the deadline after which tasks still without an answer are given up."""
 
 CANCEL_PREFIX = "griot:cancel:"
 """``griot:cancel:<task id>`` (in the result backend's Redis): set by a caller that no longer
@@ -657,6 +741,8 @@ class ClusterSearch:
             children = root.expand()
             index = {m: i for i, (m, _, _) in enumerate(children)}
             root.order = [index[m.move] for m in moves if m.move in index]
+            for _, subtree, _ in children:  # that worker's kept table holds them
+                subtree.worker = res.get("node")
             for mv in moves:  # child estimates from the exact per-move scores
                 child = children[index[mv.move]]
                 child[1].estimates[res["depth"] - 1] = (
@@ -700,7 +786,8 @@ class ClusterSearch:
             if v is None:
                 continue
             pv = from_child(v) * sign if sign < 0 else from_child(v)
-            moves.append(MoveValue(mv, pv, EXACT if mv == (found.pv or [None])[0] else UPPER))
+            best = found.pv[0] if found.pv else None
+            moves.append(MoveValue(mv, pv, EXACT if mv == best else UPPER))
         return DepthResult(
             depth=depth,
             best_move=found.pv[0] if found.pv else None,

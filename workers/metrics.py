@@ -39,7 +39,7 @@ def serve(port: int) -> None:
     from prometheus_client import CollectorRegistry, multiprocess, start_http_server
 
     registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry)
+    multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # unannotated upstream
     start_http_server(port, addr="0.0.0.0", registry=registry)
 
 
@@ -47,7 +47,7 @@ def process_dead(pid: int) -> None:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         from prometheus_client import multiprocess
 
-        multiprocess.mark_process_dead(pid)
+        multiprocess.mark_process_dead(pid)  # type: ignore[no-untyped-call]  # unannotated upstream
 
 
 def enabled() -> bool:

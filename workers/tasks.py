@@ -116,7 +116,7 @@ def _position(variant: Any, position: Any) -> griot.Position:
 def _int(name: str, value: Any, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise BadTaskArguments(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
-    return value
+    return int(value)
 
 
 def _history(pos: griot.Position, history: Any) -> list[griot.Position]:
@@ -145,11 +145,24 @@ CANCEL_PREFIX = "griot:cancel:"
 _last_cpu = [0.0]  # CPU seconds of this process's last search (its thread's own clock)
 
 
-def _cancelled(task_id: str | None) -> bool:
+ALIVE_PREFIX = "griot:alive:"
+ALIVE_TTL_MS = 3000
+"""``griot:alive:<task id>`` (result backend's Redis), ``SET PX`` when a search starts and about
+every second while it runs: a caller that saw it and finds it gone without a result knows the
+worker died (its main process too: a SIGKILLed Celery parent takes its pool with it) and sends
+the task again at once, instead of waiting for the broker's visibility timeout."""
+
+
+def _cancelled(task_id: str | None, beat: bool = False) -> bool:
+    """Whether the caller asked ``task_id`` to stop; ``beat`` also renews its alive key."""
     if not task_id:
         return False
     try:
-        return bool(app.backend.client.exists(CANCEL_PREFIX + task_id))
+        pipe = app.backend.client.pipeline(transaction=False)
+        pipe.exists(CANCEL_PREFIX + task_id)
+        if beat:
+            pipe.set(ALIVE_PREFIX + task_id, f"{socket.gethostname()}:{os.getpid()}", px=ALIVE_TTL_MS)
+        return bool(pipe.execute()[0])
     except redis.RedisError:
         return False
 
@@ -181,13 +194,15 @@ def _run_interruptibly(fn: Any, stop: griot.SearchStop, task_id: str | None = No
             if done.wait(0.05):
                 break
             polls += 1
-            if polls % 4 == 0 and not interrupted and _cancelled(task_id):
+            if polls % 4 == 0 and not interrupted and _cancelled(task_id, beat=polls % 20 == 4):
                 interrupted = True
                 stop.set()
         except SoftTimeLimitExceeded:
             interrupted = True
             stop.set()
     thread.join()
+    if polls >= 4:  # it renewed an alive key: renew it once more, to outlive the result's store
+        _cancelled(task_id, beat=True)
     _last_cpu[0] = box.get("cpu", 0.0)
     if "error" in box:
         raise box["error"]
@@ -309,7 +324,8 @@ def search_subtree(
         except redis.RedisError as e:
             log.warning("in-flight marker unavailable (%s): searching anyway", e)
 
-    table = tt.RedisTable(cache, s.cache_min_depth, s.cache_plies) if cache is not None else None
+    hook_depth = max(s.cache_min_depth, depth - s.cache_iterations + 1 if s.cache_iterations > 0 else 0)
+    table = tt.RedisTable(cache, hook_depth, s.cache_plies) if cache is not None else None
     stop = griot.SearchStop()
     time_limit = max(0.05, left) if left is not None else None
     local = search_table(canonical)
@@ -416,7 +432,7 @@ def search_position(
             depth=depth,
             time=time_limit,
             multipv=multipv,
-            hash_mb=s.hash_mb,
+            table=search_table(canonical),  # kept: the subtrees sent here next start warm
             stop=stop,
             history=hist,
             shared=table,
@@ -441,5 +457,6 @@ def search_position(
         "started": started,
         "finished": time.time(),
         "worker": socket.gethostname(),
+        "node": self.request.hostname,
         "interrupted": interrupted,
     }

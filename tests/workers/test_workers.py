@@ -183,6 +183,78 @@ def test_sigkilled_worker_process_still_gives_the_right_answer() -> None:
         s.cache.stop()
 
 
+def _kill_a_searching_worker(stack: Stack, stop: threading.Event, killed: list[int]) -> None:
+    """SIGKILLs the Celery MAIN process of a worker whose pool process is in the middle of a
+    subtree that has written its alive key; the pool process dies with it (billiard's children
+    exit when their parent goes)."""
+    cache = redis.Redis.from_url(stack.cache.url)
+    broker = redis.Redis.from_url(stack.broker.url)
+    mains = {p.pid for p in stack.workers}
+    while not stop.is_set() and not killed:
+        for key in cache.scan_iter("griot:tt:*:busy"):
+            holder = cache.get(key)
+            if holder is None:
+                continue
+            _, pid, task_id, _ = holder.decode().rsplit(":", 3)
+            if not broker.exists(f"griot:alive:{task_id}"):
+                continue
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError):
+                continue
+            assert parent in mains, (parent, mains)
+            os.kill(parent, signal.SIGKILL)
+            killed.append(parent)
+            return
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("affinity", [False, True], ids=["shared-queue", "worker-affinity"])
+def test_sigkilled_worker_main_process_still_gives_the_right_answer(affinity: bool) -> None:
+    """The whole worker dies (SIGKILL of the Celery parent; its pool goes with it) in the middle
+    of a subtree. The broker would redeliver the unacknowledged message only after the
+    visibility timeout (an hour here) and the caller's straggler duplicate comes after an hour
+    too, so the search can finish before its 120 s deadline only through the tasks' alive keys:
+    the caller sees the running task's key expire without a result and sends the task again
+    (with affinity, also every task waiting on the dead worker's own queue, and no more work
+    goes there). The value equals the in-process search's."""
+    s = make_stack(inflight_ms=1500, visibility_timeout=3600)
+    try:
+        app = s.app()
+        s.start_worker("m1")
+        s.start_worker("m2")
+        s.wait_ready(app, 2)
+        pos = griot.Variant("abapa").start()
+        depth = 18  # subtrees of 0.2-0.5 s: long enough to write an alive key
+        ref = griot.search(pos, depth=depth)
+        workers = None
+        if affinity:
+            from workers.distributed import cluster_workers
+
+            workers = cluster_workers(app, "griot.interactive")
+            assert len(workers) == 2
+        stop, killed = threading.Event(), []
+        killer = threading.Thread(target=_kill_a_searching_worker, args=(s, stop, killed))
+        killer.start()
+        cs = ClusterSearch(
+            app, capacity=2, split=1, direct_depth=8, min_task_depth=4, straggler_after=3600, workers=workers
+        )
+        try:
+            got = cs.search(pos, depth, time_limit=120)
+        finally:
+            stop.set()
+            killer.join(5)
+        assert killed, "no worker was caught in the middle of a subtree"
+        assert all(p.poll() is not None for p in s.workers if p.pid in killed)
+        assert got.depth == depth and got.value == ref.score.value
+        assert cs.stats.redispatched >= 1
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()
+
+
 def test_redis_restart_mid_search_gives_the_right_answer_or_a_clear_error() -> None:
     """The broker's Redis (queues and results, no persistence) restarts during a search: the caller
     sees the outage, waits for Redis, dispatches what was lost again and returns the in-process

@@ -160,7 +160,7 @@ class Stack:
             os.environ.update(old)
 
 
-def make_stack(inflight_ms: int = 3000) -> Stack:
+def make_stack(inflight_ms: int = 3000, visibility_timeout: int = 120) -> Stack:
     broker = RedisServer(free_port())
     cache = RedisServer(free_port(), ["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru"])
     broker.start()
@@ -173,7 +173,7 @@ def make_stack(inflight_ms: int = 3000) -> Stack:
         "GRIOT_HASH_MB": "16",
         "GRIOT_TASK_SOFT_LIMIT": "60",
         "GRIOT_TASK_HARD_LIMIT": "90",
-        "GRIOT_VISIBILITY_TIMEOUT": "120",
+        "GRIOT_VISIBILITY_TIMEOUT": str(visibility_timeout),
         "GRIOT_INFLIGHT_TTL_MS": str(inflight_ms),
         "PYTHONPATH": str(ROOT),
     }
