@@ -568,6 +568,15 @@ class _Found:
     pv: list[str]
 
 
+async def _decided(fails_low: bool, sign: int) -> _Found:
+    """A child's result for a window beyond every possible value, in the child's terms: seen from
+    the parent an upper bound of a win in one ply (``fails_low``) or a lower bound of a loss in one."""
+    v, bound = (WIN - 1, UPPER) if fails_low else (1 - WIN, LOWER)
+    if sign < 0:
+        return _Found(-to_child(v), {LOWER: UPPER, UPPER: LOWER}[bound], [])
+    return _Found(to_child(v), bound, [])
+
+
 class ClusterSearch:
     """Searches positions across the Celery workers (see the module header).
 
@@ -885,6 +894,13 @@ class ClusterSearch:
 
         def launch(i: int, a: int, b: int, speculative: bool) -> None:
             _, child, sign = children[i]
+            if a >= WIN - 1 or b <= 1 - WIN:
+                # Seen from here a child is worth at most a win (or at least a loss) in one ply, so
+                # this window is decided without a search; one ply lower it would be empty.
+                windows[i] = (a, b)
+                attempts[i] += 1
+                running[i] = asyncio.get_running_loop().create_task(_decided(a >= WIN - 1, sign))
+                return
             if sign < 0:
                 ca, cb = -to_child(b), -to_child(a)
             else:

@@ -62,6 +62,24 @@ def test_distributed_value_equals_in_process_search(two_workers: Stack) -> None:
     assert checked == 10 * len(GAMES)
 
 
+def test_distributed_value_equals_in_process_search_near_the_end(two_workers: Stack) -> None:
+    """Proven wins and losses a few turns away: null windows at a win score must not become empty
+    windows one ply lower (a window (WIN, WIN + 1) cannot hold a child's value)."""
+    app = two_workers.app()
+    cs = ClusterSearch(app, capacity=2, split=2, direct_depth=2, min_task_depth=2)
+    starts = [griot.Position("abapa(max_turns=48) 0,0,0,0,1,1/1,1,0,0,0,0 23-21 S 40 -")]
+    starts += [p for p in positions("abapa(max_turns=40)", 40, seed=11, max_turns=39) if p.turns >= 30]
+    proven = 0
+    for pos in starts[:8]:
+        redis.Redis.from_url(two_workers.cache.url).flushdb()
+        depth = 9
+        ref = griot.search(pos, depth=depth)
+        got = cs.search(pos, depth, time_limit=60)
+        assert got.value == ref.score.value, (str(pos), got, ref)
+        proven += ref.score.kind != "margin"
+    assert proven >= 1
+
+
 def test_cache_counts_and_reuses(two_workers: Stack) -> None:
     app = two_workers.app()
     client = redis.Redis.from_url(two_workers.cache.url)
