@@ -43,6 +43,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import griot
@@ -192,6 +193,8 @@ class Scheduler:
         self._alive_checked = 0.0
         self.lost_workers: set[str] = set()
         self.suspects: set[str] = set()  # workers that lost a task, pinged
+        self.sent_at: dict[str, float] = {}  # task id -> when it was sent
+        self.start_checked: set[str] = set()  # tasks whose late start made their worker a suspect
 
     async def run(
         self, kwargs: dict[str, Any], priority: tuple[int, int], prefer: str | None = None
@@ -231,6 +234,7 @@ class Scheduler:
         ids = [i for i, j in self.running.items() if j is job]
         for i in ids:
             del self.running[i]
+            self.sent_at.pop(i, None)
         if ids:
             cancel(self.app, ids)
 
@@ -248,7 +252,7 @@ class Scheduler:
         if worker:
             self.on_worker[r.id] = worker
         job.task_ids.append(r.id)
-        job.sent_at = time.time()
+        job.sent_at = self.sent_at[r.id] = time.time()
         job.dispatches += 1
         self.running[r.id] = job
         self.stats.sent += 1
@@ -366,6 +370,8 @@ class Scheduler:
         for task_id, meta in self.app.backend.get_many(ids, interval=0, max_iterations=1):
             job = self.running.pop(task_id, None)
             self.seen_alive.discard(task_id)
+            self.sent_at.pop(task_id, None)
+            self.start_checked.discard(task_id)
             AsyncResult(task_id, app=self.app).forget()
             if job is None or job.future.done():
                 continue
@@ -435,6 +441,16 @@ class Scheduler:
                 self.seen_alive.add(task_id)
             elif task_id in self.seen_alive:
                 lost.append(task_id)
+            elif (
+                task_id not in self.start_checked
+                and now - self.sent_at.get(task_id, now) > START_PATIENCE
+                and self.on_worker.get(task_id) is not None
+            ):
+                # Sent to a worker's own queue (never more tasks than its pool) and not started:
+                # the worker may have died between tasks. Ping it; if it does not answer, its
+                # queued tasks go elsewhere (``_pinged``).
+                self.start_checked.add(task_id)
+                self._suspect(self.on_worker[task_id])
         for task_id in lost:
             self.seen_alive.discard(task_id)
             worker = self.on_worker.get(task_id)
@@ -445,6 +461,8 @@ class Scheduler:
 
     def _requeue(self, task_id: str) -> None:
         job = self.running.pop(task_id, None)
+        self.sent_at.pop(task_id, None)
+        self.start_checked.discard(task_id)
         if job is None:
             return
         cancel(self.app, [task_id])  # should the broker redeliver it later: drop it
@@ -492,6 +510,8 @@ class Scheduler:
 ALIVE_PREFIX = "griot:alive:"
 """``griot:alive:<task id>``: renewed by a running task (``workers.tasks.ALIVE_PREFIX``)."""
 ALIVE_CHECK_EVERY = 0.5
+START_PATIENCE = 3.0
+"""Seconds a task sent to a worker's own queue may wait to start before the worker is pinged."""
 PING_TIMEOUT = 2.0
 """Seconds a worker suspected dead has to answer a ping."""
 DEADLINE_GRACE = 2.0
@@ -715,8 +735,10 @@ class ClusterSearch:
             history=[str(h) for h in hist],
             deadline=deadline,
         )
-        r = await self._guarded(
-            lambda: self.app.send_task(
+
+        def send() -> Any:
+            self.stats.sent += 1
+            return self.app.send_task(
                 "griot.search_position",
                 kwargs=kwargs,
                 queue=self.queue,
@@ -724,17 +746,30 @@ class ClusterSearch:
                 retry=True,
                 retry_policy=RETRY_POLICY,
             )
-        )
-        self.stats.sent += 1
+
+        r = await self._guarded(send)
+        seen_alive, checked = False, time.time()
         while True:
-            got = await self._guarded(
-                lambda: list(self.app.backend.get_many([r.id], interval=0, max_iterations=1))
-            )
+            got = await self._guarded(partial(self._poll_result, r.id))
             if got:
                 break
-            if deadline is not None and time.time() > deadline:
+            now = time.time()
+            if deadline is not None and now > deadline:
                 cancel(self.app, [r.id])
                 raise SearchDeadlineExceeded("the first depth did not complete before the deadline")
+            if now - checked >= ALIVE_CHECK_EVERY:
+                # As for subtrees (Scheduler._check_alive): a task whose alive key was seen and
+                # expired without a result died with its worker; send it again at once.
+                checked = now
+                alive = await self._guarded(partial(self.app.backend.client.exists, ALIVE_PREFIX + r.id))
+                if alive:
+                    seen_alive = True
+                elif seen_alive and not await self._guarded(partial(self._poll_result, r.id)):
+                    log.warning("position task %s died with its worker: dispatching it again", r.id)
+                    cancel(self.app, [r.id])
+                    self.stats.redispatched += 1
+                    r = await self._guarded(send)
+                    seen_alive = False
             await asyncio.sleep(min(0.05, max(self.poll, 0.02 * (time.time() - start))))
         meta = got[0][1]
         r.forget()
@@ -770,6 +805,9 @@ class ClusterSearch:
             cache_answers=self.stats.cache_answers,
             redispatched=self.stats.redispatched,
         )
+
+    def _poll_result(self, task_id: str) -> list[Any]:
+        return list(self.app.backend.get_many([task_id], interval=0, max_iterations=1))
 
     async def _guarded(self, fn: Callable[[], Any]) -> Any:
         """``fn()``, retried while the broker is unreachable, up to ``outage_grace`` seconds."""

@@ -185,9 +185,14 @@ def _run_interruptibly(fn: Any, stop: griot.SearchStop, task_id: str | None = No
 
     # Not Thread.join: an exception raised by a signal handler inside join() can leave the thread
     # looking finished while it still runs (CPython issue 21822); an Event stays consistent.
+    # The alive key is written before the search starts (one round trip, which also sees a cancel
+    # that came while the task waited in the queue), so a worker that dies even in a short task
+    # leaves a key that expires without a result.
+    interrupted = _cancelled(task_id, beat=True)
+    if interrupted:
+        stop.set()
     thread = threading.Thread(target=target, name="griot-search", daemon=True)
     thread.start()
-    interrupted = False
     polls = 0
     while not done.is_set():
         try:
@@ -201,7 +206,7 @@ def _run_interruptibly(fn: Any, stop: griot.SearchStop, task_id: str | None = No
             interrupted = True
             stop.set()
     thread.join()
-    if polls >= 4:  # it renewed an alive key: renew it once more, to outlive the result's store
+    if polls >= 4:  # the key may be a second old: renew it once more, to outlive the result's store
         _cancelled(task_id, beat=True)
     _last_cpu[0] = box.get("cpu", 0.0)
     if "error" in box:

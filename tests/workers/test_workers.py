@@ -201,36 +201,41 @@ def test_sigkilled_worker_process_still_gives_the_right_answer() -> None:
         s.cache.stop()
 
 
+def _main_process_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError):
+        return None
+
+
 def _kill_a_searching_worker(stack: Stack, stop: threading.Event, killed: list[int]) -> None:
-    """SIGKILLs the Celery MAIN process of a worker whose pool process is in the middle of a
-    subtree that has written its alive key; the pool process dies with it (billiard's children
-    exit when their parent goes)."""
+    """SIGKILLs a whole worker (its Celery main process and its pool: the process group, as when
+    a machine is lost) whose pool process is in the middle of a subtree the search needs. (A pool
+    process outlives its SIGKILLed parent long enough to finish and store its task.) A needed
+    subtree: the only one running (the eldest brother its siblings wait for), not cancelled (one
+    abandoned after a cutoff, or after the last depth, is not sent again), at least 6 plies deep,
+    with its alive key written."""
     cache = redis.Redis.from_url(stack.cache.url)
     broker = redis.Redis.from_url(stack.broker.url)
     mains = {p.pid for p in stack.workers}
     while not stop.is_set() and not killed:
-        for key in cache.scan_iter("griot:tt:*:busy"):
-            holder = cache.get(key)
-            if holder is None:
-                continue
-            _, pid, task_id, _ = holder.decode().rsplit(":", 3)
-            if not broker.exists(f"griot:alive:{task_id}"):
-                continue
-            try:
-                with open(f"/proc/{pid}/stat") as f:
-                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError):
-                continue
-            assert parent in mains, (parent, mains)
-            os.kill(parent, signal.SIGKILL)
-            killed.append(parent)
-            return
-        time.sleep(0.05)
+        holders = [h for h in (cache.get(k) for k in cache.scan_iter("griot:tt:*:busy")) if h is not None]
+        if len(holders) == 1:
+            _, pid, task_id, depth = holders[0].decode().rsplit(":", 3)
+            parent = _main_process_of(int(pid))
+            needed = broker.exists(f"griot:alive:{task_id}") and not broker.exists(f"griot:cancel:{task_id}")
+            if int(depth) >= 6 and needed and parent is not None:
+                assert parent in mains, (parent, mains)
+                os.killpg(parent, signal.SIGKILL)
+                killed.append(parent)
+                return
+        time.sleep(0.02)
 
 
 @pytest.mark.parametrize("affinity", [False, True], ids=["shared-queue", "worker-affinity"])
 def test_sigkilled_worker_main_process_still_gives_the_right_answer(affinity: bool) -> None:
-    """The whole worker dies (SIGKILL of the Celery parent; its pool goes with it) in the middle
+    """The whole worker dies (SIGKILL of its process group: the Celery parent and its pool) in the middle
     of a subtree. The broker would redeliver the unacknowledged message only after the
     visibility timeout (an hour here) and the caller's straggler duplicate comes after an hour
     too, so the search can finish before its 120 s deadline only through the tasks' alive keys:
@@ -267,6 +272,111 @@ def test_sigkilled_worker_main_process_still_gives_the_right_answer(affinity: bo
         assert all(p.poll() is not None for p in s.workers if p.pid in killed)
         assert got.depth == depth and got.value == ref.score.value
         assert cs.stats.redispatched >= 1
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()
+
+
+def test_worker_dead_between_tasks_does_not_hold_its_queued_subtrees() -> None:
+    """With worker affinity, the subtrees of the next depth go to the worker that searched them
+    at the previous one, through that worker's own queue. Here that worker (the one that ran the
+    first depths) is SIGKILLed between tasks, before the next depth is sent: its queued tasks
+    never start, so no alive key ever expires. The caller pings a worker whose tasks do not start
+    within a few seconds and, when it does not answer, sends them to the other worker; the
+    search completes before its deadline with the in-process value."""
+    from workers.distributed import cluster_workers
+
+    s = make_stack(visibility_timeout=3600)
+    try:
+        app = s.app()
+        s.start_worker("i1")
+        s.start_worker("i2")
+        s.wait_ready(app, 2)
+        pos = positions("abapa", 1, seed=5, max_turns=6)[0]
+        depth, direct = 12, 8
+        ref = griot.search(pos, depth=depth)
+        broker = redis.Redis.from_url(s.broker.url)
+        mains = {p.pid for p in s.workers}
+        killed: list[int] = []
+
+        def kill_the_first_depths_worker(r: object) -> None:
+            if killed or getattr(r, "depth", 0) != direct:
+                return
+            # Only the first depths' task has run: its alive key names its pool process.
+            keys = list(broker.scan_iter("griot:alive:*"))
+            assert len(keys) == 1, keys
+            pid = int(broker.get(keys[0]).decode().rsplit(":", 1)[1])
+            parent = _main_process_of(pid)
+            assert parent in mains, (parent, mains)
+            os.killpg(parent, signal.SIGKILL)
+            killed.append(parent)
+            for p in s.workers:
+                if p.pid == parent:
+                    p.wait(10)
+
+        cs = ClusterSearch(
+            app,
+            capacity=2,
+            split=1,
+            direct_depth=direct,
+            min_task_depth=4,
+            straggler_after=3600,
+            workers=cluster_workers(app, "griot.interactive"),
+        )
+        got = cs.search(pos, depth, time_limit=120, on_depth=kill_the_first_depths_worker)
+        assert killed
+        assert got.depth == depth and got.value == ref.score.value
+        assert cs.stats.redispatched >= 1
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()
+
+
+def test_worker_killed_in_the_first_depths_task_is_replaced() -> None:
+    """The first depths run as one task (``direct_depth``). Its whole worker is SIGKILLed while
+    it searches: the caller sees that task's alive key expire without a result and sends it
+    again, and the search ends with the in-process value long before the broker's visibility
+    timeout (an hour here) would have redelivered it."""
+    s = make_stack(visibility_timeout=3600)
+    try:
+        app = s.app()
+        s.start_worker("d1")
+        s.start_worker("d2")
+        s.wait_ready(app, 2)
+        pos = griot.Variant("abapa").start()
+        depth = 17  # all root moves' exact scores: a second or more
+        ref = griot.search(pos, depth=depth)
+        broker = redis.Redis.from_url(s.broker.url)
+        mains = {p.pid for p in s.workers}
+        stop, killed = threading.Event(), []
+
+        def kill_it() -> None:
+            while not stop.is_set() and not killed:
+                for key in broker.scan_iter("griot:alive:*"):
+                    task_id = key.decode().rsplit(":", 1)[1]
+                    holder = broker.get(key)
+                    if holder is None or broker.exists(f"celery-task-meta-{task_id}"):
+                        continue
+                    parent = _main_process_of(int(holder.decode().rsplit(":", 1)[1]))
+                    assert parent in mains, (parent, mains)
+                    os.killpg(parent, signal.SIGKILL)
+                    killed.append(parent)
+                    return
+                time.sleep(0.01)
+
+        killer = threading.Thread(target=kill_it)
+        killer.start()
+        cs = ClusterSearch(app, capacity=2, direct_depth=depth, straggler_after=3600)
+        try:
+            got = cs.search(pos, depth, time_limit=120)
+        finally:
+            stop.set()
+            killer.join(5)
+        assert killed, "the first depths' task was not caught running"
+        assert got.depth == depth and got.value == ref.score.value
+        assert got.tasks == 2 and cs.stats.redispatched == 1
     finally:
         s.stop_workers()
         s.broker.stop()
