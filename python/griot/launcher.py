@@ -467,9 +467,10 @@ def grpc_health(target: str, service: str = "", timeout: float = 1.0) -> str:
 # Processes
 
 
-def _set_parent_death_signal() -> None:
-    """Runs in the child before exec: die if the launcher dies (Linux), so even a SIGKILLed
-    launcher leaves no orphans."""
+def die_with_parent() -> None:
+    """A ``preexec_fn``: runs in the child before exec and makes it get SIGTERM when its parent
+    dies (Linux; elsewhere nothing), so even a SIGKILLed launcher (or test run) leaves no
+    orphans."""
     with contextlib.suppress(Exception):
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
@@ -677,7 +678,7 @@ class Launcher:
             stderr=subprocess.STDOUT,
             env=env,
             start_new_session=True,  # its own process group: Ctrl-C reaches only the launcher
-            preexec_fn=_set_parent_death_signal if sys.platform.startswith("linux") else None,
+            preexec_fn=die_with_parent if sys.platform.startswith("linux") else None,
         )
         proc = Process(name, spec, argv, health, popen)
         assert popen.stdout is not None

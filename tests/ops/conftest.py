@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from griot.launcher import free_port, redis_ping
+from griot.launcher import die_with_parent, free_port, redis_ping
 
 REDIS = shutil.which("redis-server")
 needs_redis = pytest.mark.skipif(REDIS is None, reason="redis-server is not installed (.ci/run installs it)")
@@ -50,6 +50,7 @@ def redis_server(tmp_path: Path) -> Iterator[Redis]:
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        preexec_fn=die_with_parent,
     )
     url = f"redis://127.0.0.1:{port}/0"
     deadline = time.monotonic() + 10
@@ -113,7 +114,13 @@ def start_up(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> U
         *args,
     ]
     proc = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=full_env, cwd=tmp_path
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=full_env,
+        cwd=tmp_path,
+        preexec_fn=die_with_parent,
     )
     up = Up(proc, state_file)
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from griot.launcher import die_with_parent
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,6 +60,7 @@ class RedisServer:
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
+            preexec_fn=die_with_parent,
         )
         client = redis.Redis(port=self.port)
         for _ in range(100):
@@ -122,6 +124,7 @@ class Stack:
             env={**self.env, **(extra_env or {})},
             stdout=log,
             stderr=subprocess.STDOUT,
+            preexec_fn=die_with_parent,
             start_new_session=True,
         )
         self.workers.append(proc)
