@@ -3,8 +3,9 @@ released) and return plain data.
 
 - ``griot.search_subtree(variant, position, depth, alpha, beta, history, deadline)``: one subtree of
   a distributed search, with a window; returns the fail-soft value and its bound.
-- ``griot.search_position(variant, position, depth, time, multipv, history, deadline)``: a whole
-  search of a position (best move, score, line, per-move scores), for shallow or batch work.
+- ``griot.search_position(variant, position, depth, time, multipv, history, deadline, nodes,
+  progress)``: a whole search of a position (best move, score, line, per-move scores), for shallow
+  or batch work; with ``progress`` its completed depths are reported in Redis as they come.
 
 Bad arguments raise :class:`~workers.errors.BadTaskArguments` (listed in ``throws``: no retry, no
 traceback noise); Redis or broker failures are retried with backoff. The search runs in a helper
@@ -16,6 +17,7 @@ iteration, reported as ``complete: false``.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import socket
@@ -27,6 +29,7 @@ import griot
 import redis
 from celery import Task, signals
 from celery.exceptions import SoftTimeLimitExceeded
+from griot.redis_keys import progress_key
 
 from workers import cache as tt
 from workers import metrics
@@ -391,6 +394,52 @@ def _move_index(pos: griot.Position, r: griot.SearchResult) -> int | None:
     return texts.index(str(r.best_move)) if str(r.best_move) in texts else None
 
 
+
+MAX_NODES = 10**12
+PROGRESS_EVERY = 0.02
+"""Seconds between two progress writes of one search: depths completing faster are folded into
+the next write (the key holds every completed depth so far), so a shallow search costs a write or
+none, a deep one a write per depth."""
+PROGRESS_TTL_S = 3600
+
+
+def _summary(r: griot.SearchResult) -> dict[str, Any]:
+    """One completed depth as plain data: the task's result and each progress entry."""
+    return {
+        "best": str(r.best_move) if r.best_move is not None else None,
+        "value": r.score.value,
+        "score": str(r.score),
+        "depth": r.depth,
+        "pv": list(r.pv),
+        "nodes": r.nodes,
+        "time": r.time,
+        "moves": [
+            {"move": m.move, "value": m.score.value, "bound": m.bound, "pv": list(m.pv)} for m in r.moves
+        ],
+    }
+
+
+class _ProgressReporter:
+    """The search's progress callback: keeps every completed depth and writes them all to
+    :func:`griot.redis_keys.progress_key` at most every :data:`PROGRESS_EVERY` seconds. Best effort: a Redis
+    error costs the report, never the search."""
+
+    def __init__(self, task_id: str) -> None:
+        self.key = progress_key(task_id)
+        self.depths: list[dict[str, Any]] = []
+        self.written = time.monotonic()  # a search shorter than PROGRESS_EVERY writes nothing
+
+    def __call__(self, r: griot.SearchResult) -> None:
+        self.depths.append(_summary(r))
+        now = time.monotonic()
+        if now - self.written < PROGRESS_EVERY:
+            return
+        self.written = now
+        try:
+            app.backend.client.set(self.key, json.dumps(self.depths), ex=PROGRESS_TTL_S)
+        except redis.RedisError as e:
+            log.warning("progress report failed: %s", e)
+
 @app.task(base=GriotTask, name="griot.search_position", bind=True)
 def search_position(
     self: Task,
@@ -401,15 +450,23 @@ def search_position(
     multipv: int = 1,
     history: list[str] | None = None,
     deadline: float | None = None,
+    nodes: int | None = None,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """A whole search of ``position`` (no window): best move, score, line and per-move scores
-    (``multipv`` exact ones, 0 = all). Needs ``depth`` or ``time_limit`` (seconds)."""
+    (``multipv`` exact ones, 0 = all). Needs ``depth``, ``time_limit`` (seconds) or ``nodes``.
+    With ``progress`` the completed depths are reported as they come
+    (:func:`griot.redis_keys.progress_key`, :data:`PROGRESS_EVERY`)."""
     started = time.time()
     pos = _position(variant, position)
-    if depth is None and time_limit is None:
-        raise BadTaskArguments("give depth or time_limit")
+    if depth is None and time_limit is None and nodes is None:
+        raise BadTaskArguments("give depth, time_limit or nodes")
     if depth is not None:
         depth = _int("depth", depth, 1, MAX_DEPTH)
+    if nodes is not None:
+        nodes = _int("nodes", nodes, 1, MAX_NODES)
+    if not isinstance(progress, bool):
+        raise BadTaskArguments(f"progress must be true or false, got {progress!r}")
     if time_limit is not None and (
         isinstance(time_limit, bool) or not isinstance(time_limit, int | float) or not 0 < time_limit < 86400
     ):
@@ -430,17 +487,20 @@ def search_position(
             tt.Cache(cache_client(), canonical, s.cache_ttl), s.cache_min_depth, s.cache_plies
         )
     stop = griot.SearchStop()
+    reporter = _ProgressReporter(self.request.id) if progress and self.request.id else None
 
     def run() -> griot.SearchResult:
         return griot.search(
             pos,
             depth=depth,
             time=time_limit,
+            nodes=nodes,
             multipv=multipv,
             table=search_table(canonical),  # kept: the subtrees sent here next start warm
             stop=stop,
             history=hist,
             shared=table,
+            progress=reporter,
         )
 
     r, interrupted = _run_interruptibly(run, stop, self.request.id)
@@ -448,17 +508,8 @@ def search_position(
         table.flush_stats()
     _observe("search_position", "complete", time.time() - started, canonical, r.nodes)
     return {
-        "best": str(r.best_move) if r.best_move is not None else None,
-        "value": r.score.value,
-        "score": str(r.score),
-        "depth": r.depth,
+        **_summary(r),
         "complete": depth is None or r.depth == depth or not pos.legal_moves(),
-        "pv": list(r.pv),
-        "nodes": r.nodes,
-        "time": r.time,
-        "moves": [
-            {"move": m.move, "value": m.score.value, "bound": m.bound, "pv": list(m.pv)} for m in r.moves
-        ],
         "started": started,
         "finished": time.time(),
         "worker": socket.gethostname(),

@@ -23,6 +23,8 @@ Cache key layout (engine version first: a new engine never reads an old engine's
                                                   ``replaced``, ``kept`` (HINCRBY, in batches)
 ``griot:eval:<engine>:<variant>:<poskey-hex>``    the gateway's finished evaluations (issue 8)
 ``griot:job:<id>`` / ``griot:session:<id>``       the gateway's analysis jobs and live sessions
+``griot:progress:<task id>``                      (result backend) a search task's completed
+                                                  depths so far, for the gateway's stream
 ===============================================  =============================================
 """
 
@@ -47,6 +49,7 @@ INFLIGHT_PREFIX = PREFIX + "inflight:"
 EVAL_PREFIX = PREFIX + "eval:"
 JOB_PREFIX = PREFIX + "job:"
 SESSION_PREFIX = PREFIX + "session:"
+PROGRESS_PREFIX = PREFIX + "progress:"
 
 #: Fields of :data:`TT_STATS`.
 STAT_HITS = "hits"
@@ -81,3 +84,9 @@ def inflight_key(engine: str, variant: str, position_key: bytes) -> str:
 def eval_key(engine: str, variant: str, position_key: bytes) -> str:
     """The gateway's cached evaluation of a position."""
     return _entry(EVAL_PREFIX, engine, variant, position_key)
+
+
+def progress_key(task_id: str) -> str:
+    """Where a ``griot.search_position`` task sent with ``progress`` reports its completed depths:
+    a JSON list, one entry per depth (as the task's result), rewritten as depths complete."""
+    return PROGRESS_PREFIX + task_id

@@ -13,7 +13,9 @@ the workers (sent, not finished); everything else waits here, in one FIFO per cl
   client, fail at once with ``RESOURCE_EXHAUSTED`` (``overloaded`` / ``quota``) and a retry hint: the
   time the current backlog takes to drain at the measured completion rate;
 - **results** are read by one poller for every task (one ``MGET`` of the result keys per tick, the
-  workers' polling result backend, no pub/sub per task) and deleted once read;
+  workers' polling result backend, no pub/sub per task) and deleted once read; a task sent with
+  ``progress`` also has its progress key in that ``MGET``, and each depth it newly lists goes to
+  the search's ``on_progress`` before the result;
 - **cancellation**: a search nobody waits for any more is dropped from its queue here, or, if sent,
   revoked and given the workers' cancel key (``griot:cancel:<task id>``) so the running search stops
   (:func:`workers.distributed.cancel`); tasks carry the caller's deadline (``expires`` + the
@@ -28,11 +30,13 @@ import json
 import logging
 import time
 from collections import Counter, OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
 from celery import Celery
+from griot.redis_keys import progress_key
 from griot.status import StatusError
 
 from services.gateway.config import GatewayConfig
@@ -58,6 +62,10 @@ class Search:
     submitted: float = field(default_factory=time.monotonic)
     task_id: str | None = None
     sent_at: float = 0.0
+    #: Called with each newly completed depth (a task's progress entry) before the result; set
+    #: for tasks sent with ``progress=True`` (:func:`griot.redis_keys.progress_key`).
+    on_progress: Callable[[dict[str, Any]], None] | None = None
+    progress_seen: int = 0
 
 
 def overloaded(retry_after: float) -> StatusError:
@@ -92,6 +100,7 @@ class Dispatcher:
         self._last_done = time.monotonic()
         self._recent_run: deque[float] = deque(maxlen=16)
         self._task: asyncio.Task[None] | None = None
+        self._stale: list[str] = []  # progress keys of cancelled tasks, deleted at the next poll
 
     # -- the caller's side -----------------------------------------------------------------------
 
@@ -170,6 +179,8 @@ class Dispatcher:
             from workers.distributed import cancel
 
             cancel(self.app, [s.task_id])
+            if s.on_progress is not None:
+                self._stale.append(progress_key(s.task_id))
         if not s.future.done():
             s.future.cancel()
 
@@ -281,10 +292,16 @@ class Dispatcher:
     async def _poll(self) -> None:
         ids = list(self.running)
         backend = self.app.backend
-        raw = await self.results.mget([backend.get_key_for_task(i) for i in ids])
+        watched = [i for i in ids if self.running[i].on_progress is not None]
+        raw = await self.results.mget(
+            [backend.get_key_for_task(i) for i in ids] + [progress_key(i) for i in watched]
+        )
         done_keys = []
+        for task_id, value in zip(watched, raw[len(ids) :], strict=True):
+            if value is not None:
+                self._progress(self.running[task_id], value)
         now = time.monotonic()
-        for task_id, value in zip(ids, raw, strict=True):
+        for task_id, value in zip(ids, raw[: len(ids)], strict=True):
             if value is None:
                 continue
             meta = json.loads(value)
@@ -295,6 +312,8 @@ class Dispatcher:
             s = self.running.pop(task_id, None)
             if s is None:
                 continue
+            if s.on_progress is not None:
+                done_keys.append(progress_key(task_id))
             self._finish_running(s)
             self._recent_run.append(now - s.sent_at)
             elapsed = now - self._last_done
@@ -313,8 +332,23 @@ class Dispatcher:
             else:
                 self.metrics.tasks.labels("failed").inc()
                 s.future.set_exception(task_error(result))
+        done_keys += self._stale
+        self._stale = []
         if done_keys:
             await self.results.delete(*done_keys)
+
+    def _progress(self, s: Search, value: bytes | str) -> None:
+        """Hands the depths a task's progress key newly lists to ``s.on_progress``."""
+        try:
+            depths = json.loads(value)
+        except ValueError:
+            return
+        if not isinstance(depths, list) or s.on_progress is None:
+            return
+        for entry in depths[s.progress_seen :]:
+            if isinstance(entry, dict):
+                s.on_progress(entry)
+        s.progress_seen = max(s.progress_seen, len(depths))
 
     def _expire(self) -> None:
         """Fails running searches whose deadline is long gone (their worker may be gone too)."""

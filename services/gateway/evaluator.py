@@ -11,9 +11,12 @@ from a new search at the workers; results stream to every subscriber as depths c
   cache entry the first one writes (and searches itself if the marker vanishes);
 - **cancellation**: a search whose last subscriber left (a client gone, a live position
   superseded) is cancelled, queued or running (:meth:`Dispatcher.cancel`);
-- **shape of the work**: one ``griot.search_position`` task per position, or for evaluations at
-  least ``distributed_depth`` deep, a distributed search over the cluster
-  (:class:`workers.distributed.ClusterSearch`) that reports every completed depth.
+- **shape of the work**: one ``griot.search_position`` task per position, or for interactive
+  evaluations at least ``distributed_depth`` deep (and without a node limit), a distributed
+  search over the cluster (:class:`workers.distributed.ClusterSearch`). Either way an interactive
+  search streams its completed depths: the task reports them in Redis as they come (depths done
+  within 20 ms of the last report are folded into the next; a search that short sends only its
+  final result), the cluster search after each depth.
 """
 
 from __future__ import annotations
@@ -43,8 +46,9 @@ FOLLOW_POLL = 0.02
 
 @dataclass(frozen=True)
 class Want:
-    """What a request asks: a depth (always set; time-limited requests set a cap), an optional
-    time limit, whether every move must be scored, how urgent, whose, and until when."""
+    """What a request asks: a depth (always set; time- or node-limited requests set a cap), an
+    optional time limit, whether every move must be scored, how urgent, whose, until when, and
+    an optional node limit."""
 
     depth: int
     time: float | None
@@ -52,6 +56,12 @@ class Want:
     priority: int
     client: str
     deadline: float | None
+    nodes: int | None = None
+
+    @property
+    def budgeted(self) -> bool:
+        """Whether a time or node budget, not only the depth, decides where the search stops."""
+        return self.time is not None or self.nodes is not None
 
 
 @dataclass(eq=False)
@@ -70,8 +80,8 @@ class _Flight:
         w = self.want
         if self.done or self.closed or (want.all_moves and not w.all_moves):
             return False
-        if w.time is not None or want.time is not None:
-            return w.time == want.time and w.depth >= want.depth
+        if w.budgeted or want.budgeted:
+            return w.time == want.time and w.nodes == want.nodes and w.depth >= want.depth
         return w.depth >= want.depth
 
 
@@ -105,7 +115,7 @@ class Evaluator:
         except Exception as e:
             log.warning("cache read failed: %s", e)
             return None
-        need = want.depth if want.time is None else min(want.depth, self.config.default_depth)
+        need = min(want.depth, self.config.default_depth) if want.budgeted else want.depth
         if entry is not None and entry.answers(need, want.all_moves):
             return entry
         return None
@@ -118,7 +128,7 @@ class Evaluator:
         be refused by that rule and miss again every time; searched to the entry's depth, its result
         replaces the entry and answers both kinds of request from then on.
         """
-        if not want.all_moves or want.time is not None or not cacheable(pos, want.depth):
+        if not want.all_moves or want.budgeted or not cacheable(pos, want.depth):
             return want
         try:
             entry = await self.cache.get(pos)
@@ -183,7 +193,7 @@ class Evaluator:
 
     async def _follow_remote(self, pos: griot.Position, want: Want) -> EvalResult | None:
         """Waits for another replica's search of ``pos`` when it covers ``want``."""
-        if want.time is not None or not cacheable(pos, want.depth):
+        if want.budgeted or not cacheable(pos, want.depth):
             return None
         try:
             other = await self.cache.flight(pos)
@@ -212,7 +222,7 @@ class Evaluator:
                 flight.last = followed
                 self._publish(flight, (followed, True))
                 return
-            if want.time is None and cacheable(pos, want.depth):
+            if not want.budgeted and cacheable(pos, want.depth):
                 try:
                     claimed = await self.cache.claim(
                         pos, want.depth, want.all_moves, self.replica, FLIGHT_TTL_MS
@@ -221,7 +231,8 @@ class Evaluator:
                     log.warning("cannot set the in-flight marker: %s", e)
                 if claimed:
                     refresher = asyncio.get_running_loop().create_task(self._refresh(pos))
-            if want.depth >= self.config.distributed_depth and want.priority == INTERACTIVE:
+            distributed = want.depth >= self.config.distributed_depth and want.nodes is None
+            if distributed and want.priority == INTERACTIVE:
                 final = await self._distributed(flight)
             else:
                 final = await self._single(flight)
@@ -276,15 +287,34 @@ class Evaluator:
         }
         if want.time is not None:
             kwargs["time_limit"] = want.time
+        if want.nodes is not None:
+            kwargs["nodes"] = want.nodes
+        streamed = want.priority == INTERACTIVE
+        if streamed:
+            kwargs["progress"] = True
         flight.search = self.dispatcher.submit(
             "griot.search_position", kwargs, want.priority, want.client, want.deadline
         )
+        if streamed:
+            flight.search.on_progress = lambda entry: self._progressed(flight, entry)
         r = await self.dispatcher.wait(flight.search)
         result = EvalResult.from_task(r, want.all_moves)
         flight.last = result
         await self._store(pos, result)
         self._publish(flight, (result, True))
         return None
+
+    def _progressed(self, flight: _Flight, entry: dict[str, Any]) -> None:
+        """A depth the task completed (from its progress key): streamed, not cached (the final
+        result is)."""
+        try:
+            result = EvalResult.from_task(entry, flight.want.all_moves)
+        except (KeyError, TypeError, ValueError):
+            return
+        if result.depth >= flight.want.depth or flight.closed:
+            return  # the task's own result carries the last depth, marked final
+        flight.last = result
+        self._publish(flight, (result, False))
 
     async def _distributed(self, flight: _Flight) -> EvalResult | None:
         from workers.distributed import ClusterSearch

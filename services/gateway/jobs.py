@@ -54,6 +54,7 @@ class JobSpec:
     time: float | None
     priority: int
     client: str
+    nodes: int | None = None
 
     def positions(self) -> list[griot.Position]:
         out = [griot.Position(self.start)]
@@ -300,7 +301,7 @@ class Jobs:
     async def _turn(
         self, spec: JobSpec, pos: griot.Position, move: str, index: int
     ) -> analysis_pb2.TurnAnalysis:
-        want = Want(spec.depth, spec.time, True, spec.priority, spec.client, None)
+        want = Want(spec.depth, spec.time, True, spec.priority, spec.client, None, spec.nodes)
         result = None
         async for r, final in self.evaluator.evaluate(pos, want):
             result = r

@@ -11,6 +11,7 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import griot
@@ -35,6 +36,8 @@ log = logging.getLogger("griot.gateway")
 SERVICE_NAME: str = analysis_pb2.DESCRIPTOR.services_by_name["AnalysisService"].full_name
 #: Time kept back from the caller's deadline for the answer to travel.
 DEADLINE_MARGIN = 0.15
+MAX_NODES = 10**12
+"""Largest ``max_nodes`` taken (the workers' bound)."""
 
 
 def bad_request(message: str) -> StatusError:
@@ -130,7 +133,10 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
             if remaining <= DEADLINE_MARGIN:
                 raise StatusError(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline", "the deadline is too close")
             deadline = time.time() + remaining - DEADLINE_MARGIN
-        return Want(depth, seconds, all_moves, prio, p.name, deadline)
+        nodes = limits.max_nodes or None
+        if nodes is not None and nodes > MAX_NODES:
+            raise bad_request(f"max_nodes {nodes} is beyond {MAX_NODES}")
+        return Want(depth, seconds, all_moves, prio, p.name, deadline, nodes)
 
     # -- Evaluate --------------------------------------------------------------------------------
 
@@ -182,14 +188,7 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         )
         if want.deadline is not None:
             left = want.deadline - time.time() - 0.1
-            want = Want(
-                want.depth,
-                left if want.time is None else min(want.time, left),
-                want.all_moves,
-                want.priority,
-                want.client,
-                want.deadline,
-            )
+            want = replace(want, time=left if want.time is None else min(want.time, left))
         result = None
         async for r, final in self.evaluator.evaluate(pos, want):
             result = r
@@ -252,6 +251,7 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
                     moves=played,
                     depth=want.depth,
                     time=want.time,
+                    nodes=want.nodes,
                     priority=want.priority,
                     client=p.name,
                 )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
+from griot.launcher import die_with_parent
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 HERE = Path(__file__).resolve().parent
@@ -83,6 +84,7 @@ class Gateway:
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=die_with_parent,
         )
         wait_serving(self.target, ANALYSIS, self.proc, self.log)
         return self
@@ -133,6 +135,7 @@ def start_rules(stack: Stack) -> tuple[subprocess.Popen[bytes], str]:
         stdout=open(log, "wb"),
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        preexec_fn=die_with_parent,
     )
     target = f"127.0.0.1:{port}"
     wait_serving(target, "griot.v1.RulesService", proc, log)

@@ -258,6 +258,42 @@ def test_deeper_result_replaces_shallower(gateway: Gateway, stack: Stack) -> Non
     assert EvalResult.decode(r.get(key)).depth == 9
 
 
+def test_a_single_task_search_streams_its_depths(gateway: Gateway, stack: Stack) -> None:
+    """Below the distributed depth one task searches; its completed depths still stream."""
+    flush_cache(stack)
+    pos = midgame("abapa", 6, seed=11)
+    legal = {m.text for m in pos.legal_moves()}
+    with AnalysisClient(gateway.target) as client:
+        msgs = list(client.evaluate(pos, search_limits(max_depth=16), include_move_scores=True, timeout=120))
+    depths = [m.evaluation.depth for m in msgs]
+    assert msgs[-1].evaluation.final and depths[-1] == 16
+    assert len(msgs) >= 2 and not any(m.evaluation.final for m in msgs[:-1]), depths
+    assert depths == sorted(set(depths))  # at most one message a depth, deepening
+    for m in msgs[:-1]:
+        e = m.evaluation
+        assert not e.from_cache and e.best_move in legal and e.pv[0] == e.best_move
+        assert {s.move for s in e.move_scores} == legal
+    progress = [k for k in redis.Redis.from_url(stack.broker.url).scan_iter("griot:progress:*")]
+    assert progress == []  # read and deleted with the result
+
+
+def test_max_nodes_limits_the_search(gateway: Gateway, stack: Stack) -> None:
+    flush_cache(stack)
+    pos = midgame("abapa", 10, seed=13)
+    with AnalysisClient(gateway.target) as client:
+        limited = list(client.evaluate(pos, search_limits(max_depth=20, max_nodes=3000), timeout=60))
+        deep = list(client.evaluate(pos, search_limits(max_depth=12), timeout=60))
+    e = limited[-1].evaluation
+    assert e.final and 0 < e.nodes <= 3000
+    assert 1 <= e.depth < 12 and e.best_move in {m.text for m in pos.legal_moves()}
+    assert deep[-1].evaluation.depth == 12 and deep[-1].evaluation.nodes > 3000
+    with AnalysisClient(gateway.target) as client:
+        code, _, _ = _code(
+            lambda: list(client.evaluate(pos, search_limits(max_depth=6, max_nodes=10**13), timeout=10))
+        )
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+
+
 def test_superseded_live_position_is_cancelled(gateway: Gateway, stack: Stack) -> None:
     flush_cache(stack)
     slow = griot.Variant("abapa").start()
