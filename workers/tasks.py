@@ -396,7 +396,7 @@ def _move_index(pos: griot.Position, r: griot.SearchResult) -> int | None:
 
 
 MAX_NODES = 10**12
-PROGRESS_EVERY = 0.02
+PROGRESS_EVERY = 0.05
 """Seconds between two progress writes of one search: depths completing faster are folded into
 the next write (the key holds every completed depth so far), so a shallow search costs a write or
 none, a deep one a write per depth."""

@@ -15,7 +15,7 @@ from a new search at the workers; results stream to every subscriber as depths c
   evaluations at least ``distributed_depth`` deep (and without a node limit), a distributed
   search over the cluster (:class:`workers.distributed.ClusterSearch`). Either way an interactive
   search streams its completed depths: the task reports them in Redis as they come (depths done
-  within 20 ms of the last report are folded into the next; a search that short sends only its
+  within 50 ms of the last report are folded into the next; a search that short sends only its
   final result), the cluster search after each depth.
 """
 

@@ -264,9 +264,9 @@ def test_a_single_task_search_streams_its_depths(gateway: Gateway, stack: Stack)
     pos = midgame("abapa", 6, seed=11)
     legal = {m.text for m in pos.legal_moves()}
     with AnalysisClient(gateway.target) as client:
-        msgs = list(client.evaluate(pos, search_limits(max_depth=16), include_move_scores=True, timeout=120))
+        msgs = list(client.evaluate(pos, search_limits(max_depth=17), include_move_scores=True, timeout=120))
     depths = [m.evaluation.depth for m in msgs]
-    assert msgs[-1].evaluation.final and depths[-1] == 16
+    assert msgs[-1].evaluation.final and depths[-1] == 17
     assert len(msgs) >= 2 and not any(m.evaluation.final for m in msgs[:-1]), depths
     assert depths == sorted(set(depths))  # at most one message a depth, deepening
     for m in msgs[:-1]:
