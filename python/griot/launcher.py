@@ -467,10 +467,22 @@ def grpc_health(target: str, service: str = "", timeout: float = 1.0) -> str:
 # Processes
 
 
+_MAIN_THREAD_IDENT = threading.main_thread().ident
+
+
 def die_with_parent() -> None:
     """A ``preexec_fn``: runs in the child before exec and makes it get SIGTERM when its parent
     dies (Linux; elsewhere nothing), so even a SIGKILLed launcher (or test run) leaves no
-    orphans."""
+    orphans.
+
+    Only for children started by the main thread: Linux sends the signal when the *thread* that
+    forked the child ends, so a child started from a short-lived thread (a restart done in the
+    background) would be killed as soon as that thread returned. Such a child gets nothing. (In
+    the child ``threading.main_thread()`` already names the forking thread, so the parent's main
+    thread is compared by the ident recorded at import.)
+    """
+    if threading.get_ident() != _MAIN_THREAD_IDENT:
+        return
     with contextlib.suppress(Exception):
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG

@@ -6,7 +6,10 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -162,3 +165,36 @@ def test_services_package_is_importable_outside_the_repo(tmp_path: Path) -> None
     pyproject = (root / "pyproject.toml").read_text()
     assert '{ path = "services/**/*.py", format = ["sdist", "wheel"] }' in pyproject
     assert '{ path = "workers/**/*.py", format = ["sdist", "wheel"] }' in pyproject
+
+
+def test_die_with_parent_is_tied_to_the_main_thread_only() -> None:
+    """Linux sends the parent-death signal when the forking *thread* ends: a child started from a
+    short-lived thread (the workers' Redis restart in the tests) must not die with that thread,
+    while a main-thread child of a killed process must."""
+    started: list[subprocess.Popen[bytes]] = []
+    t = threading.Thread(
+        target=lambda: started.append(subprocess.Popen(["sleep", "30"], preexec_fn=launcher.die_with_parent))
+    )
+    t.start()
+    t.join()
+    try:
+        time.sleep(0.5)
+        assert started[0].poll() is None, "the child died with the thread that started it"
+    finally:
+        started[0].kill()
+        started[0].wait()
+
+    # A parent that starts a child from its main thread, prints the child's pid, then is killed.
+    code = (
+        "import subprocess, time\n"
+        "from griot.launcher import die_with_parent\n"
+        "p = subprocess.Popen(['sleep', '30'], preexec_fn=die_with_parent)\n"
+        "print(p.pid, flush=True)\n"
+        "time.sleep(30)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait()
+    assert wait_gone([child]) == [], "the child outlived its killed parent"
