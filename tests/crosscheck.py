@@ -1,7 +1,9 @@
 """Plays random games through the core and an independent reference implementation side by side.
 
 At every turn both must agree on the position text, the legal moves and the outcome (winner and
-final scores; the reason's wording is not compared). Used by the cross-check tests of every game.
+final scores; the reason's wording is not compared). Where a turn can take several steps (a
+reference with ``mid_turn``), the moves compared are whole turns (:func:`reference_turns`). Used
+by the cross-check tests of every game.
 """
 
 from __future__ import annotations
@@ -47,6 +49,24 @@ def _ref_outcome(ref: ModuleType, text: str) -> tuple[str | None, tuple[int, int
     return None if o is None else (o["winner"], tuple(o["score"]))
 
 
+def reference_turns(ref: ModuleType, text: str) -> dict[str, str]:
+    """A reference's whole turns in ``text``: its moves, and where the position after one is still
+    inside the turn (``ref.mid_turn``: the same player goes on), every way the turn can go on, the
+    steps joined by ``/``; each with the position the turn leads to."""
+    out: dict[str, str] = {}
+
+    def walk(position: str, steps: list[str]) -> None:
+        for m in ref.legal_moves(position):
+            after = ref.play(position, m)
+            if ref.mid_turn(after):
+                walk(after, [*steps, m])
+            else:
+                out["/".join([*steps, m])] = after
+
+    walk(text, [])
+    return out
+
+
 def crosscheck(
     ref: ModuleType,
     variant: str,
@@ -77,7 +97,16 @@ def crosscheck(
                 break
             if co is not None:
                 break
-            if compare_moves:
+            if compare_moves and hasattr(ref, "mid_turn"):
+                ct = [str(m) for m in core.legal_moves()]
+                rt = reference_turns(ref, text)
+                if sorted(ct) != sorted(rt):
+                    found.append(Disagreement(variant, g, text, "legal moves (turns)", ct, sorted(rt)))
+                    break
+                mv = rng.choice(sorted(rt))
+                core = core.play(mv)
+                text = rt[mv]
+            elif compare_moves:
                 cm = [str(m) for m in core.legal_moves()]
                 rm = list(ref.legal_moves(text))
                 if sorted(cm) != sorted(rm):

@@ -150,10 +150,32 @@ _last_cpu = [0.0]  # CPU seconds of this process's last search (its thread's own
 
 ALIVE_PREFIX = "griot:alive:"
 ALIVE_TTL_MS = 3000
-"""``griot:alive:<task id>`` (result backend's Redis), ``SET PX`` when a search starts and about
-every second while it runs: a caller that saw it and finds it gone without a result knows the
-worker died (its main process too: a SIGKILLed Celery parent takes its pool with it) and sends
-the task again at once, instead of waiting for the broker's visibility timeout."""
+"""``griot:alive:<task id>`` (result backend's Redis), ``SET PX`` when the worker receives the
+task, when the search starts and about every second while it runs: a caller that saw it and
+finds it gone without a result knows the worker died (its main process too: a SIGKILLed Celery
+parent takes its pool with it) and sends the task again at once, instead of waiting for the
+broker's visibility timeout."""
+
+
+@signals.task_received.connect
+def _task_received(request: Any = None, **_: Any) -> None:
+    """The worker's main process took a search message off the queue: its alive key says so from
+    now on, before the task starts in a pool process and its own beats take over. Without it a
+    message a worker held when it died (reserved, not yet started) would wait for the broker's
+    visibility timeout; with it the caller sees the key expire without a result and sends the
+    task again (a duplicate of a task that was only slow to start is harmless)."""
+    task_id = getattr(request, "id", None)
+    if not task_id or getattr(request, "name", "") not in SEARCH_TASKS:
+        return
+    try:
+        app.backend.client.set(
+            ALIVE_PREFIX + task_id, f"{socket.gethostname()}:{os.getpid()}:received", px=ALIVE_TTL_MS
+        )
+    except redis.RedisError as e:
+        log.warning("cannot write the alive key of a received task: %s", e)
+
+
+SEARCH_TASKS = ("griot.search_subtree", "griot.search_position")
 
 
 def _cancelled(task_id: str | None, beat: bool = False) -> bool:

@@ -456,3 +456,10 @@ def play(position: str, move: str) -> str:
     if move not in successors:
         raise ValueError(f"move {move!r} is not legal here")
     return format_position(successors[move])
+
+
+def mid_turn(position: str) -> bool:
+    """Whether the turn is paused at a choice after a capture: the same player goes on, and the
+    turn (one API move) is not over yet."""
+    pos = parse_position(position)
+    return pos.flags.startswith("choose=") and _outcome(pos) is None

@@ -432,3 +432,10 @@ def play(position: str, move: str) -> str:
     if move not in _raw_moves(pos):
         raise ValueError(f"move {move!r} is not legal here")
     return format_position(_apply(pos, move))
+
+
+def mid_turn(position: str) -> bool:
+    """Whether South is inside its H'ajeb capture sequence (state ``chain``): South goes on with
+    another capture or ``stop``, and the turn (one API move) is not over yet."""
+    pos = parse_position(position)
+    return pos.hajeb == "chain" and _outcome(pos) is None

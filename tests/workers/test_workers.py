@@ -214,8 +214,9 @@ def _kill_a_searching_worker(stack: Stack, stop: threading.Event, killed: list[i
     a machine is lost) whose pool process is in the middle of a subtree the search needs. (A pool
     process outlives its SIGKILLed parent long enough to finish and store its task.) A needed
     subtree: the only one running (the eldest brother its siblings wait for), not cancelled (one
-    abandoned after a cutoff, or after the last depth, is not sent again), at least 6 plies deep,
-    with its alive key written."""
+    abandoned after a cutoff, or after the last depth, is not sent again), not finished (its
+    result not stored: a finished task's alive key outlives it by up to 3 s), at least 6 plies
+    deep, with its alive key written."""
     cache = redis.Redis.from_url(stack.cache.url)
     broker = redis.Redis.from_url(stack.broker.url)
     mains = {p.pid for p in stack.workers}
@@ -224,7 +225,11 @@ def _kill_a_searching_worker(stack: Stack, stop: threading.Event, killed: list[i
         if len(holders) == 1:
             _, pid, task_id, depth = holders[0].decode().rsplit(":", 3)
             parent = _main_process_of(int(pid))
-            needed = broker.exists(f"griot:alive:{task_id}") and not broker.exists(f"griot:cancel:{task_id}")
+            needed = (
+                broker.exists(f"griot:alive:{task_id}")
+                and not broker.exists(f"griot:cancel:{task_id}")
+                and not broker.exists(f"celery-task-meta-{task_id}")  # not finished already
+            )
             if int(depth) >= 6 and needed and parent is not None:
                 assert parent in mains, (parent, mains)
                 os.killpg(parent, signal.SIGKILL)

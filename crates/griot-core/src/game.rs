@@ -285,6 +285,20 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// Turns played so far.
     fn turns(&self, pos: &Self::Position) -> u32;
 
+    /// Whether the position is inside a turn: the player who just moved must go on (a choice
+    /// after an Ikibuguzo capture, South's H'ajeb capture sequence in Sabou'iyya). The core's
+    /// moves are the steps of a turn; the boundary ([`crate::registry`]) joins a turn's steps
+    /// into one move, and the search does not count a step that leaves the turn open as a ply.
+    fn mid_turn(&self, _pos: &Self::Position) -> bool {
+        false
+    }
+
+    /// Whether [`Game::mid_turn`] can ever be true in this game (lets the boundary skip the
+    /// work of joining steps into turns where every turn is one step).
+    fn multi_step_turns(&self) -> bool {
+        false
+    }
+
     /// Appends the legal moves to `moves` (which the caller has cleared). A finished game has none.
     fn legal_moves(&self, pos: &Self::Position, moves: &mut MoveList<Self::Move>);
 

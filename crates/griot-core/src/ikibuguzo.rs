@@ -39,14 +39,16 @@
 //! - Result order: win flag, a player without counters (capture-all), `cycle`, the player to move
 //!   without a move loses (seed "The player who cannot play loses"), turn limit. An endless cycle or
 //!   the turn limit is won by the player with more counters on their side [23-24].
-//! - Moves [25-27]: the first play of a turn (`o3`, `i2:cw`) is one move. A capture that offers more
-//!   than one option **pauses** the turn: the same player stays to move (so a player can move several
-//!   times in a row and [`Game::side_to_move`] follows the position), the flags field records the turn
-//!   so far (`choose=o1,laps=1,cw=all[,kept][,end=i1]`), and each option is a move: `ccw`, `cw`,
-//!   `keep+o1:cw`, `keep+o5`. Whole-turn moves listing every choice were the earlier reading; their
-//!   number grows exponentially with the captures of a clockwise turn (300 seen in random games), past
-//!   what fixed-capacity move lists hold. Now at most 18 moves are legal anywhere. A move's events
-//!   list every lap, capture, keep and the pause so a frontend can animate it. `turns` counts moves.
+//! - Moves [25-27]: a turn is one API move (issue #4), made of steps joined by `/`. This module's
+//!   moves are the steps: the first play of a turn (`o3`, `i2:cw`), and where a capture offers more
+//!   than one option the turn **pauses** ([`Game::mid_turn`]): the same player stays to move, the
+//!   flags field records the turn so far (`choose=o1,laps=1,cw=all[,kept][,end=i1]`), and each
+//!   option is a step: `ccw`, `cw`, `keep+o1:cw`, `keep+o5`. At most 18 steps are legal anywhere,
+//!   so move lists stay fixed-size; whole turns grow exponentially with the captures of a clockwise
+//!   turn (300 seen in random games), and the boundary ([`crate::registry::AnyGame::legal_turns`])
+//!   lists them unbounded: `o1:cw/keep+i2:cw/keep+i4`. The search does not count a step that
+//!   leaves the turn open as a ply. A turn's events list every lap, capture and keep so a frontend
+//!   can animate it. `turns` counts steps.
 //! - Positions hold at most 255 counters in all (compact `u8` holes); the start has 64.
 
 use arrayvec::ArrayVec;
@@ -713,6 +715,14 @@ impl Game for IkibuguzoGame {
 
     fn turns(&self, pos: &IkibuguzoPosition) -> u32 {
         pos.turns
+    }
+
+    fn multi_step_turns(&self) -> bool {
+        true
+    }
+
+    fn mid_turn(&self, pos: &IkibuguzoPosition) -> bool {
+        pos.is_paused()
     }
 
     fn legal_moves(&self, pos: &IkibuguzoPosition, moves: &mut MoveList<IkibuguzoMove>) {

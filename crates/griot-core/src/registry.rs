@@ -292,6 +292,16 @@ define_games! {
 /// A legal move with the position it leads to.
 pub type Successor = (AnyMove, AnyPosition);
 
+/// Separates the steps of one turn in move notation (`i2:cw/keep+o1:cw/ccw`).
+pub const TURN_SEP: char = '/';
+
+/// A whole turn: the steps one player plays before the turn passes ([`Game::mid_turn`]); one
+/// step in most games. The boundary's move: Python, the services and the CLI speak turns.
+pub type Turn = Vec<AnyMove>;
+
+/// A legal turn, its notation and the position it leads to.
+pub type TurnSuccessor = (Turn, String, AnyPosition);
+
 impl AnyGame {
     /// The variant (canonical string via `Display`).
     pub fn variant(&self) -> &Variant {
@@ -367,6 +377,212 @@ impl AnyGame {
         with_move!(self, pos, mv, g, p, m => Ok(g.play_unchecked(p, *m).into()))
     }
 
+    /// Whether the position is inside a turn (see [`Game::mid_turn`]).
+    pub fn mid_turn(&self, pos: &AnyPosition) -> Result<bool, Error> {
+        with_pos!(self, pos, g, p, _w => Ok(g.mid_turn(p)))
+    }
+
+    /// Every legal turn, depth first in move-generation order, with its notation and the
+    /// position it leads to. Unbounded (a `Vec`): a turn with choices at each of several
+    /// captures has exponentially many completions.
+    pub fn legal_turns(&self, pos: &AnyPosition) -> Result<Vec<TurnSuccessor>, Error> {
+        let mut out = Vec::new();
+        self.collect_turns(pos, &mut Vec::new(), &mut Vec::new(), &mut out)?;
+        Ok(out)
+    }
+
+    fn collect_turns(
+        &self,
+        pos: &AnyPosition,
+        steps: &mut Turn,
+        texts: &mut Vec<String>,
+        out: &mut Vec<TurnSuccessor>,
+    ) -> Result<(), Error> {
+        for m in self.legal_moves(pos)? {
+            texts.push(self.format_move(pos, &m)?);
+            let next = self.play_unchecked(pos, &m)?;
+            steps.push(m);
+            if self.turn_goes_on(&next)? {
+                self.collect_turns(&next, steps, texts, out)?;
+            } else {
+                out.push((steps.clone(), texts.join(&TURN_SEP.to_string()), next));
+            }
+            steps.pop();
+            texts.pop();
+        }
+        Ok(())
+    }
+
+    /// Whether the turn must go on from `pos`: inside a turn with a step to play.
+    fn turn_goes_on(&self, pos: &AnyPosition) -> Result<bool, Error> {
+        Ok(self.mid_turn(pos)? && self.outcome(pos)?.is_none())
+    }
+
+    /// Parses a turn: its steps joined by [`TURN_SEP`]. Every step but the last is checked (the
+    /// next one is read in the position it leaves); the last one and the turn's completeness are
+    /// checked by [`AnyGame::check_turn`].
+    pub fn parse_turn(&self, pos: &AnyPosition, text: &str) -> Result<Turn, Error> {
+        let parts: Vec<&str> = text.split(TURN_SEP).map(str::trim).collect();
+        let mut cur = *pos;
+        let mut steps = Vec::with_capacity(parts.len());
+        for (i, part) in parts.iter().enumerate() {
+            let m = self.parse_move(&cur, part)?;
+            if i + 1 < parts.len() {
+                self.check_move(&cur, &m).map_err(|e| step_error(e, i, part))?;
+                cur = self.play_unchecked(&cur, &m)?;
+                if !self.turn_goes_on(&cur)? {
+                    return Err(illegal(
+                        "turn_over",
+                        format!("{part:?} ends the turn: nothing may follow it (here: {:?})", parts[i + 1..].join("/")),
+                    ));
+                }
+            }
+            steps.push(m);
+        }
+        Ok(steps)
+    }
+
+    /// The turn in notation: its steps joined by [`TURN_SEP`].
+    pub fn format_turn(&self, pos: &AnyPosition, turn: &[AnyMove]) -> Result<String, Error> {
+        let mut cur = *pos;
+        let mut texts = Vec::with_capacity(turn.len());
+        for m in turn {
+            texts.push(self.format_move(&cur, m)?);
+            cur = self.play_unchecked(&cur, m)?;
+        }
+        Ok(texts.join(&TURN_SEP.to_string()))
+    }
+
+    /// Plays a whole turn, returning the new position and every step's events in order. Each step
+    /// must be legal, and the turn must be finished: an unfinished one is refused with the ways
+    /// it may go on.
+    pub fn play_turn(&self, pos: &AnyPosition, turn: &[AnyMove]) -> Result<(AnyPosition, Vec<Event>), Error> {
+        if turn.is_empty() {
+            return Err(illegal("empty_turn", "a turn needs at least one move"));
+        }
+        let mut cur = *pos;
+        let mut events = Vec::new();
+        for (i, m) in turn.iter().enumerate() {
+            if i > 0 && !self.turn_goes_on(&cur)? {
+                return Err(illegal("turn_over", format!("step {} comes after the end of the turn", i + 1)));
+            }
+            let text = self.format_move(&cur, m)?;
+            let (next, ev) = self.play(&cur, m).map_err(|e| step_error(e, i, &text))?;
+            events.extend(ev);
+            cur = next;
+        }
+        if self.turn_goes_on(&cur)? {
+            let options = self
+                .legal_turns(&cur)?
+                .into_iter()
+                .map(|(_, t, _)| t)
+                .collect::<Vec<_>>();
+            let shown = options.iter().take(12).cloned().collect::<Vec<_>>().join(", ");
+            let more = if options.len() > 12 { format!(" and {} more", options.len() - 12) } else { String::new() };
+            return Err(illegal(
+                "turn_unfinished",
+                format!(
+                    "the turn is not finished: after {:?} it goes on with one of {shown}{more} (join the steps with '{TURN_SEP}')",
+                    self.format_turn(pos, turn)?
+                ),
+            ));
+        }
+        Ok((cur, events))
+    }
+
+    /// Why the turn is illegal, or `Ok`.
+    pub fn check_turn(&self, pos: &AnyPosition, turn: &[AnyMove]) -> Result<(), Error> {
+        self.play_turn(pos, turn).map(|_| ())
+    }
+
+    /// Perft over turns: leaves `depth` turns deep, every turn one move.
+    pub fn perft_turns(&self, pos: &AnyPosition, depth: u32) -> Result<u64, Error> {
+        if !self.has_multi_step_turns() {
+            return self.perft(pos, depth);
+        }
+        if depth == 0 {
+            return Ok(1);
+        }
+        let turns = self.legal_turns(pos)?;
+        if depth == 1 {
+            return Ok(turns.len() as u64);
+        }
+        turns.iter().map(|(_, _, next)| self.perft_turns(next, depth - 1)).sum()
+    }
+
+    /// [`AnyGame::perft_turns`] split by root turn.
+    pub fn divide_turns(&self, pos: &AnyPosition, depth: u32) -> Result<Vec<(String, u64)>, Error> {
+        if !self.has_multi_step_turns() {
+            return self
+                .divide(pos, depth)?
+                .into_iter()
+                .map(|(m, n)| Ok((self.format_move(pos, &m)?, n)))
+                .collect();
+        }
+        self.legal_turns(pos)?
+            .into_iter()
+            .map(|(_, t, next)| Ok((t, self.perft_turns(&next, depth.saturating_sub(1))?)))
+            .collect()
+    }
+
+    /// A line of steps in notation (a search's principal variation) as turns: the steps of each
+    /// turn joined. A line cut inside a turn (a node limit, a stop, the table's line) is finished
+    /// greedily, each further step the one the static evaluation likes best for the mover.
+    pub fn turn_line(&self, pos: &AnyPosition, steps: &[String]) -> Result<Vec<String>, Error> {
+        let mut out = Vec::new();
+        let mut cur = *pos;
+        let mut turn: Vec<String> = Vec::new();
+        for text in steps {
+            let m = self.parse_move(&cur, text)?;
+            cur = self.play_unchecked(&cur, &m)?;
+            turn.push(text.clone());
+            if !self.turn_goes_on(&cur)? {
+                out.push(turn.join(&TURN_SEP.to_string()));
+                turn.clear();
+            }
+        }
+        if !turn.is_empty() {
+            while self.turn_goes_on(&cur)? {
+                let side = self.side_to_move(&cur)?;
+                let mut best: Option<(i32, AnyMove, AnyPosition)> = None;
+                for m in self.legal_moves(&cur)? {
+                    let next = self.play_unchecked(&cur, &m)?;
+                    let v = self.evaluate(&next)?;
+                    let v = if self.side_to_move(&next)? == side { v } else { -v };
+                    if best.as_ref().is_none_or(|b| v > b.0) {
+                        best = Some((v, m, next));
+                    }
+                }
+                let Some((_, m, next)) = best else { break };
+                turn.push(self.format_move(&cur, &m)?);
+                cur = next;
+            }
+            out.push(turn.join(&TURN_SEP.to_string()));
+        }
+        Ok(out)
+    }
+
+    /// The search result with its moves as turns: the line, the best move's text and every root
+    /// move's text and line (a root step is reported as the turn its own line completes).
+    pub fn turn_result(&self, pos: &AnyPosition, r: &mut SearchResult<AnyMove>) -> Result<(), Error> {
+        if !self.has_multi_step_turns() {
+            return Ok(());
+        }
+        r.pv_text = self.turn_line(pos, &r.pv_text)?;
+        for rm in r.moves.iter_mut() {
+            let line = if rm.pv.first() == Some(&rm.text) { rm.pv.clone() } else { vec![rm.text.clone()] };
+            rm.pv = self.turn_line(pos, &line)?;
+            if let Some(first) = rm.pv.first() {
+                rm.text = first.clone();
+            }
+        }
+        Ok(())
+    }
+
+    fn has_multi_step_turns(&self) -> bool {
+        with_game!(self, g => g.multi_step_turns())
+    }
+
     /// Every legal move with the position it leads to.
     pub fn successors(&self, pos: &AnyPosition) -> Result<Vec<Successor>, Error> {
         with_pos!(self, pos, g, p, wrap => {
@@ -440,12 +656,17 @@ impl AnyGame {
         with_pos!(self, pos, g, p, wrap => {
             let mut forward = |r: &SearchResult<_>| {
                 if let Some(f) = progress.as_deref_mut() {
-                    f(&r.map(|m| wrap(*m)));
+                    let mut r = r.map(|m| wrap(*m));
+                    if self.turn_result(pos, &mut r).is_ok() {
+                        f(&r);
+                    }
                 }
             };
             let shared = shared.as_mut().map(|s| &mut **s as &mut dyn crate::search::SharedTable);
             let hooks = Hooks { progress: Some(&mut forward), shared };
-            Ok(crate::search::search(g, p, &keys, options, hooks).map(|m| wrap(*m)))
+            let mut r = crate::search::search(g, p, &keys, options, hooks).map(|m| wrap(*m));
+            self.turn_result(pos, &mut r)?;
+            Ok(r)
         })
     }
 
@@ -464,12 +685,17 @@ impl AnyGame {
         with_pos!(self, pos, g, p, wrap => {
             let mut forward = |r: &SearchResult<_>| {
                 if let Some(f) = progress.as_deref_mut() {
-                    f(&r.map(|m| wrap(*m)));
+                    let mut r = r.map(|m| wrap(*m));
+                    if self.turn_result(pos, &mut r).is_ok() {
+                        f(&r);
+                    }
                 }
             };
             let shared = shared.as_mut().map(|s| &mut **s as &mut dyn crate::search::SharedTable);
             let hooks = Hooks { progress: Some(&mut forward), shared };
-            Ok(crate::search::search_with_table(g, p, &keys, options, hooks, table).map(|m| wrap(*m)))
+            let mut r = crate::search::search_with_table(g, p, &keys, options, hooks, table).map(|m| wrap(*m));
+            self.turn_result(pos, &mut r)?;
+            Ok(r)
         })
     }
 
@@ -549,4 +775,15 @@ fn _assert_send_sync() {
 /// An illegal move as an [`Error`].
 pub fn illegal(code: &'static str, message: impl Into<String>) -> Error {
     Error::Illegal(IllegalMove::new(code, message))
+}
+
+/// A step's error within a turn, naming the step.
+fn step_error(e: Error, index: usize, text: &str) -> Error {
+    match e {
+        Error::Illegal(m) => Error::Illegal(IllegalMove::new(
+            m.code,
+            format!("step {} ({text:?}) of the turn: {}", index + 1, m.message),
+        )),
+        other => other,
+    }
 }

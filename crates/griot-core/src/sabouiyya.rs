@@ -25,19 +25,21 @@
 //!   - While it is in force (`on`) South moves like a queen, any distance orthogonally or
 //!     diagonally through empty cells, capturing as in [8] (seed "move any distance orthogonally or
 //!     diagonally") [16]. South may capture with several pieces in one turn (seed "not just with the
-//!     same piece, but with more than one") [17]. **One queen move is one API move**: after a
-//!     capturing move South stays to move in state `chain` while some queen move (any piece) would
-//!     capture again; there it plays a further capturing queen move or `stop`. A non-capturing move,
-//!     `stop`, or a capture after which none is left ends the turn. This is the reading's design
-//!     change so that no position has more moves than a fixed-capacity move list holds [17]; so
-//!     South can be to move twice in a row, and [`Game::side_to_move`] follows the state.
+//!     same piece, but with more than one") [17]. South's whole turn is **one API move** (issue #4),
+//!     its queen moves the steps, joined by `/` at the boundary (`a1-c3/b2-b4/stop`): after a
+//!     capturing step South stays to move in state `chain` ([`Game::mid_turn`]) while some queen
+//!     move (any piece) would capture again; there it plays a further capturing queen move or
+//!     `stop`. A non-capturing move, `stop`, or a capture after which none is left ends the turn.
+//!     This module's moves are the steps, so no position has more moves than a fixed-capacity move
+//!     list holds (whole turns reached ~2,600; [`crate::registry::AnyGame::legal_turns`] lists them
+//!     unbounded), and the search does not count a step inside the turn as a ply [17].
 //!   - North may `rescind` on any of its turns while `on` (not during South's chain) [19].
 //!   - Settlement: when South is to move with `on`, both sides have pieces and no queen move
 //!     captures, the settlement starts at once: North removes two South pieces (`remove:x,y`, or
 //!     the last one), then South removes one North safe mover (or any North piece when none is
 //!     left) (`remove:z`), then North moves with state `done` [20-22]. So North moves twice in a
 //!     row around a settlement.
-//!   - `turns` counts API moves (each queen move and `stop` too) [23].
+//!   - `turns` counts steps (each queen move and `stop` too) [23].
 //! - Position notation `<ranks 5..1> <side> <turns> <hand-S>-<hand-N> <hajeb>`, validated as in [24]
 //!   and section 7 of the reading.
 
@@ -634,6 +636,14 @@ impl Game for SabouiyyaGame {
 
     fn turns(&self, pos: &SabouiyyaPosition) -> u32 {
         pos.turns
+    }
+
+    fn multi_step_turns(&self) -> bool {
+        true
+    }
+
+    fn mid_turn(&self, pos: &SabouiyyaPosition) -> bool {
+        pos.hajeb == Hajeb::Chain
     }
 
     fn legal_moves(&self, pos: &SabouiyyaPosition, moves: &mut MoveList<SabouiyyaMove>) {

@@ -1,4 +1,6 @@
-//! Runs every perft table in the repository's `tests/perft/*.txt` (shared with pytest).
+//! Runs every perft table in the repository's `tests/perft/*.txt` (shared with pytest). Depth
+//! counts moves as the boundary does (whole turns), except in `*.steps.txt`, which count the
+//! core's steps (a turn's choices one at a time; only this test reads them).
 
 use std::fs;
 use std::path::PathBuf;
@@ -23,6 +25,7 @@ fn tables() -> Vec<(PathBuf, String)> {
 fn perft_tables() {
     let mut checked = 0;
     for (path, text) in tables() {
+        let steps = path.to_string_lossy().ends_with(".steps.txt");
         for (n, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
@@ -38,7 +41,7 @@ fn perft_tables() {
                 if cfg!(debug_assertions) && expected > DEBUG_BUDGET {
                     continue;
                 }
-                let got = game.perft(&pos, d).unwrap();
+                let got = if steps { game.perft(&pos, d) } else { game.perft_turns(&pos, d) }.unwrap();
                 assert_eq!(got, expected, "{}:{}: perft {d} of {fen}", path.display(), n + 1);
                 checked += 1;
             }

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use griot_core::error::Error;
 use griot_core::error::VariantError as CoreVariantError;
-use griot_core::registry::{self, AnyGame, AnyMove, AnyPosition, FamilyKind};
+use griot_core::registry::{self, AnyGame, AnyMove, AnyPosition, FamilyKind, Turn};
 use griot_core::search::{
     self as engine, Bound as SearchBound, EvalStyle, Hooks, Limits, SearchOptions, SharedEntry,
     SharedRequest, SharedTable,
@@ -180,10 +180,11 @@ fn family(id: &str) -> Option<registry::Family> {
     registry::families().into_iter().find(|f| f.id == id)
 }
 
-/// A move in a position. Compares equal to its notation string.
+/// A move in a position: a whole turn (its steps joined by `/` where a turn takes several).
+/// Compares equal to its notation string.
 #[pyclass(frozen, module = "griot._core")]
 struct Move {
-    mv: AnyMove,
+    steps: Turn,
     text: String,
 }
 
@@ -193,6 +194,12 @@ impl Move {
     #[getter]
     fn text(&self) -> String {
         self.text.clone()
+    }
+
+    /// The turn's steps in notation (one for most moves).
+    #[getter]
+    fn steps(&self) -> Vec<String> {
+        self.text.split(registry::TURN_SEP).map(str::to_string).collect()
     }
 
     fn __str__(&self) -> String {
@@ -205,7 +212,7 @@ impl Move {
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         match other.cast::<Move>() {
-            Ok(o) => o.get().mv == self.mv,
+            Ok(o) => o.get().steps == self.steps,
             Err(_) => other.extract::<String>().is_ok_and(|s| s == self.text),
         }
     }
@@ -381,17 +388,27 @@ impl Position {
         Position { game: self.game.clone(), pos }
     }
 
-    fn to_move(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<AnyMove> {
+    fn to_move(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<Turn> {
         if let Ok(m) = mv.cast::<Move>() {
-            return Ok(m.get().mv);
+            return Ok(m.get().steps.clone());
         }
         let text: String =
             mv.extract().map_err(|_| NotationError::new_err("a move is a Move or its notation string"))?;
-        core(py, self.game.parse_move(&self.pos, &text))
+        core(py, self.game.parse_turn(&self.pos, &text))
+    }
+
+    fn turns_py(&self, py: Python<'_>) -> PyResult<Vec<(Move, Position)>> {
+        let turns = core(py, self.game.legal_turns(&self.pos))?;
+        Ok(turns.into_iter().map(|(steps, text, next)| (Move { steps, text }, self.with(next))).collect())
     }
 
     fn text(&self) -> String {
         self.game.format_position(&self.pos).expect("a position always belongs to its own game")
+    }
+
+    /// The move a search reported (a turn in notation) as a `Move`.
+    fn turn_move(&self, py: Python<'_>, text: &str) -> PyResult<Move> {
+        Ok(Move { steps: core(py, self.game.parse_turn(&self.pos, text))?, text: text.to_string() })
     }
 }
 
@@ -435,39 +452,44 @@ impl Position {
         Ok(core(py, self.game.stores(&self.pos))?.map(|s| (s[0], s[1])))
     }
 
-    /// The legal moves (none when the game is over).
+    /// The legal moves (none when the game is over), each a whole turn.
     fn legal_moves(&self, py: Python<'_>) -> PyResult<Vec<Move>> {
-        let moves = core(py, self.game.legal_moves(&self.pos))?;
-        moves
-            .into_iter()
-            .map(|m| Ok(Move { text: core(py, self.game.format_move(&self.pos, &m))?, mv: m }))
-            .collect()
+        Ok(self.turns_py(py)?.into_iter().map(|(m, _)| m).collect())
     }
 
-    /// Parses a move in this position (a `Move` is returned unchanged). Raises NotationError.
+    /// Parses a move (a whole turn) in this position (a `Move` is returned unchanged). Raises
+    /// NotationError, or IllegalMoveError for a step before the last that is not legal.
     fn parse_move(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Move> {
-        let mv = self.to_move(py, text)?;
-        Ok(Move { text: core(py, self.game.format_move(&self.pos, &mv))?, mv })
+        let steps = self.to_move(py, text)?;
+        Ok(Move { text: core(py, self.game.format_turn(&self.pos, &steps))?, steps })
     }
 
-    /// Raises IllegalMoveError (with `.code`) if the move is not legal here.
+    /// Raises IllegalMoveError (with `.code`) if the move is not legal here (an unfinished turn
+    /// is not: `turn_unfinished`, with the ways it may go on).
     fn check(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<()> {
         let m = self.to_move(py, mv)?;
-        core(py, self.game.check_move(&self.pos, &m))
+        core(py, self.game.check_turn(&self.pos, &m))
     }
 
     /// Whether the move is legal here (False also for unparsable moves).
     fn is_legal(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> bool {
         match self.to_move(py, mv) {
-            Ok(m) => self.game.check_move(&self.pos, &m).is_ok(),
+            Ok(m) => self.game.check_turn(&self.pos, &m).is_ok(),
             Err(_) => false,
         }
+    }
+
+    /// Whether this position is inside a turn (given in notation: the player who moved must go
+    /// on; its legal moves are the turn's completions).
+    #[getter]
+    fn mid_turn(&self, py: Python<'_>) -> PyResult<bool> {
+        core(py, self.game.mid_turn(&self.pos))
     }
 
     /// The position after the move (a Move or its notation). Raises IllegalMoveError.
     fn play(&self, py: Python<'_>, mv: &Bound<'_, PyAny>) -> PyResult<Position> {
         let m = self.to_move(py, mv)?;
-        let (next, _) = core(py, self.game.play(&self.pos, &m))?;
+        let (next, _) = core(py, self.game.play_turn(&self.pos, &m))?;
         Ok(self.with(next))
     }
 
@@ -478,18 +500,13 @@ impl Position {
         mv: &Bound<'_, PyAny>,
     ) -> PyResult<(Position, Vec<TurnEvent>)> {
         let m = self.to_move(py, mv)?;
-        let (next, events) = core(py, self.game.play(&self.pos, &m))?;
+        let (next, events) = core(py, self.game.play_turn(&self.pos, &m))?;
         Ok((self.with(next), events.into_iter().map(event_py).collect()))
     }
 
     /// Every legal move with the position it leads to.
     fn successors(&self, py: Python<'_>) -> PyResult<Vec<(Move, Position)>> {
-        let succ = core(py, self.game.successors(&self.pos))?;
-        succ.into_iter()
-            .map(|(m, p)| {
-                Ok((Move { text: core(py, self.game.format_move(&self.pos, &m))?, mv: m }, self.with(p)))
-            })
-            .collect()
+        self.turns_py(py)
     }
 
     /// The outcome, or None while the game goes on.
@@ -524,17 +541,17 @@ impl Position {
     /// Leaf count `depth` turns deep, every leaf made. Releases the GIL.
     fn perft(&self, py: Python<'_>, depth: u32) -> PyResult<u64> {
         let (g, p) = (self.game.clone(), self.pos);
-        let r = py.detach(move || g.perft(&p, depth));
+        let r = py.detach(move || g.perft_turns(&p, depth));
         core(py, r)
     }
 
     /// Perft split by root move: {move: leaves}. Releases the GIL.
     fn divide<'py>(&self, py: Python<'py>, depth: u32) -> PyResult<Bound<'py, PyDict>> {
         let (g, p) = (self.game.clone(), self.pos);
-        let r = core(py, py.detach(move || g.divide(&p, depth)))?;
+        let r = core(py, py.detach(move || g.divide_turns(&p, depth)))?;
         let d = PyDict::new(py);
         for (m, n) in r {
-            d.set_item(core(py, self.game.format_move(&self.pos, &m))?, n)?;
+            d.set_item(m, n)?;
         }
         Ok(d)
     }
@@ -774,7 +791,11 @@ impl SearchResult {
     }
 }
 
-fn search_result_py(py: Python<'_>, r: &engine::SearchResult<AnyMove>) -> PyResult<SearchResult> {
+fn search_result_py(
+    py: Python<'_>,
+    position: &Position,
+    r: &engine::SearchResult<AnyMove>,
+) -> PyResult<SearchResult> {
     let moves = r
         .moves
         .iter()
@@ -791,7 +812,7 @@ fn search_result_py(py: Python<'_>, r: &engine::SearchResult<AnyMove>) -> PyResu
         })
         .collect::<PyResult<Vec<_>>>()?;
     let best_move = match (&r.best, r.pv_text.first()) {
-        (Some(mv), Some(text)) => Some(Py::new(py, Move { mv: *mv, text: text.clone() })?),
+        (Some(_), Some(text)) => Some(Py::new(py, position.turn_move(py, text)?)?),
         _ => None,
     };
     Ok(SearchResult {
@@ -879,7 +900,7 @@ fn run_search(
         let mut forward = |r: &engine::SearchResult<AnyMove>| {
             let Some(cb) = progress.as_ref() else { return };
             Python::attach(|py| {
-                let call = search_result_py(py, r).and_then(|res| cb.call1(py, (res,)));
+                let call = search_result_py(py, position, r).and_then(|res| cb.call1(py, (res,)));
                 if let Err(e) = call {
                     *errors.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                     if let Some(s) = &stop {
@@ -1080,7 +1101,7 @@ fn search(
     };
     let history = history_positions(position, history);
     let r = run_search(py, position, history, options, progress, shared, table.as_ref().map(|t| t.get()))?;
-    search_result_py(py, &r)
+    search_result_py(py, position, &r)
 }
 
 /// The move an AI of strength `level` (1-10) plays: shallow searches and seeded randomness among
@@ -1103,10 +1124,12 @@ fn best_move(
     let base = SearchOptions { stop: stop.map(|s| s.get().flag.clone()), ..SearchOptions::default() };
     let history = history_positions(position, history);
     let r = run_search(py, position, history, lv.options(&base), None, None, None)?;
-    Ok(lv.choose(&r, seed).map(|mv| {
-        let text = r.moves.iter().find(|m| m.mv == mv).map(|m| m.text.clone()).unwrap_or_default();
-        Move { mv, text }
-    }))
+    lv.choose(&r, seed)
+        .map(|mv| {
+            let text = r.moves.iter().find(|m| m.mv == mv).map(|m| m.text.clone()).unwrap_or_default();
+            position.turn_move(py, &text)
+        })
+        .transpose()
 }
 
 /// Runs the fixed bench (see `griot bench`): a list of dicts (position, depth, nodes, time, best,

@@ -503,6 +503,9 @@ impl<G: Game> Searcher<G> {
         beta: Value,
         pv_node: bool,
     ) -> Value {
+        // A step that leaves the turn open is not a ply: every turn is searched to its end, and
+        // depth counts turns as the boundary's moves do.
+        let depth = if self.game.mid_turn(child) { depth + 1 } else { depth };
         if same_side {
             self.node(child, key, depth, ply, alpha, beta, pv_node)
         } else {

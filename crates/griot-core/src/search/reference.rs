@@ -46,7 +46,9 @@ fn minimax_at<G: Game>(
     let mut best = Value::MIN;
     for &mv in &moves {
         let child = g.play_unchecked(pos, mv);
-        let v = minimax_at(g, &child, depth - 1, ply + 1, eval, path);
+        // As the engine: a step that leaves the turn open is not a ply.
+        let d = if g.mid_turn(&child) { depth } else { depth - 1 };
+        let v = minimax_at(g, &child, d, ply + 1, eval, path);
         let v = if g.side_to_move(&child) == side { v } else { -v };
         best = best.max(v);
     }

@@ -312,3 +312,41 @@ fn kept_table_searches_again_cheaper() {
     assert!(again.nodes < first.nodes);
     assert!(table.enabled());
 }
+
+/// Module games whose turns can take several steps (a choice after an Ikibuguzo capture,
+/// Sabou'iyya's H'ajeb sequence): the search counts turns, not steps, and still matches minimax.
+fn turns_are_plies<G: Game>(g: &G, variant: &str) -> usize {
+    let positions = sample_positions(g, 30, 5);
+    let open: Vec<_> = positions.iter().filter(|p| g.mid_turn(p)).take(12).copied().collect();
+    let closed: Vec<_> = positions.iter().filter(|p| !g.mid_turn(p)).take(8).copied().collect();
+    for pos in open.iter().chain(&closed) {
+        for depth in 1..=2 {
+            let mut o = options(depth, 0);
+            o.eval = EvalStyle::Material;
+            let r = search(g, pos, &[], &o, Hooks::default());
+            let want = reference::minimax(g, pos, depth, &o.eval, &mut Vec::new());
+            assert_eq!(r.value, want, "{variant} {} depth {depth}", g.format_body(pos));
+            // The line never stops inside a turn: a depth-1 line is a whole turn.
+            let mut p = *pos;
+            for &mv in &r.pv {
+                p = g.play_unchecked(&p, mv);
+            }
+            assert!(r.pv.is_empty() || !g.mid_turn(&p), "{variant} {}: line ends mid-turn", g.format_body(pos));
+        }
+    }
+    open.len()
+}
+
+#[test]
+fn a_turn_of_several_steps_is_one_ply() {
+    for variant in ["ikibuguzo", "sabouiyya"] {
+        let open = match &*registry::game(variant).unwrap() {
+            AnyGame::Ikibuguzo(g) => turns_are_plies(g, variant),
+            AnyGame::Sabouiyya(g) => turns_are_plies(g, variant),
+            _ => unreachable!("{variant} is a module game"),
+        };
+        if variant == "ikibuguzo" {
+            assert!(open > 0, "random Ikibuguzo games met no turn paused at a choice");
+        }
+    }
+}
