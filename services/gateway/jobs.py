@@ -313,7 +313,12 @@ class Jobs:
         by_move = {m: v for m, v, _ in result.moves}
         best_move = result.best or (result.moves[0][0] if result.moves else played)
         best_value = by_move.get(best_move, result.value)
-        played_value = by_move.get(played, best_value if played == best_move else result.value)
+        if played in by_move:
+            played_value = by_move[played]
+        elif played == best_move:
+            played_value = best_value
+        else:
+            played_value = await self._played_value(spec, pos, played)
         legal = len(pos.legal_moves())
         loss, cls = scores.classify(best_value, played_value, legal, played == best_move, t)
         mover = pos.side_to_move
@@ -330,6 +335,21 @@ class Jobs:
             classification=cls,
             south_score=scores.score_message(south_value),
         )
+
+    async def _played_value(self, spec: JobSpec, pos: griot.Position, played: str) -> int:
+        """The value, for the mover, of a played move the search's per-move scores do not name. In
+        games whose turns take several steps (Ikibuguzo's choices after a capture, Sabou'iyya's
+        H'ajeb captures) the search scores each first step by its best completion, so another
+        completion is scored by a search of the position it leads to, one turn shallower."""
+        after = pos.play(played)
+        want = Want(max(1, spec.depth - 1), spec.time, False, spec.priority, spec.client, None, spec.nodes)
+        value = None
+        async for r, final in self.evaluator.evaluate(after, want):
+            value = r.value
+            if final:
+                break
+        assert value is not None
+        return value if after.side_to_move == pos.side_to_move else -value
 
     def _report(
         self, spec: JobSpec, positions: list[griot.Position], turns: list[analysis_pb2.TurnAnalysis]

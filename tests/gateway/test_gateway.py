@@ -124,6 +124,38 @@ def test_analyze_game_report_and_cache(gateway: Gateway, variant: str) -> None:
         assert second < max(1.5, first)
 
 
+# An Ikibuguzo position where North's turn i2:cw captures and then offers choices: the turns
+# i2:cw/ccw, i2:cw/keep+o1:cw/... are completions of the same first step.
+IKIBUGUZO_CHOICES = "ikibuguzo 0,0,1,0,1,1,5,0,2,5,1,4,0,4,5,0/2,0,2,0,2,0,2,1,4,3,5,4,5,0,2,3 N 9 0 -"
+
+
+def test_every_turn_scored_and_a_played_completion_analysed(gateway: Gateway) -> None:
+    """A move is a whole turn: the per-move scores name every legal turn (not one per first step),
+    and a game that plays a completion other than the best gets that turn's own score and loss."""
+    pos = griot.Position(IKIBUGUZO_CHOICES)
+    legal = {m.text for m in pos.legal_moves()}
+    ref = griot.search(pos, depth=4, multipv=0)
+    by_move = {m.move: m.score for m in ref.moves}
+    assert set(by_move) == legal
+    played = min((m for m in legal if m.startswith("i2:cw/") and m != ref.best_move.text), key=str)
+    with AnalysisClient(gateway.target) as client:
+        msgs = list(client.evaluate(pos, search_limits(max_depth=4), include_move_scores=True, timeout=60))
+        e = msgs[-1].evaluation
+        assert {m.move for m in e.move_scores} == legal
+        report = list(
+            client.analyze_game(
+                "ikibuguzo", [played], start_position=str(pos), limits=search_limits(max_depth=4), timeout=120
+            )
+        )[-1].report
+    (turn,) = report.turns
+    assert turn.played_move == played and turn.best_move == ref.best_move.text
+    want = by_move[played]
+    if want.centi is not None:
+        assert turn.played_score.centi == want.centi
+        best = ref.score.centi
+        assert best is not None and turn.loss == best - want.centi > 0
+
+
 def test_analyze_game_from_a_record(gateway: Gateway) -> None:
     from griot import record
 

@@ -12,7 +12,8 @@ use crate::error::{Error, IllegalMove, NotationError, VariantError};
 use crate::game::{self, Event, Game, Geometry, MoveList, Outcome, Player};
 use crate::ikibuguzo::{self, IkibuguzoGame};
 use crate::sabouiyya::{self, SabouiyyaGame};
-use crate::search::{Hooks, SearchOptions, SearchResult};
+use crate::search::tt::TranspositionTable;
+use crate::search::{Bound, Hooks, Limits, RootMove, Score, SearchOptions, SearchResult};
 use crate::sowing::{self, RuleSet, SowingGame};
 use crate::variant::{OptionSpec, Variant, VariantSpec};
 
@@ -433,7 +434,10 @@ impl AnyGame {
                 if !self.turn_goes_on(&cur)? {
                     return Err(illegal(
                         "turn_over",
-                        format!("{part:?} ends the turn: nothing may follow it (here: {:?})", parts[i + 1..].join("/")),
+                        format!(
+                            "{part:?} ends the turn: nothing may follow it (here: {:?})",
+                            parts[i + 1..].join("/")
+                        ),
                     ));
                 }
             }
@@ -467,18 +471,17 @@ impl AnyGame {
                 return Err(illegal("turn_over", format!("step {} comes after the end of the turn", i + 1)));
             }
             let text = self.format_move(&cur, m)?;
-            let (next, ev) = self.play(&cur, m).map_err(|e| step_error(e, i, &text))?;
+            // A one-step turn's error is the move's own; a longer turn's names the step.
+            let (next, ev) =
+                self.play(&cur, m).map_err(|e| if turn.len() > 1 { step_error(e, i, &text) } else { e })?;
             events.extend(ev);
             cur = next;
         }
         if self.turn_goes_on(&cur)? {
-            let options = self
-                .legal_turns(&cur)?
-                .into_iter()
-                .map(|(_, t, _)| t)
-                .collect::<Vec<_>>();
+            let options = self.legal_turns(&cur)?.into_iter().map(|(_, t, _)| t).collect::<Vec<_>>();
             let shown = options.iter().take(12).cloned().collect::<Vec<_>>().join(", ");
-            let more = if options.len() > 12 { format!(" and {} more", options.len() - 12) } else { String::new() };
+            let more =
+                if options.len() > 12 { format!(" and {} more", options.len() - 12) } else { String::new() };
             return Err(illegal(
                 "turn_unfinished",
                 format!(
@@ -644,6 +647,12 @@ impl AnyGame {
     /// Searches the position (see [`crate::search`]). `history` holds the game's earlier
     /// positions, oldest first: repeating one of them ends the game as an endless cycle.
     /// Progress and the shared table come through `hooks`, with moves as [`AnyMove`].
+    ///
+    /// Moves are whole turns, as everywhere at the boundary. Where a game's turns take several
+    /// steps the engine scores each first step by its best completion; when every move is asked
+    /// for (a multi-PV count covering every root step), the turns no step's line names are then scored by a
+    /// search of the position each leads to, one turn shallower, so that every legal turn has its
+    /// score ([`AnyGame::score_every_turn`]).
     pub fn search(
         &self,
         pos: &AnyPosition,
@@ -652,22 +661,9 @@ impl AnyGame {
         hooks: Hooks<'_, AnyMove>,
     ) -> Result<SearchResult<AnyMove>, Error> {
         let keys = history.iter().map(|h| self.hash_key(h)).collect::<Result<Vec<u64>, Error>>()?;
-        let Hooks { mut progress, mut shared } = hooks;
-        with_pos!(self, pos, g, p, wrap => {
-            let mut forward = |r: &SearchResult<_>| {
-                if let Some(f) = progress.as_deref_mut() {
-                    let mut r = r.map(|m| wrap(*m));
-                    if self.turn_result(pos, &mut r).is_ok() {
-                        f(&r);
-                    }
-                }
-            };
-            let shared = shared.as_mut().map(|s| &mut **s as &mut dyn crate::search::SharedTable);
-            let hooks = Hooks { progress: Some(&mut forward), shared };
-            let mut r = crate::search::search(g, p, &keys, options, hooks).map(|m| wrap(*m));
-            self.turn_result(pos, &mut r)?;
-            Ok(r)
-        })
+        let mut r = self.search_keys(pos, &keys, options, hooks, None)?;
+        self.score_every_turn(pos, &keys, options, &mut r)?;
+        Ok(r)
     }
 
     /// [`AnyGame::search`] with a table kept by the caller between searches (see
@@ -678,9 +674,23 @@ impl AnyGame {
         history: &[AnyPosition],
         options: &SearchOptions,
         hooks: Hooks<'_, AnyMove>,
-        table: &mut crate::search::tt::TranspositionTable,
+        table: &mut TranspositionTable,
     ) -> Result<SearchResult<AnyMove>, Error> {
         let keys = history.iter().map(|h| self.hash_key(h)).collect::<Result<Vec<u64>, Error>>()?;
+        let mut r = self.search_keys(pos, &keys, options, hooks, Some(table))?;
+        self.score_every_turn(pos, &keys, options, &mut r)?;
+        Ok(r)
+    }
+
+    /// The search, with the history as hash keys and an optional kept table; moves as turns.
+    fn search_keys(
+        &self,
+        pos: &AnyPosition,
+        keys: &[u64],
+        options: &SearchOptions,
+        hooks: Hooks<'_, AnyMove>,
+        table: Option<&mut TranspositionTable>,
+    ) -> Result<SearchResult<AnyMove>, Error> {
         let Hooks { mut progress, mut shared } = hooks;
         with_pos!(self, pos, g, p, wrap => {
             let mut forward = |r: &SearchResult<_>| {
@@ -693,10 +703,76 @@ impl AnyGame {
             };
             let shared = shared.as_mut().map(|s| &mut **s as &mut dyn crate::search::SharedTable);
             let hooks = Hooks { progress: Some(&mut forward), shared };
-            let mut r = crate::search::search_with_table(g, p, &keys, options, hooks, table).map(|m| wrap(*m));
+            let r = match table {
+                Some(t) => crate::search::search_with_table(g, p, keys, options, hooks, t),
+                None => crate::search::search(g, p, keys, options, hooks),
+            };
+            let mut r = r.map(|m| wrap(*m));
             self.turn_result(pos, &mut r)?;
             Ok(r)
         })
+    }
+
+    /// Completes the per-move scores of a search in a game whose turns take several steps: when
+    /// every move was asked for (a multi-PV count covering every root step), each legal turn that no step's
+    /// line names (another completion of a first step) is scored by a search of the position it
+    /// leads to, to one turn less than the search's depth (at least 1), all of them sharing one
+    /// table. A turn ending the game is scored by its outcome. Stops early with the search's stop
+    /// flag (the turns not reached stay unlisted). Nodes and time of these searches are added.
+    fn score_every_turn(
+        &self,
+        pos: &AnyPosition,
+        keys: &[u64],
+        options: &SearchOptions,
+        r: &mut SearchResult<AnyMove>,
+    ) -> Result<(), Error> {
+        let every_move = options.multipv > 1 && options.multipv >= r.moves.len();
+        if !self.has_multi_step_turns() || !every_move || r.moves.is_empty() || options.window.is_some() {
+            return Ok(());
+        }
+        let listed: std::collections::HashSet<String> = r.moves.iter().map(|m| m.text.clone()).collect();
+        let missing: Vec<TurnSuccessor> =
+            self.legal_turns(pos)?.into_iter().filter(|(_, text, _)| !listed.contains(text)).collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let mut child_keys = keys.to_vec();
+        child_keys.push(self.hash_key(pos)?);
+        let child_options = SearchOptions {
+            limits: Limits { depth: Some(r.depth.saturating_sub(1).max(1)), nodes: None, time: None },
+            multipv: 1,
+            window: None,
+            ..options.clone()
+        };
+        let mut table = TranspositionTable::new(options.hash_mb);
+        let side = self.side_to_move(pos)?;
+        for (steps, text, next) in missing {
+            if options.stop.as_ref().is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+                break;
+            }
+            let c =
+                self.search_keys(&next, &child_keys, &child_options, Hooks::default(), Some(&mut table))?;
+            let v = if self.side_to_move(&next)? == side { c.value } else { -c.value };
+            // A proven end is as many plies further from the root as the turn has steps (the
+            // engine counts a step as a ply of distance, though not of depth).
+            let value = crate::search::score::from_table(v, steps.len() as u32);
+            let mut pv = Vec::with_capacity(c.pv_text.len() + 1);
+            pv.push(text.clone());
+            pv.extend(c.pv_text);
+            r.nodes += c.nodes;
+            r.elapsed += c.elapsed;
+            r.moves.push(RootMove {
+                mv: steps[0],
+                text,
+                value,
+                score: Score::from_value(value),
+                bound: Bound::Exact,
+                pv,
+            });
+        }
+        // Stable: among equal values the engine's own order stays, so the best move stays first.
+        r.moves.sort_by_key(|m| std::cmp::Reverse(m.value));
+        Ok(())
     }
 
     /// Board geometry for frontends.

@@ -1,6 +1,6 @@
 /**
  * Playing by clicking cells, for any game: a legal move names cells in order (`c`, `c2-c3-c4`,
- * `c2,d4`, `o1:cw+keep+i2:cw`, see `moveCells`); each click narrows the legal moves to those whose
+ * `c2,d4`, `o1:cw/keep+i2:cw`, see `moveCells`); each click narrows the legal moves to those whose
  * cells start with the cells clicked so far. A move is played when one remains; where several moves
  * name the same cells (`c:cw` / `c:ccw`), the player chooses among them. Moves that name no cell
  * (`pass`, `fill:abd`, `hajeb`) are offered as buttons.

@@ -172,8 +172,10 @@ export function southValue(score: Score | undefined, sideToMove: Player, decisiv
 /**
  * The board cells a move names, in order, as labels of the variant's geometry: `c` → [c],
  * `c:cw` → [c], `c2-c3-c4` → [c2, c3, c4], `c2,d4` → [c2, d4], `o1:cw+keep+i2:cw` → [o1, i2],
- * `pass` → []. Tokens that are not cell labels (directions, keywords) are left out.
+ * `pass` → []. A turn of several steps (joined by `/`) names the cells of every step in turn:
+ * `o1:cw/keep+i2:cw/ccw` → [o1, i2], `a1-c3/b2-b4/stop` → [a1, c3, b2, b4]. Tokens that are not cell
+ * labels (directions, keywords) are left out.
  */
 export function moveCells(move: string, labels: ReadonlySet<string>): string[] {
-  return move.split(/[-,+:]/).filter((t) => labels.has(t));
+  return move.split(/[-,+:/]/).filter((t) => labels.has(t));
 }

@@ -121,5 +121,9 @@ describe("helpers", () => {
     expect(moveCells("remove:d1,e1", grid)).toEqual(["d1", "e1"]);
     const loops = new Set(["o1", "i2"]);
     expect(moveCells("o1:cw+keep+i2:cw", loops)).toEqual(["o1", "i2"]);
+    // A turn of several steps joined by '/': every step's cells, in order.
+    expect(moveCells("o1:cw/keep+i2:cw/ccw", loops)).toEqual(["o1", "i2"]);
+    const board = new Set(["a1", "b2", "b4", "c3"]);
+    expect(moveCells("a1-c3/b2-b4/stop", board)).toEqual(["a1", "c3", "b2", "b4"]);
   });
 });
