@@ -93,6 +93,8 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         self.evaluator = evaluator
         self.jobs = jobs
         self.redis = sessions
+        #: A session's state and TTL in one command (atomic, as MULTI/EXEC was, but one reply).
+        self.save_session = sessions.register_script(SAVE_SESSION)
         self.guard = guard
         self.config = config
         self.metrics = metrics
@@ -291,6 +293,14 @@ def servicer_class(metrics: RpcMetrics) -> type[AnalysisServicer]:
     return Servicer
 
 
+SAVE_SESSION = """
+-- KEYS[1]: a live session; ARGV: TTL in s, position, update_id, limits, all_moves, owner.
+redis.call('HSET', KEYS[1], 'position', ARGV[2], 'update_id', ARGV[3], 'limits', ARGV[4],
+  'all_moves', ARGV[5], 'owner', ARGV[6])
+return redis.call('EXPIRE', KEYS[1], ARGV[1])
+"""
+
+
 def session_key(session_id: str) -> str:
     return f"{redis_keys.SESSION_PREFIX}{session_id}"
 
@@ -393,20 +403,17 @@ class LiveStream:
             self.position = new
             self.update_id = req.update_id or self.update_id + 1
         assert self.position is not None
-        key = session_key(self.session_id)
-        pipe = redis.pipeline(transaction=True)
-        pipe.hset(
-            key,
-            mapping={
-                "position": str(self.position),
-                "update_id": self.update_id,
-                "limits": self.limits.SerializeToString(),
-                "all_moves": "1" if self.all_moves else "0",
-                "owner": self.p.name,
-            },
+        await self.s.save_session(
+            keys=[session_key(self.session_id)],
+            args=[
+                self.s.config.session_ttl,
+                str(self.position),
+                self.update_id,
+                self.limits.SerializeToString(),
+                "1" if self.all_moves else "0",
+                self.p.name,
+            ],
         )
-        pipe.expire(key, self.s.config.session_ttl)
-        await pipe.execute()
         self._evaluate_current()
 
     def _evaluate_current(self) -> None:
