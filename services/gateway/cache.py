@@ -15,8 +15,8 @@ the entry instead of searching it again.
 
 Round trips: a request that misses reads the entry and, when it will search, claims the marker
 (or learns whose it is) in one script (:data:`LOOKUP_SCRIPT`); the final result is stored and the
-marker released in another (:data:`STORE_SCRIPT`); one pipeline a tick refreshes every marker
-the replica holds.
+marker released in another (:data:`STORE_SCRIPT`); one script a tick refreshes every marker the
+replica holds.
 """
 
 from __future__ import annotations
@@ -73,6 +73,12 @@ local other = redis.call('GET', KEYS[2])
 if other or ARGV[3] == '' then return {raw, other, 0} end
 redis.call('SET', KEYS[2], ARGV[3], 'PX', tonumber(ARGV[4]))
 return {raw, false, 1}
+"""
+
+REFRESH_SCRIPT = """
+-- KEYS: in-flight markers; ARGV[1]: their new TTL in ms.
+for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[1]) end
+return #KEYS
 """
 
 RELEASE_SCRIPT = """
@@ -181,6 +187,7 @@ class EvalCache:
         self._store = client.register_script(STORE_SCRIPT)
         self._lookup = client.register_script(LOOKUP_SCRIPT)
         self._release = client.register_script(RELEASE_SCRIPT)
+        self._refresh = client.register_script(REFRESH_SCRIPT)
 
     async def get(self, pos: griot.Position) -> EvalResult | None:
         raw = await self.client.get(entry_key(pos))
@@ -230,11 +237,8 @@ class EvalCache:
         return _parse_marker(raw) if raw is not None else None
 
     async def refresh(self, keys: list[str], ttl_ms: int) -> None:
-        """Extends the TTL of in-flight markers (:func:`flight_key`), one pipeline."""
-        pipe = self.client.pipeline(transaction=False)
-        for key in keys:
-            pipe.pexpire(key, ttl_ms)
-        await pipe.execute()
+        """Extends the TTL of in-flight markers (:func:`flight_key`), one command."""
+        await self._refresh(keys=keys, args=[ttl_ms])
 
     async def release(self, pos: griot.Position, replica: str) -> None:
         await self._release(keys=[flight_key(pos)], args=[replica])

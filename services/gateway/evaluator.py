@@ -318,7 +318,7 @@ class Evaluator:
             self._unhold(flight)
 
     async def _refresh(self) -> None:
-        """Extends every marker this replica holds, one pipeline a tick, while it holds any."""
+        """Extends every marker this replica holds, one command a tick, while it holds any."""
         while self.claims:
             await asyncio.sleep(FLIGHT_TTL_MS / 3000)
             if self.claims:

@@ -37,6 +37,7 @@ SERVICE_NAME: str = analysis_pb2.DESCRIPTOR.services_by_name["AnalysisService"].
 #: Time kept back from the caller's deadline for the answer to travel.
 DEADLINE_MARGIN = 0.15
 MAX_NODES = 10**12
+PRIORITIES = frozenset(analysis_pb2.Priority.values())
 """Largest ``max_nodes`` taken (the workers' bound)."""
 
 
@@ -93,8 +94,7 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         self.evaluator = evaluator
         self.jobs = jobs
         self.redis = sessions
-        #: A session's state and TTL in one command (atomic, as MULTI/EXEC was, but one reply).
-        self.save_session = sessions.register_script(SAVE_SESSION)
+        self.sessions = SessionSaver(sessions, config.session_ttl)
         self.guard = guard
         self.config = config
         self.metrics = metrics
@@ -110,7 +110,7 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         p: Principal,
         context: Any,
     ) -> Want:
-        if priority not in analysis_pb2.Priority.values():
+        if priority not in PRIORITIES:
             raise bad_request(f"unknown priority {priority}")
         prio = {
             analysis_pb2.PRIORITY_INTERACTIVE: INTERACTIVE,
@@ -293,12 +293,53 @@ def servicer_class(metrics: RpcMetrics) -> type[AnalysisServicer]:
     return Servicer
 
 
-SAVE_SESSION = """
--- KEYS[1]: a live session; ARGV: TTL in s, position, update_id, limits, all_moves, owner.
-redis.call('HSET', KEYS[1], 'position', ARGV[2], 'update_id', ARGV[3], 'limits', ARGV[4],
-  'all_moves', ARGV[5], 'owner', ARGV[6])
-return redis.call('EXPIRE', KEYS[1], ARGV[1])
-"""
+class SessionSaver:
+    """Writes live sessions' state to Redis: the saves asked while a write is on its way, and in
+    the same turn of the event loop, go together in the next pipeline (``HSET`` + ``EXPIRE``
+    each). One pipeline at a time, so a session's saves land in the order they were asked; a
+    caller resumes once its save is written (a cancelled caller's save is still written)."""
+
+    def __init__(self, client: Any, ttl: int) -> None:
+        self.client = client
+        self.ttl = ttl
+        self._pending: dict[str, dict[str, Any]] = {}
+        self._waiters: list[asyncio.Future[None]] = []
+        self._writer: asyncio.Task[None] | None = None
+
+    async def save(self, key: str, fields: dict[str, Any]) -> None:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        done.add_done_callback(_retrieve)  # a cancelled caller never reads its save's error
+        self._pending[key] = fields  # a later save of the same session replaces an unwritten one
+        self._waiters.append(done)
+        if self._writer is None or self._writer.done():
+            self._writer = loop.create_task(self._write())
+        await asyncio.shield(done)
+
+    async def _write(self) -> None:
+        await asyncio.sleep(0)  # the saves of this turn of the loop join the first pipeline
+        while self._pending:
+            batch, self._pending = self._pending, {}
+            waiters, self._waiters = self._waiters, []
+            pipe = self.client.pipeline(transaction=False)
+            for key, fields in batch.items():
+                pipe.hset(key, mapping=fields)
+                pipe.expire(key, self.ttl)
+            try:
+                await pipe.execute()
+            except Exception as e:
+                for w in waiters:
+                    if not w.done():
+                        w.set_exception(e)
+                continue
+            for w in waiters:
+                if not w.done():
+                    w.set_result(None)
+
+
+def _retrieve(f: asyncio.Future[None]) -> None:
+    if not f.cancelled():
+        f.exception()
 
 
 def session_key(session_id: str) -> str:
@@ -403,16 +444,15 @@ class LiveStream:
             self.position = new
             self.update_id = req.update_id or self.update_id + 1
         assert self.position is not None
-        await self.s.save_session(
-            keys=[session_key(self.session_id)],
-            args=[
-                self.s.config.session_ttl,
-                str(self.position),
-                self.update_id,
-                self.limits.SerializeToString(),
-                "1" if self.all_moves else "0",
-                self.p.name,
-            ],
+        await self.s.sessions.save(
+            session_key(self.session_id),
+            {
+                "position": str(self.position),
+                "update_id": self.update_id,
+                "limits": self.limits.SerializeToString(),
+                "all_moves": "1" if self.all_moves else "0",
+                "owner": self.p.name,
+            },
         )
         self._evaluate_current()
 
