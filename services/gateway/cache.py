@@ -64,13 +64,17 @@ LOOKUP_SCRIPT = """
 -- KEYS[1]: entry, KEYS[2]: in-flight marker; ARGV[1]: depth needed, ARGV[2]: every move needed
 -- (0/1), ARGV[3]: marker value to set if the entry does not answer and no marker is there ('' =
 -- set none), ARGV[4]: its TTL in ms. Returns {entry or nil, the marker there or nil, 1 if claimed}.
+-- An every-move request behind a deeper entry without them claims nothing: its caller searches
+-- to the entry's depth (the evaluator) and claims for that depth.
 local raw = redis.call('GET', KEYS[1])
+local behind = false
 if raw then
   local e = cjson.decode(raw)
   if e.depth >= tonumber(ARGV[1]) and (e.all == 1 or ARGV[2] == '0') then return {raw, false, 0} end
+  behind = ARGV[2] == '1' and e.all == 0 and e.depth > tonumber(ARGV[1])
 end
 local other = redis.call('GET', KEYS[2])
-if other or ARGV[3] == '' then return {raw, other, 0} end
+if other or ARGV[3] == '' or behind then return {raw, other, 0} end
 redis.call('SET', KEYS[2], ARGV[3], 'PX', tonumber(ARGV[4]))
 return {raw, false, 1}
 """

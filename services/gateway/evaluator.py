@@ -172,8 +172,7 @@ class Evaluator:
         pos, want = flight.pos, flight.want
         if not cacheable(pos, want.depth):
             return None
-        # An all-moves request may search deeper than asked (see _run): it claims once it knows.
-        claim = not want.budgeted and not want.all_moves
+        claim = not want.budgeted
         job = asyncio.ensure_future(
             self.cache.lookup(pos, self._need(want), want.all_moves, self.replica, FLIGHT_TTL_MS, claim=claim)
         )
@@ -268,9 +267,9 @@ class Evaluator:
                     flight.last = followed
                     self._publish(flight, (followed, True))
                     return
-                if not want.budgeted and cacheable(pos, want.depth):
-                    # Not claimed by the lookup (all moves asked, another search was there, Redis
-                    # failed): claim now.
+                if other is None and not want.budgeted and cacheable(pos, want.depth):
+                    # Nobody's marker, none claimed by the lookup (it failed, or this every-move
+                    # search goes deeper than asked): claim now.
                     try:
                         if await self.cache.claim(
                             pos, want.depth, want.all_moves, self.replica, FLIGHT_TTL_MS

@@ -199,7 +199,8 @@ def test_progress_messages_and_the_safety_poll(stack: Stack) -> None:
 
 def test_lookup_claims_once_and_store_releases(stack: Stack) -> None:
     """One script reads the entry and claims the in-flight marker; another replica learns whose
-    search runs; storing the result releases the holder's marker, never another's."""
+    search runs; storing the result releases the holder's marker (releasing is the holder's
+    only)."""
     pos = griot.Variant("oware").start().play("a")
     r = redis.Redis.from_url(stack.cache.url)
     r.delete(flight_key(pos))
@@ -218,6 +219,7 @@ def test_lookup_claims_once_and_store_releases(stack: Stack) -> None:
             await cache.put(pos, EvalResult(depth=10, value=5, best="b"), release="one")
             out.append(r.exists(flight_key(pos)))
             out.append(await cache.lookup(pos, 8, False, "two", 10_000))
+            out.append(await cache.lookup(pos, 8, True, "two", 10_000))
             out.append(await cache.lookup(pos, 12, True, "two", 10_000))
             await cache.release(pos, "two")
             out.append(r.exists(flight_key(pos)))
@@ -225,11 +227,14 @@ def test_lookup_claims_once_and_store_releases(stack: Stack) -> None:
             await client.aclose()
         return out
 
-    first, second, peek, held, after_store, hit, deeper, released = asyncio.run(run())
+    first, second, peek, held, after_store, hit, behind, deeper, released = asyncio.run(run())
     assert first.entry is None and first.other is None and first.claimed
     assert second.entry is None and second.other == (10, False) and not second.claimed
     assert peek.other == (10, False) and not peek.claimed
     assert held == 1 and after_store == 0
     assert hit.entry is not None and hit.entry.depth == 10 and hit.other is None and not hit.claimed
+    # Every move asked behind a deeper best-move entry: the caller will search to depth 10 and
+    # claims for that itself.
+    assert behind.entry is not None and behind.entry.depth == 10 and not behind.claimed
     assert deeper.entry is not None and deeper.claimed and deeper.other is None
     assert released == 0
