@@ -16,12 +16,14 @@ the workers (sent, not finished); everything else waits here, in one FIFO per cl
   on the channel named after its result key (Celery's Redis backend does), and a task's progress
   writes are published on the channel named after its progress key; the gateway holds one pattern
   subscription for both (:data:`RESULT_PATTERN`, :data:`PROGRESS_PATTERN`: one connection, no
-  command per task) and ignores other tasks' messages. A progress message carries the task's
-  newest depth (depths done within one report interval fold into it), which goes to the search's
-  ``on_progress`` if it is deeper than the last one. A safety poll (one ``MGET`` of the running tasks' result
-  and progress keys every :data:`SAFETY_POLL` seconds, and at once after the subscription
-  reconnects) finds what a lost message did not bring. Result and progress keys are deleted once
-  read, in one ``DEL`` per batch;
+  command per task) and ignores other tasks' messages (another replica's, a distributed
+  search's). A progress message carries the task's newest depth (depths done within one report
+  interval fold into it), which goes to the search's ``on_progress`` if it is deeper than the
+  last one. A safety poll (one ``MGET`` of the running tasks' result and progress keys every
+  :data:`SAFETY_POLL` seconds, and at once after the subscription reconnects) finds what a lost
+  message did not bring. Result and progress keys are deleted once read, in one ``DEL`` per batch;
+- **sending**: each dispatch round's task messages are written here (:mod:`services.gateway.publish`,
+  what ``send_task`` writes) and pushed in one pipeline of the asyncio broker client;
 - **cancellation**: a search nobody waits for any more is dropped from its queue here, or, if sent,
   revoked and given the workers' cancel key (``griot:cancel:<task id>``) so the running search stops
   (:func:`workers.distributed.cancel`); tasks carry the caller's deadline (``expires`` + the
