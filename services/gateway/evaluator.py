@@ -112,6 +112,7 @@ class Evaluator:
         #: In-flight markers this replica holds (key -> flights holding it), refreshed together.
         self.claims: dict[str, int] = {}
         self._refresher: asyncio.Task[None] | None = None
+        self._orphans: set[asyncio.Task[None]] = set()  # releases of cancelled lookups' claims
 
     def _need(self, want: Want) -> int:
         """The depth a cache entry must reach to answer ``want`` (a budgeted request takes the
@@ -188,9 +189,15 @@ class Evaluator:
     def _release_orphan(self, pos: griot.Position) -> Callable[[asyncio.Future[Lookup]], None]:
         def done(job: asyncio.Future[Lookup]) -> None:
             if not job.cancelled() and job.exception() is None and job.result().claimed:
-                asyncio.get_running_loop().create_task(self.cache.release(pos, self.replica))
+                task = asyncio.get_running_loop().create_task(self._release(pos))
+                self._orphans.add(task)
+                task.add_done_callback(self._orphans.discard)
 
         return done
+
+    async def _release(self, pos: griot.Position) -> None:
+        with contextlib.suppress(Exception):
+            await self.cache.release(pos, self.replica)
 
     async def _follow_remote(self, flight: _Flight, other: tuple[int, bool] | None) -> EvalResult | None:
         """Waits for another replica's search of the position when it covers the request."""
