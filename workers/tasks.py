@@ -443,8 +443,9 @@ def _summary(r: griot.SearchResult) -> dict[str, Any]:
 
 class _ProgressReporter:
     """The search's progress callback: keeps every completed depth and writes them all to
-    :func:`griot.redis_keys.progress_key` at most every :data:`PROGRESS_EVERY` seconds. Best effort: a Redis
-    error costs the report, never the search."""
+    :func:`griot.redis_keys.progress_key` (and publishes the newest on the channel of that name) at
+    most every :data:`PROGRESS_EVERY` seconds. Best effort: a Redis error costs the report, never the
+    search."""
 
     def __init__(self, task_id: str) -> None:
         self.key = progress_key(task_id)
@@ -458,7 +459,12 @@ class _ProgressReporter:
             return
         self.written = now
         try:
-            app.backend.client.set(self.key, json.dumps(self.depths), ex=PROGRESS_TTL_S)
+            # The newest depth is also published on the channel named after the key: the gateway
+            # is notified, it does not poll (as the backend publishes each result on its key).
+            pipe = app.backend.client.pipeline(transaction=False)
+            pipe.set(self.key, json.dumps(self.depths), ex=PROGRESS_TTL_S)
+            pipe.publish(self.key, json.dumps(self.depths[-1]))
+            pipe.execute()
         except redis.RedisError as e:
             log.warning("progress report failed: %s", e)
 

@@ -150,6 +150,11 @@ class _Call:
         if isinstance(e, asyncio.CancelledError):
             m.requests.labels(service, method, "CANCELLED").inc()
             raise e
+        if isinstance(e, GeneratorExit):
+            # A stream closed by the server because its client cancelled or went away: nobody
+            # is left to receive a status (aborting fails), and it is no internal error.
+            m.requests.labels(service, method, "CANCELLED").inc()
+            return
         if isinstance(e, GriotError | StatusError):
             status = status_for(e)
             code = status.code.name

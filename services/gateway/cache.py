@@ -9,16 +9,21 @@ entry has not. A position too close to its variant's turn limit is never cached 
 hold the turn count, and the limit changes its value), as in the workers' transposition cache.
 
 Single flight across replicas: ``griot:gwflight:<engine>:<variant>:<key hex>`` holds
-``<depth>,<all moves 0/1>,<replica>`` (SET NX PX, refreshed while the search runs) while one replica
-searches a position; another replica that needs no more than that waits for the entry instead of
-searching it again.
+``<depth>,<all moves 0/1>,<replica>,<time>`` (set if absent with a TTL, refreshed while the search
+runs) while one replica searches a position; another replica that needs no more than that waits for
+the entry instead of searching it again.
+
+Round trips: a request that misses reads the entry and, when it will search, claims the marker
+(or learns whose it is) in one script (:data:`LOOKUP_SCRIPT`); the final result is stored and the
+marker released in another (:data:`STORE_SCRIPT`); one script a tick refreshes every marker the
+replica holds.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import griot
@@ -30,20 +35,63 @@ FLIGHT_PREFIX = "griot:gwflight:"
 STORE_SCRIPT = """
 -- KEYS[1]: entry; ARGV[1]: JSON {"depth": d, "all": 0/1, ...}; ARGV[2]: TTL in ms (0 = none).
 -- Deeper wins; at equal depth an entry with every move scored beats one without.
+-- KEYS[2] (optional): an in-flight marker, deleted if ARGV[3] (a replica) holds it.
 local new = cjson.decode(ARGV[1])
 local raw = redis.call('GET', KEYS[1])
+local stored = 1
 if raw then
   local old = cjson.decode(raw)
-  if old.depth > new.depth then return 0 end
-  if old.depth == new.depth and (old.all >= new.all) then return 0 end
+  if old.depth > new.depth or (old.depth == new.depth and old.all >= new.all) then stored = 0 end
 end
-local ttl = tonumber(ARGV[2])
-if ttl > 0 then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
-else
-  redis.call('SET', KEYS[1], ARGV[1])
+if stored == 1 then
+  local ttl = tonumber(ARGV[2])
+  if ttl > 0 then
+    redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+  else
+    redis.call('SET', KEYS[1], ARGV[1])
+  end
 end
-return 1
+if KEYS[2] then
+  local marker = redis.call('GET', KEYS[2])
+  if marker and string.match(marker, '^[^,]*,[^,]*,([^,]*)') == ARGV[3] then
+    redis.call('DEL', KEYS[2])
+  end
+end
+return stored
+"""
+
+LOOKUP_SCRIPT = """
+-- KEYS[1]: entry, KEYS[2]: in-flight marker; ARGV[1]: depth needed, ARGV[2]: every move needed
+-- (0/1), ARGV[3]: marker value to set if the entry does not answer and no marker is there ('' =
+-- set none), ARGV[4]: its TTL in ms. Returns {entry or nil, the marker there or nil, 1 if claimed}.
+-- An every-move request behind a deeper entry without them claims nothing: its caller searches
+-- to the entry's depth (the evaluator) and claims for that depth.
+local raw = redis.call('GET', KEYS[1])
+local behind = false
+if raw then
+  local e = cjson.decode(raw)
+  if e.depth >= tonumber(ARGV[1]) and (e.all == 1 or ARGV[2] == '0') then return {raw, false, 0} end
+  behind = ARGV[2] == '1' and e.all == 0 and e.depth > tonumber(ARGV[1])
+end
+local other = redis.call('GET', KEYS[2])
+if other or ARGV[3] == '' or behind then return {raw, other, 0} end
+redis.call('SET', KEYS[2], ARGV[3], 'PX', tonumber(ARGV[4]))
+return {raw, false, 1}
+"""
+
+REFRESH_SCRIPT = """
+-- KEYS: in-flight markers; ARGV[1]: their new TTL in ms.
+for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[1]) end
+return #KEYS
+"""
+
+RELEASE_SCRIPT = """
+-- KEYS[1]: an in-flight marker, deleted if ARGV[1] (a replica) holds it.
+local marker = redis.call('GET', KEYS[1])
+if marker and string.match(marker, '^[^,]*,[^,]*,([^,]*)') == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
 """
 
 
@@ -63,8 +111,16 @@ class EvalResult:
     from_cache: bool = False
 
     def encode(self) -> str:
-        d = asdict(self)
-        d.pop("from_cache")
+        d = {
+            "depth": self.depth,
+            "value": self.value,
+            "best": self.best,
+            "pv": self.pv,
+            "moves": self.moves,
+            "all": self.all,
+            "nodes": self.nodes,
+            "time": self.time,
+        }
         return json.dumps(d, separators=(",", ":"))
 
     @classmethod
@@ -105,6 +161,27 @@ def flight_key(pos: griot.Position) -> str:
     return f"{FLIGHT_PREFIX}{griot.ENGINE_VERSION}:{pos.variant.canonical}:{pos.key.hex()}"
 
 
+@dataclass
+class Lookup:
+    """What :meth:`EvalCache.lookup` found: the entry (answering or not), another replica's
+    search of the position (depth, every move scored) if one holds the marker, and whether this
+    replica now holds it."""
+
+    entry: EvalResult | None
+    other: tuple[int, bool] | None
+    claimed: bool
+
+
+def _marker(depth: int, all_moves: bool, replica: str) -> str:
+    return f"{depth},{int(all_moves)},{replica},{time.time():.3f}"
+
+
+def _parse_marker(raw: bytes | str) -> tuple[int, bool]:
+    text = raw.decode() if isinstance(raw, bytes) else raw
+    depth, all_moves, *_ = text.split(",")
+    return int(depth), all_moves == "1"
+
+
 class EvalCache:
     """Reads and depth-preferred writes of evaluations (a ``redis.asyncio`` client)."""
 
@@ -112,34 +189,60 @@ class EvalCache:
         self.client = client
         self.ttl_ms = max(0, ttl_seconds) * 1000
         self._store = client.register_script(STORE_SCRIPT)
+        self._lookup = client.register_script(LOOKUP_SCRIPT)
+        self._release = client.register_script(RELEASE_SCRIPT)
+        self._refresh = client.register_script(REFRESH_SCRIPT)
 
     async def get(self, pos: griot.Position) -> EvalResult | None:
         raw = await self.client.get(entry_key(pos))
         return EvalResult.decode(raw) if raw is not None else None
 
-    async def put(self, pos: griot.Position, result: EvalResult) -> bool:
-        """Stores ``result`` unless a deeper one is there; True if it was stored."""
-        return bool(await self._store(keys=[entry_key(pos)], args=[result.encode(), self.ttl_ms]))
+    async def lookup(
+        self, pos: griot.Position, depth: int, all_moves: bool, replica: str, ttl_ms: int, claim: bool = True
+    ) -> Lookup:
+        """The entry; if it does not answer (``depth``, ``all_moves``), the in-flight marker:
+        with ``claim``, set for ``replica`` when nobody holds it. One round trip."""
+        raw, other, claimed = await self._lookup(
+            keys=[entry_key(pos), flight_key(pos)],
+            args=[depth, int(all_moves), _marker(depth, all_moves, replica) if claim else "", ttl_ms],
+        )
+        return Lookup(
+            EvalResult.decode(raw) if raw is not None else None,
+            _parse_marker(other) if other is not None else None,
+            bool(claimed),
+        )
+
+    async def watch(self, pos: griot.Position) -> tuple[EvalResult | None, bool]:
+        """The entry and whether an in-flight marker is there, in one round trip."""
+        raw, marker = await self.client.mget([entry_key(pos), flight_key(pos)])
+        return (EvalResult.decode(raw) if raw is not None else None), marker is not None
+
+    async def put(self, pos: griot.Position, result: EvalResult, release: str | None = None) -> bool:
+        """Stores ``result`` unless a deeper one is there; True if it was stored. With
+        ``release`` (a replica), also deletes the position's in-flight marker if it holds it."""
+        if release is None:
+            return bool(await self._store(keys=[entry_key(pos)], args=[result.encode(), self.ttl_ms]))
+        return bool(
+            await self._store(
+                keys=[entry_key(pos), flight_key(pos)], args=[result.encode(), self.ttl_ms, release]
+            )
+        )
 
     async def claim(
         self, pos: griot.Position, depth: int, all_moves: bool, replica: str, ttl_ms: int
     ) -> bool:
-        value = f"{depth},{int(all_moves)},{replica},{time.time():.3f}"
-        return bool(await self.client.set(flight_key(pos), value, nx=True, px=ttl_ms))
+        return bool(
+            await self.client.set(flight_key(pos), _marker(depth, all_moves, replica), nx=True, px=ttl_ms)
+        )
 
     async def flight(self, pos: griot.Position) -> tuple[int, bool] | None:
         """(depth, all moves) of another replica's search of ``pos``, if one runs."""
         raw = await self.client.get(flight_key(pos))
-        if raw is None:
-            return None
-        depth, all_moves, *_ = raw.decode().split(",")
-        return int(depth), all_moves == "1"
+        return _parse_marker(raw) if raw is not None else None
 
-    async def refresh(self, pos: griot.Position, ttl_ms: int) -> None:
-        await self.client.pexpire(flight_key(pos), ttl_ms)
+    async def refresh(self, keys: list[str], ttl_ms: int) -> None:
+        """Extends the TTL of in-flight markers (:func:`flight_key`), one command."""
+        await self._refresh(keys=keys, args=[ttl_ms])
 
     async def release(self, pos: griot.Position, replica: str) -> None:
-        key = flight_key(pos)
-        raw = await self.client.get(key)
-        if raw is not None and raw.decode().split(",")[2] == replica:
-            await self.client.delete(key)
+        await self._release(keys=[flight_key(pos)], args=[replica])

@@ -131,7 +131,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_arguments(
         parser,
         PREFIX,
-        ServerConfig(port=50052, metrics_port=9465, max_receive_bytes=1024 * 1024, max_concurrent_rpcs=None),
+        ServerConfig(
+            port=50052,
+            metrics_port=9465,
+            max_receive_bytes=1024 * 1024,
+            max_concurrent_rpcs=None,
+            # uvloop when installed: a good part of the gateway's CPU is the event loop (Redis and
+            # gRPC I/O; bench/RESULTS-gateway.md).
+            event_loop="auto",
+        ),
     )
     add_gateway_arguments(parser)
     return parser

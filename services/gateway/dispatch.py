@@ -12,10 +12,18 @@ the workers (sent, not finished); everything else waits here, in one FIFO per cl
 - **bounds**: more than ``max_pending`` searches waiting in all, or ``max_pending_per_client`` for one
   client, fail at once with ``RESOURCE_EXHAUSTED`` (``overloaded`` / ``quota``) and a retry hint: the
   time the current backlog takes to drain at the measured completion rate;
-- **results** are read by one poller for every task (one ``MGET`` of the result keys per tick, the
-  workers' polling result backend, no pub/sub per task) and deleted once read; a task sent with
-  ``progress`` also has its progress key in that ``MGET``, and each depth it newly lists goes to
-  the search's ``on_progress`` before the result;
+- **results** arrive by notification, not by polling: a worker storing a result also publishes it
+  on the channel named after its result key (Celery's Redis backend does), and a task's progress
+  writes are published on the channel named after its progress key; the gateway holds one pattern
+  subscription for both (:data:`RESULT_PATTERN`, :data:`PROGRESS_PATTERN`: one connection, no
+  command per task) and ignores other tasks' messages (another replica's, a distributed
+  search's). A progress message carries the task's newest depth (depths done within one report
+  interval fold into it), which goes to the search's ``on_progress`` if it is deeper than the
+  last one. A safety poll (one ``MGET`` of the running tasks' result and progress keys every
+  :data:`SAFETY_POLL` seconds, and at once after the subscription reconnects) finds what a lost
+  message did not bring. Result and progress keys are deleted once read, in one ``DEL`` per batch;
+- **sending**: each dispatch round's task messages are written here (:mod:`services.gateway.publish`,
+  what ``send_task`` writes) and pushed in one pipeline of the asyncio broker client;
 - **cancellation**: a search nobody waits for any more is dropped from its queue here, or, if sent,
   revoked and given the workers' cancel key (``griot:cancel:<task id>``) so the running search stops
   (:func:`workers.distributed.cancel`); tasks carry the caller's deadline (``expires`` + the
@@ -25,7 +33,7 @@ the workers (sent, not finished); everything else waits here, in one FIFO per cl
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
+import contextlib
 import json
 import logging
 import time
@@ -41,12 +49,23 @@ from griot.status import StatusError
 
 from services.gateway.config import GatewayConfig
 from services.gateway.metrics import GatewayMetrics
+from services.gateway.publish import TaskMessage, TaskPublisher
 
 log = logging.getLogger("griot.gateway.dispatch")
 
 INTERACTIVE, BATCH = 0, 1
 PRIORITY_NAMES = ("interactive", "batch")
 RETRY_POLICY = {"max_retries": 2, "interval_start": 0.05, "interval_step": 0.2, "interval_max": 0.5}
+#: Channels of finished tasks' results (Celery's Redis backend publishes each stored result on its
+#: key) and of progress reports (:func:`griot.redis_keys.progress_key`, published by the task).
+RESULT_PREFIX = "celery-task-meta-"
+RESULT_PATTERN = RESULT_PREFIX + "*"
+PROGRESS_PATTERN = progress_key("*")
+PROGRESS_PREFIX = progress_key("")
+#: Seconds between two polls of the running tasks' keys, for results whose message was lost.
+SAFETY_POLL = 0.5
+#: Seconds a batch of read result keys may wait before its ``DEL``.
+DELETE_EVERY = 0.1
 
 
 @dataclass(eq=False)
@@ -65,7 +84,8 @@ class Search:
     #: Called with each newly completed depth (a task's progress entry) before the result; set
     #: for tasks sent with ``progress=True`` (:func:`griot.redis_keys.progress_key`).
     on_progress: Callable[[dict[str, Any]], None] | None = None
-    progress_seen: int = 0
+    #: The deepest depth handed to ``on_progress`` so far.
+    progress_depth: int = 0
 
 
 def overloaded(retry_after: float) -> StatusError:
@@ -84,8 +104,11 @@ def quota(message: str, retry_after: float) -> StatusError:
 class Dispatcher:
     """Sends searches to the workers (see the module header). Runs in the server's event loop."""
 
-    def __init__(self, app: Celery, config: GatewayConfig, metrics: GatewayMetrics, results: Any) -> None:
+    def __init__(
+        self, app: Celery, config: GatewayConfig, metrics: GatewayMetrics, results: Any, broker: Any
+    ) -> None:
         self.app = app
+        self.publisher = TaskPublisher(broker, app.thread_oid)
         self.config = config
         self.metrics = metrics
         self.results = results  # redis.asyncio client of the result backend
@@ -98,9 +121,10 @@ class Dispatcher:
         self._wake = asyncio.Event()
         self._rate = 0.0  # completions per second (EWMA)
         self._last_done = time.monotonic()
-        self._recent_run: deque[float] = deque(maxlen=16)
-        self._task: asyncio.Task[None] | None = None
-        self._stale: list[str] = []  # progress keys of cancelled tasks, deleted at the next poll
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stale: list[str] = []  # result and progress keys read or abandoned, deleted in batches
+        self._poll_now = asyncio.Event()
+        self._listening = False
 
     # -- the caller's side -----------------------------------------------------------------------
 
@@ -181,13 +205,20 @@ class Dispatcher:
             cancel(self.app, [s.task_id])
             if s.on_progress is not None:
                 self._stale.append(progress_key(s.task_id))
+            self._wake.set()
         if not s.future.done():
             s.future.cancel()
 
     # -- the loop --------------------------------------------------------------------------------
 
     def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._loop(), name="gateway-dispatch")
+        loop = asyncio.get_running_loop()
+        self._tasks = [
+            loop.create_task(self._loop(), name="gateway-dispatch"),
+            loop.create_task(self._listen(), name="gateway-results"),
+            loop.create_task(self._safety(), name="gateway-poll"),
+            loop.create_task(self._delete_read(), name="gateway-delete"),
+        ]
 
     async def close(self) -> None:
         for s in list(self.running.values()):
@@ -198,40 +229,100 @@ class Dispatcher:
                     if not s.future.done():
                         s.future.cancel()
             prio.clear()
-        if self._task is not None:
-            self._task.cancel()
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
             try:
-                await self._task
+                await t
             except (asyncio.CancelledError, Exception):
                 pass
+        if self._stale:
+            with contextlib.suppress(Exception):
+                await self.results.delete(*self._stale)
 
     async def _loop(self) -> None:
+        """Sends what the window has room for, each time a search is submitted or one ends."""
         while True:
             try:
-                self._dispatch()
+                await self._wake.wait()
+                self._wake.clear()
+                await self._dispatch()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # the broker failed: fail nothing yet, try again
+                log.warning("dispatch loop: %s: %s", type(e).__name__, e)
+                await asyncio.sleep(0.2)
+                self._wake.set()
+
+    async def _listen(self) -> None:
+        """Reads the result and progress messages of every task (one pattern subscription)."""
+        while True:
+            pubsub = self.results.pubsub()
+            try:
+                await pubsub.psubscribe(RESULT_PATTERN, PROGRESS_PATTERN)
+                while True:
+                    msg = await pubsub.get_message(ignore_subscribe_messages=False, timeout=None)
+                    if msg is None:
+                        continue
+                    if msg["type"] == "psubscribe":
+                        if not self._listening and msg["channel"] == PROGRESS_PATTERN.encode():
+                            # Subscribed (again): what was published before is in the keys.
+                            self._listening = True
+                            self._poll_now.set()
+                        continue
+                    if msg["type"] == "pmessage":
+                        self._message(msg["channel"], msg["data"])
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # Redis gone: the safety poll delivers until we are back
+                log.warning("result subscription: %s: %s", type(e).__name__, e)
+                self._listening = False
+                await asyncio.sleep(0.5)
+            finally:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(pubsub.aclose())
+
+    def _message(self, channel: bytes, data: bytes) -> None:
+        name = channel.decode()
+        if name.startswith(RESULT_PREFIX):
+            task_id = name[len(RESULT_PREFIX) :]
+            if task_id in self.running:
+                self._result(task_id, data)
+        elif name.startswith(PROGRESS_PREFIX):
+            s = self.running.get(name[len(PROGRESS_PREFIX) :])
+            if s is not None and s.on_progress is not None:
+                self._progress(s, data)
+
+    async def _safety(self) -> None:
+        """Polls the running tasks' keys now and then (and after a reconnection), and fails those
+        whose deadline is long gone."""
+        while True:
+            try:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._poll_now.wait(), timeout=SAFETY_POLL)
+                self._poll_now.clear()
                 if self.running:
                     await self._poll()
                     self._expire()
-                    await asyncio.sleep(self._interval())
-                else:
-                    self._wake.clear()
-                    if not self.pending:
-                        await asyncio.wait_for(self._wake.wait(), timeout=1.0)
-            except TimeoutError:
-                continue
             except asyncio.CancelledError:
                 raise
-            except Exception as e:  # Redis or the broker failed: fail nothing yet, try again
-                log.warning("dispatch loop: %s: %s", type(e).__name__, e)
-                await asyncio.sleep(0.2)
+            except Exception as e:  # Redis failed: try again at the next tick
+                log.warning("result poll: %s: %s", type(e).__name__, e)
 
-    def _interval(self) -> float:
-        """5 % of a typical task's run time, between 4 and 25 ms: a poll costs the gateway CPU,
-        a late one costs the caller latency."""
-        if not self._recent_run:
-            return 0.005
-        run = sorted(self._recent_run)[len(self._recent_run) // 2]
-        return min(0.025, max(0.004, 0.05 * run))
+    async def _delete_read(self) -> None:
+        """Deletes the keys of read results and abandoned progress reports, in batches."""
+        while True:
+            await asyncio.sleep(DELETE_EVERY)
+            if not self._stale:
+                continue
+            keys, self._stale = self._stale, []
+            try:
+                await self.results.delete(*keys)
+            except asyncio.CancelledError:
+                self._stale += keys
+                raise
+            except Exception as e:  # they expire anyway (the backend's result_expires)
+                log.warning("cannot delete read results: %s", e)
 
     def _next(self, batch_allowed: bool) -> Search | None:
         for prio in (INTERACTIVE, BATCH):
@@ -248,107 +339,134 @@ class Dispatcher:
                 return s
         return None
 
-    def _dispatch(self) -> None:
+    async def _dispatch(self) -> None:
+        """Sends what the window has room for: one message each, all pushed in one round trip."""
         window = self.config.window
         batch_slots = max(1, window - self.config.interactive_reserve)
+        sent: list[tuple[Search, TaskMessage]] = []
         while len(self.running) < window:
             s = self._next(batch_allowed=self.running_batch < batch_slots)
             if s is None:
-                return
+                break
             self._unpend(s)
             if s.future.done():
                 continue
-            now = time.time()
-            if s.deadline is not None and now >= s.deadline:
+            if s.deadline is not None and time.time() >= s.deadline:
                 s.future.set_exception(deadline_exceeded())
                 continue
-            expires = dt.datetime.fromtimestamp(s.deadline, tz=dt.UTC) if s.deadline is not None else None
-            try:
-                r = self.app.send_task(
-                    s.task,
-                    kwargs=dict(s.kwargs, deadline=s.deadline),
-                    queue=self.queues[s.priority],
-                    expires=expires,
-                    retry=True,
-                    retry_policy=RETRY_POLICY,
-                )
-            except Exception as e:
-                log.warning("cannot send a search task: %s", e)
-                s.future.set_exception(
-                    StatusError(
-                        grpc.StatusCode.UNAVAILABLE, "workers_unavailable", f"cannot reach the broker: {e}"
-                    )
-                )
-                continue
-            s.task_id = r.id
+            m = self.publisher.message(
+                s.task, dict(s.kwargs, deadline=s.deadline), self.queues[s.priority], s.deadline
+            )
+            s.task_id = m.task_id
             s.sent_at = time.monotonic()
-            self.running[r.id] = s
+            self.running[m.task_id] = s
             if s.priority == BATCH:
                 self.running_batch += 1
             self.metrics.in_flight.inc()
-            self.metrics.tasks.labels("sent").inc()
-            self.metrics.count("tasks_sent")
+            sent.append((s, m))
+        if not sent:
+            return
+        try:
+            await self._push([m for _, m in sent])
+        except Exception as e:
+            log.warning("cannot send search tasks: %s", e)
+            for s, m in sent:
+                if self.running.pop(m.task_id, None) is None:
+                    continue  # cancelled meanwhile
+                self._finish_running(s)
+                if not s.future.done():
+                    s.future.set_exception(
+                        StatusError(
+                            grpc.StatusCode.UNAVAILABLE,
+                            "workers_unavailable",
+                            f"cannot reach the broker: {e}",
+                        )
+                    )
+            self._wake.set()
+            return
+        self.metrics.tasks.labels("sent").inc(len(sent))
+        self.metrics.count("tasks_sent", len(sent))
+
+    async def _push(self, messages: list[TaskMessage]) -> None:
+        """Pushes the messages, trying again twice when the broker fails (as ``RETRY_POLICY``)."""
+        for attempt in range(RETRY_POLICY["max_retries"] + 1):
+            try:
+                await self.publisher.push(messages)
+                return
+            except Exception:
+                if attempt == RETRY_POLICY["max_retries"]:
+                    raise
+                await asyncio.sleep(
+                    min(
+                        RETRY_POLICY["interval_max"],
+                        RETRY_POLICY["interval_start"] + attempt * RETRY_POLICY["interval_step"],
+                    )
+                )
 
     async def _poll(self) -> None:
+        """One ``MGET`` of every running task's result key (and progress key, if watched)."""
         ids = list(self.running)
-        backend = self.app.backend
         watched = [i for i in ids if self.running[i].on_progress is not None]
-        raw = await self.results.mget(
-            [backend.get_key_for_task(i) for i in ids] + [progress_key(i) for i in watched]
-        )
-        done_keys = []
+        raw = await self.results.mget([RESULT_PREFIX + i for i in ids] + [progress_key(i) for i in watched])
         for task_id, value in zip(watched, raw[len(ids) :], strict=True):
-            if value is not None:
-                self._progress(self.running[task_id], value)
-        now = time.monotonic()
+            s = self.running.get(task_id)
+            if value is not None and s is not None:
+                self._progress(s, value)
         for task_id, value in zip(ids, raw[: len(ids)], strict=True):
-            if value is None:
-                continue
-            meta = json.loads(value)
-            status = meta.get("status")
-            if status not in ("SUCCESS", "FAILURE", "REVOKED"):
-                continue
-            done_keys.append(backend.get_key_for_task(task_id))
-            s = self.running.pop(task_id, None)
-            if s is None:
-                continue
-            if s.on_progress is not None:
-                done_keys.append(progress_key(task_id))
-            self._finish_running(s)
-            self._recent_run.append(now - s.sent_at)
-            elapsed = now - self._last_done
-            self._last_done = now
-            self._rate = 0.9 * self._rate + 0.1 * (1.0 / max(elapsed, 1e-3))
-            self.metrics.search_latency.labels(PRIORITY_NAMES[s.priority]).observe(now - s.submitted)
-            if s.future.done():
-                continue
-            result = meta.get("result")
-            if status == "SUCCESS" and isinstance(result, dict):
-                self.metrics.tasks.labels("done").inc()
-                s.future.set_result(result)
-            elif status == "REVOKED":
-                self.metrics.tasks.labels("failed").inc()
-                s.future.set_exception(deadline_exceeded())
-            else:
-                self.metrics.tasks.labels("failed").inc()
-                s.future.set_exception(task_error(result))
-        done_keys += self._stale
-        self._stale = []
-        if done_keys:
-            await self.results.delete(*done_keys)
+            if value is not None and task_id in self.running:
+                self._result(task_id, value)
 
-    def _progress(self, s: Search, value: bytes | str) -> None:
-        """Hands the depths a task's progress key newly lists to ``s.on_progress``."""
+    def _result(self, task_id: str, value: bytes | str) -> None:
+        """A running task's result meta (from its message or its key): done if it is final."""
         try:
-            depths = json.loads(value)
+            meta = json.loads(value)
         except ValueError:
             return
-        if not isinstance(depths, list) or s.on_progress is None:
+        status = meta.get("status")
+        if status not in ("SUCCESS", "FAILURE", "REVOKED"):
             return
-        for entry in depths[s.progress_seen :]:
-            if isinstance(entry, dict):
-                s.on_progress(entry)
-        s.progress_seen = max(s.progress_seen, len(depths))
+        s = self.running.pop(task_id, None)
+        if s is None:
+            return
+        self._stale.append(RESULT_PREFIX + task_id)
+        if s.on_progress is not None:
+            self._stale.append(progress_key(task_id))
+        self._finish_running(s)
+        self._wake.set()  # a slot of the window is free
+        now = time.monotonic()
+        elapsed = now - self._last_done
+        self._last_done = now
+        self._rate = 0.9 * self._rate + 0.1 * (1.0 / max(elapsed, 1e-3))
+        self.metrics.search_latency.labels(PRIORITY_NAMES[s.priority]).observe(now - s.submitted)
+        if s.future.done():
+            return
+        result = meta.get("result")
+        if status == "SUCCESS" and isinstance(result, dict):
+            self.metrics.tasks.labels("done").inc()
+            s.future.set_result(result)
+        elif status == "REVOKED":
+            self.metrics.tasks.labels("failed").inc()
+            s.future.set_exception(deadline_exceeded())
+        else:
+            self.metrics.tasks.labels("failed").inc()
+            s.future.set_exception(task_error(result))
+
+    def _progress(self, s: Search, value: bytes | str) -> None:
+        """Hands the deepest depth a progress report newly brings to ``s.on_progress``: a message
+        carries the task's newest depth, its key every depth so far; the depths a report lists
+        together completed within one report interval, so they fold into one (the deepest)."""
+        try:
+            report = json.loads(value)
+        except ValueError:
+            return
+        entry = report[-1] if isinstance(report, list) and report else report
+        if not isinstance(entry, dict) or s.on_progress is None:
+            return
+        depth = entry.get("depth")
+        if not isinstance(depth, int) or depth <= s.progress_depth:
+            return
+        s.progress_depth = depth
+        s.on_progress(entry)
 
     def _expire(self) -> None:
         """Fails running searches whose deadline is long gone (their worker may be gone too)."""

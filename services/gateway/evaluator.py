@@ -1,11 +1,13 @@
 """Evaluations of positions: from the cache, from a search already running (single flight), or
 from a new search at the workers; results stream to every subscriber as depths complete.
 
-- **cache first**: an entry at least as deep as asked (and with every move scored, if asked)
-  answers at once (``from_cache``);
-- **single flight in a replica**: requests for a position already being searched, as deep or
-  deeper, subscribe to that search instead of starting one (the search's priority rises to
-  interactive when a person joins a batch search still waiting);
+- **single flight in a replica**: requests for a position already being looked up or searched
+  here, as deep or deeper, subscribe to that flight instead of starting one, without a Redis
+  round trip (the search's priority rises to interactive when a person joins a batch search
+  still waiting);
+- **cache first**: a new flight first reads the cache (one script that also claims the in-flight
+  marker below when it will search); an entry at least as deep as asked (and with every move
+  scored, if asked) answers at once (``from_cache``);
 - **single flight across replicas**: a replica searching a position holds a marker in Redis
   (:mod:`services.gateway.cache`); another replica that needs no more than that waits for the
   cache entry the first one writes (and searches itself if the marker vanishes);
@@ -25,7 +27,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -33,7 +35,7 @@ import griot
 import grpc
 from griot.status import StatusError
 
-from services.gateway.cache import EvalCache, EvalResult, cacheable
+from services.gateway.cache import EvalCache, EvalResult, Lookup, cacheable, flight_key
 from services.gateway.config import GatewayConfig
 from services.gateway.dispatch import BATCH, INTERACTIVE, Dispatcher, Search
 from services.gateway.metrics import GatewayMetrics
@@ -75,6 +77,8 @@ class _Flight:
     done: bool = False
     #: The final result or an error went out: nobody new may subscribe.
     closed: bool = False
+    #: This replica holds the position's in-flight marker for this flight.
+    claimed: bool = False
 
     def serves(self, want: Want) -> bool:
         w = self.want
@@ -105,54 +109,23 @@ class Evaluator:
         self.metrics = metrics
         self.replica = replica
         self.flights: dict[tuple[str, bytes], list[_Flight]] = {}
+        #: In-flight markers this replica holds (key -> flights holding it), refreshed together.
+        self.claims: dict[str, int] = {}
+        self._refresher: asyncio.Task[None] | None = None
+        self._orphans: set[asyncio.Task[None]] = set()  # releases of cancelled lookups' claims
 
-    async def cached(self, pos: griot.Position, want: Want) -> EvalResult | None:
-        """The cached evaluation answering ``want``, if any (a Redis error is a miss)."""
-        if not cacheable(pos, want.depth):
-            return None
-        try:
-            entry = await self.cache.get(pos)
-        except Exception as e:
-            log.warning("cache read failed: %s", e)
-            return None
-        need = min(want.depth, self.config.default_depth) if want.budgeted else want.depth
-        if entry is not None and entry.answers(need, want.all_moves):
-            return entry
-        return None
-
-    async def _deep_enough_to_replace(self, pos: griot.Position, want: Want) -> Want:
-        """``want``, searched deeper when a deeper cached entry lacks the per-move scores it needs.
-
-        The cache keeps one entry a position, deeper wins, and at equal depth an entry with every
-        move scored wins. An all-moves request behind a deeper best-move-only entry would otherwise
-        be refused by that rule and miss again every time; searched to the entry's depth, its result
-        replaces the entry and answers both kinds of request from then on.
-        """
-        if not want.all_moves or want.budgeted or not cacheable(pos, want.depth):
-            return want
-        try:
-            entry = await self.cache.get(pos)
-        except Exception:
-            return want
-        if entry is not None and not entry.all and entry.depth > want.depth and cacheable(pos, entry.depth):
-            return replace(want, depth=entry.depth)
-        return want
+    def _need(self, want: Want) -> int:
+        """The depth a cache entry must reach to answer ``want`` (a budgeted request takes the
+        default depth's entry)."""
+        return min(want.depth, self.config.default_depth) if want.budgeted else want.depth
 
     async def evaluate(self, pos: griot.Position, want: Want) -> AsyncIterator[tuple[EvalResult, bool]]:
         """Yields ``(result, final)`` per completed depth; the last has ``final`` set."""
-        hit = await self.cached(pos, want)
-        if hit is not None:
-            self.metrics.cache.labels("hit").inc()
-            self.metrics.count("cache_hits")
-            yield hit, True
-            return
-        self.metrics.cache.labels("miss").inc()
-        self.metrics.count("cache_misses")
-        want = await self._deep_enough_to_replace(pos, want)
-
         key = (pos.variant.canonical, pos.key)
         flight = next((f for f in self.flights.get(key, []) if f.serves(want)), None)
         if flight is not None:
+            self.metrics.cache.labels("miss").inc()
+            self.metrics.count("cache_misses")
             self.metrics.dedup.labels("local").inc()
             self.metrics.count("dedup_local")
             if flight.search is not None:
@@ -165,6 +138,7 @@ class Evaluator:
                         None if want.deadline is None else max(want.deadline, flight.search.deadline)
                     )
         else:
+            # The flight reads the cache itself: requests arriving meanwhile join it, not Redis.
             flight = _Flight(pos, want)
             self.flights.setdefault(key, []).append(flight)
             flight.task = asyncio.get_running_loop().create_task(self._run(key, flight))
@@ -191,53 +165,132 @@ class Evaluator:
 
     # -- internals -------------------------------------------------------------------------------
 
-    async def _follow_remote(self, pos: griot.Position, want: Want) -> EvalResult | None:
-        """Waits for another replica's search of ``pos`` when it covers ``want``."""
+    async def _lookup(self, flight: _Flight) -> Lookup | None:
+        """The flight's cache entry and, if it will search and may claim, the in-flight marker
+        claimed (or another replica's search found): one round trip. None when the position is
+        not cached (near the turn limit) or Redis failed (a miss). A cancelled caller does not
+        cut the command (its connection stays usable); a marker it claimed is released."""
+        pos, want = flight.pos, flight.want
+        if not cacheable(pos, want.depth):
+            return None
+        claim = not want.budgeted
+        job = asyncio.ensure_future(
+            self.cache.lookup(pos, self._need(want), want.all_moves, self.replica, FLIGHT_TTL_MS, claim=claim)
+        )
+        try:
+            return await asyncio.shield(job)
+        except asyncio.CancelledError:
+            job.add_done_callback(self._release_orphan(pos))
+            raise
+        except Exception as e:
+            log.warning("cache read failed: %s", e)
+            return None
+
+    def _release_orphan(self, pos: griot.Position) -> Callable[[asyncio.Future[Lookup]], None]:
+        def done(job: asyncio.Future[Lookup]) -> None:
+            if not job.cancelled() and job.exception() is None and job.result().claimed:
+                task = asyncio.get_running_loop().create_task(self._release(pos))
+                self._orphans.add(task)
+                task.add_done_callback(self._orphans.discard)
+
+        return done
+
+    async def _release(self, pos: griot.Position) -> None:
+        with contextlib.suppress(Exception):
+            await self.cache.release(pos, self.replica)
+
+    async def _follow_remote(self, flight: _Flight, other: tuple[int, bool] | None) -> EvalResult | None:
+        """Waits for another replica's search of the position when it covers the request."""
+        pos, want = flight.pos, flight.want
         if want.budgeted or not cacheable(pos, want.depth):
             return None
         try:
-            other = await self.cache.flight(pos)
             if other is None or other[0] < want.depth or (want.all_moves and not other[1]):
                 return None
             self.metrics.dedup.labels("remote").inc()
             self.metrics.count("dedup_remote")
             while want.deadline is None or time.time() < want.deadline:
                 await asyncio.sleep(FOLLOW_POLL)
-                entry = await self.cache.get(pos)
+                entry, running = await self.cache.watch(pos)
                 if entry is not None and entry.answers(want.depth, want.all_moves):
                     return entry
-                if await self.cache.flight(pos) is None:
-                    return await self.cached(pos, want)
+                if not running:
+                    return None
         except Exception as e:
             log.warning("following another replica's search failed: %s", e)
         return None
 
+    def _hold(self, flight: _Flight) -> None:
+        """Notes that ``flight`` holds its position's marker: refreshed until released."""
+        flight.claimed = True
+        key = flight_key(flight.pos)
+        self.claims[key] = self.claims.get(key, 0) + 1
+        if self._refresher is None or self._refresher.done():
+            self._refresher = asyncio.get_running_loop().create_task(self._refresh())
+
+    def _unhold(self, flight: _Flight) -> None:
+        if not flight.claimed:
+            return
+        flight.claimed = False
+        key = flight_key(flight.pos)
+        n = self.claims.get(key, 0) - 1
+        if n > 0:
+            self.claims[key] = n
+        else:
+            self.claims.pop(key, None)
+
     async def _run(self, key: tuple[str, bytes], flight: _Flight) -> None:
         pos, want = flight.pos, flight.want
-        claimed = False
-        refresher: asyncio.Task[None] | None = None
         try:
-            followed = await self._follow_remote(pos, want)
-            if followed is not None:
-                flight.last = followed
-                self._publish(flight, (followed, True))
+            lookup = await self._lookup(flight)
+            entry = lookup.entry if lookup is not None else None
+            if entry is not None and entry.answers(self._need(want), want.all_moves):
+                self.metrics.cache.labels("hit").inc()
+                self.metrics.count("cache_hits")
+                flight.last = entry
+                self._publish(flight, (entry, True))
                 return
-            if not want.budgeted and cacheable(pos, want.depth):
-                try:
-                    claimed = await self.cache.claim(
-                        pos, want.depth, want.all_moves, self.replica, FLIGHT_TTL_MS
-                    )
-                except Exception as e:
-                    log.warning("cannot set the in-flight marker: %s", e)
-                if claimed:
-                    refresher = asyncio.get_running_loop().create_task(self._refresh(pos))
+            self.metrics.cache.labels("miss").inc()
+            self.metrics.count("cache_misses")
+            if lookup is not None and lookup.claimed:
+                self._hold(flight)
+            if (
+                want.all_moves
+                and not want.budgeted
+                and entry is not None
+                and not entry.all
+                and entry.depth > want.depth
+                and cacheable(pos, entry.depth)
+            ):
+                # The cache keeps one entry a position, deeper wins, and at equal depth an entry
+                # with every move scored wins: an all-moves request behind a deeper best-move-only
+                # entry would be refused by that rule and miss every time. Searched to the entry's
+                # depth, its result replaces the entry and answers both kinds from then on.
+                want = flight.want = replace(want, depth=entry.depth)
+            if not flight.claimed:
+                other = lookup.other if lookup is not None else None
+                followed = await self._follow_remote(flight, other)
+                if followed is not None:
+                    flight.last = followed
+                    self._publish(flight, (followed, True))
+                    return
+                if other is None and not want.budgeted and cacheable(pos, want.depth):
+                    # Nobody's marker, none claimed by the lookup (it failed, or this every-move
+                    # search goes deeper than asked): claim now.
+                    try:
+                        if await self.cache.claim(
+                            pos, want.depth, want.all_moves, self.replica, FLIGHT_TTL_MS
+                        ):
+                            self._hold(flight)
+                    except Exception as e:
+                        log.warning("cannot set the in-flight marker: %s", e)
             distributed = want.depth >= self.config.distributed_depth and want.nodes is None
             if distributed and want.priority == INTERACTIVE:
                 final = await self._distributed(flight)
             else:
                 final = await self._single(flight)
             if final is not None:
-                await self._store(pos, final)
+                await self._store(flight, final)
         except asyncio.CancelledError:
             self._publish(flight, _END)
         except BaseException as e:
@@ -249,27 +302,34 @@ class Evaluator:
                 flights.remove(flight)
             if not flights:
                 self.flights.pop(key, None)
-            if refresher is not None:
-                refresher.cancel()
-            if claimed:
+            if flight.claimed:
+                self._unhold(flight)
                 with contextlib.suppress(Exception):
                     await self.cache.release(pos, self.replica)
 
-    async def _store(self, pos: griot.Position, result: EvalResult) -> None:
+    async def _store(self, flight: _Flight, result: EvalResult) -> None:
         """Caches a final result (before anyone hears of it: a client that asks again at once
-        finds it). A Redis error costs only the cache entry."""
+        finds it) and releases the flight's marker in the same round trip. A Redis error costs
+        only the cache entry."""
+        pos = flight.pos
         if result.depth <= 0 or not cacheable(pos, result.depth):
             return
+        release = self.replica if flight.claimed else None
         try:
-            await self.cache.put(pos, result)
+            await self.cache.put(pos, result, release=release)
         except Exception as e:
             log.warning("cache write failed: %s", e)
+            return
+        if release is not None:
+            self._unhold(flight)
 
-    async def _refresh(self, pos: griot.Position) -> None:
-        while True:
+    async def _refresh(self) -> None:
+        """Extends every marker this replica holds, one command a tick, while it holds any."""
+        while self.claims:
             await asyncio.sleep(FLIGHT_TTL_MS / 3000)
-            with contextlib.suppress(Exception):
-                await self.cache.refresh(pos, FLIGHT_TTL_MS)
+            if self.claims:
+                with contextlib.suppress(Exception):
+                    await self.cache.refresh(list(self.claims), FLIGHT_TTL_MS)
 
     def _publish(self, flight: _Flight, item: Any) -> None:
         if item is _END or isinstance(item, BaseException) or item[1]:
@@ -300,7 +360,7 @@ class Evaluator:
         r = await self.dispatcher.wait(flight.search)
         result = EvalResult.from_task(r, want.all_moves)
         flight.last = result
-        await self._store(pos, result)
+        await self._store(flight, result)
         self._publish(flight, (result, True))
         return None
 
@@ -346,7 +406,7 @@ class Evaluator:
                 grpc.StatusCode.DEADLINE_EXCEEDED, "deadline", "no depth completed before the deadline"
             )
         if last.depth < want.depth:
-            await self._store(pos, last)
+            await self._store(flight, last)
             self._publish(flight, (last, True))
         return None
 
@@ -367,7 +427,7 @@ class Evaluator:
             )
             flight.last = last
             if r.depth >= want.depth:
-                await self._store(pos, last)
+                await self._store(flight, last)
             self._publish(flight, (last, r.depth >= want.depth))
             yield last
 

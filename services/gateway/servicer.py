@@ -37,6 +37,7 @@ SERVICE_NAME: str = analysis_pb2.DESCRIPTOR.services_by_name["AnalysisService"].
 #: Time kept back from the caller's deadline for the answer to travel.
 DEADLINE_MARGIN = 0.15
 MAX_NODES = 10**12
+PRIORITIES = frozenset(analysis_pb2.Priority.values())
 """Largest ``max_nodes`` taken (the workers' bound)."""
 
 
@@ -93,6 +94,7 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         self.evaluator = evaluator
         self.jobs = jobs
         self.redis = sessions
+        self.sessions = SessionSaver(sessions, config.session_ttl)
         self.guard = guard
         self.config = config
         self.metrics = metrics
@@ -108,7 +110,7 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         p: Principal,
         context: Any,
     ) -> Want:
-        if priority not in analysis_pb2.Priority.values():
+        if priority not in PRIORITIES:
             raise bad_request(f"unknown priority {priority}")
         prio = {
             analysis_pb2.PRIORITY_INTERACTIVE: INTERACTIVE,
@@ -291,6 +293,55 @@ def servicer_class(metrics: RpcMetrics) -> type[AnalysisServicer]:
     return Servicer
 
 
+class SessionSaver:
+    """Writes live sessions' state to Redis: the saves asked while a write is on its way, and in
+    the same turn of the event loop, go together in the next pipeline (``HSET`` + ``EXPIRE``
+    each). One pipeline at a time, so a session's saves land in the order they were asked; a
+    caller resumes once its save is written (a cancelled caller's save is still written)."""
+
+    def __init__(self, client: Any, ttl: int) -> None:
+        self.client = client
+        self.ttl = ttl
+        self._pending: dict[str, dict[str, Any]] = {}
+        self._waiters: list[asyncio.Future[None]] = []
+        self._writer: asyncio.Task[None] | None = None
+
+    async def save(self, key: str, fields: dict[str, Any]) -> None:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        done.add_done_callback(_retrieve)  # a cancelled caller never reads its save's error
+        self._pending[key] = fields  # a later save of the same session replaces an unwritten one
+        self._waiters.append(done)
+        if self._writer is None or self._writer.done():
+            self._writer = loop.create_task(self._write())
+        await asyncio.shield(done)
+
+    async def _write(self) -> None:
+        await asyncio.sleep(0)  # the saves of this turn of the loop join the first pipeline
+        while self._pending:
+            batch, self._pending = self._pending, {}
+            waiters, self._waiters = self._waiters, []
+            pipe = self.client.pipeline(transaction=False)
+            for key, fields in batch.items():
+                pipe.hset(key, mapping=fields)
+                pipe.expire(key, self.ttl)
+            try:
+                await pipe.execute()
+            except Exception as e:
+                for w in waiters:
+                    if not w.done():
+                        w.set_exception(e)
+                continue
+            for w in waiters:
+                if not w.done():
+                    w.set_result(None)
+
+
+def _retrieve(f: asyncio.Future[None]) -> None:
+    if not f.cancelled():
+        f.exception()
+
+
 def session_key(session_id: str) -> str:
     return f"{redis_keys.SESSION_PREFIX}{session_id}"
 
@@ -393,11 +444,9 @@ class LiveStream:
             self.position = new
             self.update_id = req.update_id or self.update_id + 1
         assert self.position is not None
-        key = session_key(self.session_id)
-        pipe = redis.pipeline(transaction=True)
-        pipe.hset(
-            key,
-            mapping={
+        await self.s.sessions.save(
+            session_key(self.session_id),
+            {
                 "position": str(self.position),
                 "update_id": self.update_id,
                 "limits": self.limits.SerializeToString(),
@@ -405,8 +454,6 @@ class LiveStream:
                 "owner": self.p.name,
             },
         )
-        pipe.expire(key, self.s.config.session_ttl)
-        await pipe.execute()
         self._evaluate_current()
 
     def _evaluate_current(self) -> None:
