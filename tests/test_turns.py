@@ -51,10 +51,19 @@ def test_steps_after_the_end_of_the_turn_are_refused(move: str) -> None:
     assert "ends the turn" in str(e.value)
 
 
-@pytest.mark.parametrize("move", ["i2:cw/zz", "/ccw", "i2:cw/"])
+@pytest.mark.parametrize("move", ["i2:cw/zz", "/ccw", "i2:cw/", "A/", "i7//ccw"])
 def test_a_malformed_step_is_a_notation_error(move: str) -> None:
     with pytest.raises(griot.NotationError):
         griot.Position(IKIBUGUZO).play(move)
+    with pytest.raises(griot.NotationError):
+        griot.Position(IKIBUGUZO).parse_move(move)
+
+
+def test_an_illegal_step_before_the_last_is_refused_when_parsed() -> None:
+    # The next step is read in the position the one before leaves, so that one must be legal.
+    with pytest.raises(griot.IllegalMoveError) as e:
+        griot.Variant("abapa").start().parse_move("A/b")
+    assert e.value.code == "not_own_hole" and "step 1" in str(e.value)
 
 
 def test_one_step_errors_keep_their_own_message() -> None:

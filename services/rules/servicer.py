@@ -216,6 +216,12 @@ def _servicer_class(metrics: RpcMetrics) -> type[rules_pb2_grpc.RulesServiceServ
                 move = pos.parse_move(request.move)
             except NotationError as e:
                 return rules_pb2.ValidateMoveResponse(legal=False, reason="bad_notation", message=str(e))
+            except IllegalMoveError as e:
+                # A turn of several steps whose step before the last is not legal: the move text
+                # is read step by step, each in the position the one before leaves.
+                return rules_pb2.ValidateMoveResponse(
+                    legal=False, reason=getattr(e, "code", None) or "illegal_move", message=str(e)
+                )
             try:
                 pos.check(move)
             except IllegalMoveError as e:

@@ -153,6 +153,18 @@ def test_validate_move(rules: RulesClient) -> None:
     garbage = rules.validate_move(ABAPA_START, "zz")
     assert (garbage.legal, garbage.move, garbage.reason) == (False, "", "bad_notation")
     assert "zz" in garbage.message
+    # Turns of several steps: an illegal step before the last, an unfinished turn, an empty step.
+    early = rules.validate_move(ABAPA_START, "A/b")
+    assert (early.legal, early.reason) == (False, "not_own_hole") and "step 1" in early.message
+    iki = "ikibuguzo 0,0,1,0,1,1,5,0,2,5,1,4,0,4,5,0/2,0,2,0,2,0,2,1,4,3,5,4,5,0,2,3 N 9 0 -"
+    unfinished = rules.validate_move(iki, "i2:cw")
+    assert (unfinished.legal, unfinished.reason) == (False, "turn_unfinished")
+    assert "keep+o1:cw/ccw" in unfinished.message  # the ways the turn goes on
+    assert rules.validate_move(iki, "i2:cw/ccw").legal
+    assert (rules.validate_move(iki, "i7/ccw").reason, rules.validate_move(iki, "A/").reason) == (
+        "turn_over",
+        "bad_notation",
+    )
 
 
 def test_parse_position_normalises(rules: RulesClient) -> None:

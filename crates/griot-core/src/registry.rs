@@ -424,6 +424,12 @@ impl AnyGame {
     /// checked by [`AnyGame::check_turn`].
     pub fn parse_turn(&self, pos: &AnyPosition, text: &str) -> Result<Turn, Error> {
         let parts: Vec<&str> = text.split(TURN_SEP).map(str::trim).collect();
+        // Malformed before illegal: an empty step is a notation error whatever the steps before it.
+        if parts.len() > 1 && parts.iter().any(|p| p.is_empty()) {
+            return Err(Error::Notation(NotationError::new(format!(
+                "{text:?} is not a move: a step between '{TURN_SEP}' separators is empty"
+            ))));
+        }
         let mut cur = *pos;
         let mut steps = Vec::with_capacity(parts.len());
         for (i, part) in parts.iter().enumerate() {
