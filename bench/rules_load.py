@@ -281,13 +281,20 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(workers: int, extra_args: list[str]) -> tuple[subprocess.Popen[bytes], str]:
-    """Starts ``python -m services.rules`` and waits until it answers health checks."""
+def start_server(
+    workers: int, extra_args: list[str], extra_env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Starts ``python -m services.rules`` (with ``extra_env`` added to this process's environment)
+    and waits until it answers health checks."""
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = {
+        **os.environ,
+        **(extra_env or {}),
+        "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    }
     cmd = [
         sys.executable,
         "-m",
