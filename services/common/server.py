@@ -140,12 +140,15 @@ class RunningServer:
     spec: ServiceSpec
     metrics_port: int | None = None
     metrics_registry: CollectorRegistry | None = None
+    rpc_metrics: RpcMetrics | None = None
     _metrics_http: WSGIServer | None = None
 
     async def stop(self, grace: float | None) -> None:
         """Reports NOT_SERVING, lets in-flight RPCs finish for ``grace`` seconds, then stops."""
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
+        if self.rpc_metrics is not None:
+            self.rpc_metrics.flush()  # the last calls' tallies (a worker's files outlive it)
         if self.spec.on_stop is not None:
             await self.spec.on_stop()
         if self._metrics_http is not None:
@@ -222,7 +225,9 @@ async def start(
     for name in ["", *spec.service_names]:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
 
-    running = RunningServer(server, port, health_servicer, spec, metrics_registry=registry)
+    running = RunningServer(
+        server, port, health_servicer, spec, metrics_registry=registry, rpc_metrics=metrics
+    )
     if serve_metrics and config.metrics_port is not None:
         httpd, _ = start_http_server(config.metrics_port, config.metrics_host, registry)
         running._metrics_http = httpd
