@@ -186,7 +186,8 @@ class RpcMetrics:
         return self._in_flight[service]
 
     def schedule_flush(self) -> None:
-        """Flushes in :data:`FLUSH_SECONDS` (handlers call it when nothing is scheduled yet)."""
+        """Flushes in :data:`FLUSH_SECONDS` (handlers call it when a call starts or ends and
+        nothing is scheduled yet)."""
         self._flush_pending = True
         try:
             loop = asyncio.get_running_loop()
@@ -273,6 +274,8 @@ def unary(
             finally:
                 in_flight.n -= 1
                 tally.observe(clock() - start)
+                if not metrics._flush_pending:  # flushed while this call ran (a long one)
+                    metrics.schedule_flush()
 
         return handler
 
@@ -297,6 +300,8 @@ class _Call:
     def end(self, start: float) -> None:
         self.in_flight.n -= 1
         self.tally.observe(time.perf_counter() - start)
+        if not self.metrics._flush_pending:  # flushed while this call ran (a stream)
+            self.metrics.schedule_flush()
 
     async def fail(self, e: BaseException, context: Any) -> None:
         """Ends the call with the status ``e`` stands for (re-raises cancellation)."""

@@ -8,7 +8,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
-from services.common.rpc import FLUSH_SECONDS, RpcMetrics, unary
+from services.common.rpc import FLUSH_SECONDS, RpcMetrics, unary, unary_async
 
 
 def _ok_count(metrics: RpcMetrics) -> float:
@@ -43,6 +43,24 @@ def test_tallies_reach_the_counters_on_a_timer() -> None:
         assert await servicer.M(5, None) == 6
         await asyncio.sleep(FLUSH_SECONDS * 4)
         assert _ok_count(metrics) == 4
+
+    asyncio.run(main())
+
+
+def test_a_call_longer_than_a_flush_is_flushed_when_it_ends() -> None:
+    metrics = RpcMetrics(CollectorRegistry())
+
+    class Servicer:
+        @unary_async("S", "M", metrics)
+        async def M(self, request: int, context: Any) -> int:
+            await asyncio.sleep(FLUSH_SECONDS * 3)  # the flush its start scheduled runs meanwhile
+            return request
+
+    async def main() -> None:
+        assert await Servicer().M(1, None) == 1
+        assert _ok_count(metrics) == 0
+        await asyncio.sleep(FLUSH_SECONDS * 4)  # no other call: its end scheduled the next flush
+        assert _ok_count(metrics) == 1
 
     asyncio.run(main())
 
