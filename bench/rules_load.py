@@ -281,13 +281,22 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(workers: int, extra_args: list[str]) -> tuple[subprocess.Popen[bytes], str]:
-    """Starts ``python -m services.rules`` and waits until it answers health checks."""
+def start_server(
+    workers: int, extra_args: list[str], extra_env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Starts ``python -m services.rules`` (with ``extra_env`` added to this process's environment)
+    and waits until it answers health checks. ``GRIOT_BENCH_ROOT`` in ``extra_env`` serves another
+    checkout's ``services`` (e.g. ``git archive HEAD`` unpacked somewhere, to A/B a change)."""
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     port = _free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    root = Path((extra_env or {}).get("GRIOT_BENCH_ROOT", ROOT))
+    env = {
+        **os.environ,
+        **(extra_env or {}),
+        "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+    }
     cmd = [
         sys.executable,
         "-m",
@@ -302,7 +311,7 @@ def start_server(workers: int, extra_args: list[str]) -> tuple[subprocess.Popen[
         "WARNING",
         *extra_args,
     ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
+    proc = subprocess.Popen(cmd, cwd=root, env=env)
     target = f"127.0.0.1:{port}"
     deadline = time.time() + 30
     while time.time() < deadline:

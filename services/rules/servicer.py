@@ -51,37 +51,48 @@ def outcome_message(outcome: GameOutcome) -> common_pb2.GameOutcome:
     )
 
 
-def position_info(pos: Position) -> common_pb2.PositionInfo:
-    """The canonical notation and the fields of a position."""
+def fill_position_info(info: common_pb2.PositionInfo, pos: Position) -> None:
+    """Writes the canonical notation and the fields of a position into ``info`` (in place: a message
+    passed to a constructor or assigned is copied)."""
     notation = str(pos)
-    variant = pos.variant.canonical
-    info = common_pb2.PositionInfo(
-        notation=notation,
-        variant=variant,
-        body=notation[len(variant) + 1 :],
-        side_to_move=_PLAYERS[pos.side_to_move],
-        turns=pos.turns,
-    )
+    # The canonical variant string has no spaces (docs/NOTATION.md): it ends at the first one.
+    variant, _, body = notation.partition(" ")
+    info.notation = notation
+    info.variant = variant
+    info.body = body
+    info.side_to_move = _PLAYERS[pos.side_to_move]
+    info.turns = pos.turns
     info.cells.extend(pos.cells)
     stores = pos.stores
     if stores is not None:
         info.south_store, info.north_store = stores
     outcome = pos.outcome
     if outcome is not None:
-        info.outcome.CopyFrom(outcome_message(outcome))
+        south, north = outcome.scores
+        o = info.outcome
+        o.result = _RESULTS[outcome.winner]
+        o.south_score = south
+        o.north_score = north
+        o.reason = outcome.reason
+
+
+def position_info(pos: Position) -> common_pb2.PositionInfo:
+    """The canonical notation and the fields of a position."""
+    info = common_pb2.PositionInfo()
+    fill_position_info(info, pos)
     return info
 
 
-def event_message(event: TurnEvent) -> common_pb2.TurnEvent:
-    """One step of a turn. A kind this API version does not know keeps its name in ``detail``."""
+def add_event(events: Any, event: TurnEvent) -> None:
+    """Appends one step of a turn to a repeated ``TurnEvent`` field. A kind this API version does
+    not know keeps its name in ``detail``."""
     kind = _EVENT_KINDS.get(event.kind, common_pb2.TURN_EVENT_KIND_UNSPECIFIED)
     detail = event.detail or ("" if kind != common_pb2.TURN_EVENT_KIND_UNSPECIFIED else event.kind)
-    msg = common_pb2.TurnEvent(
+    msg = events.add(
         kind=kind, player=_PLAYERS[event.player], cells=event.cells, seeds=event.seeds, detail=detail
     )
     if event.cell is not None:
         msg.cell = event.cell
-    return msg
 
 
 def option_value(value: int | bool) -> rules_pb2.OptionValue:
@@ -202,12 +213,11 @@ def _servicer_class(metrics: RpcMetrics) -> type[rules_pb2_grpc.RulesServiceServ
                 # Name the move in the ErrorInfo (the core's message already names it in words).
                 e.move = move.text  # type: ignore[attr-defined]
                 raise
-            return rules_pb2.ApplyMoveResponse(
-                position=position_info(after),
-                move=move.text,
-                events=[event_message(e) for e in events],
-                legal_moves=_moves(after),
-            )
+            response = rules_pb2.ApplyMoveResponse(move=move.text, legal_moves=_moves(after))
+            fill_position_info(response.position, after)
+            for e in events:
+                add_event(response.events, e)
+            return response
 
         @rpc("ValidateMove")
         def ValidateMove(self, request: rules_pb2.ValidateMoveRequest) -> rules_pb2.ValidateMoveResponse:

@@ -77,6 +77,17 @@ def test_apply_move_returns_position_events_and_moves(rules: RulesClient) -> Non
     assert list(r.legal_moves) == ["A", "B", "C", "D", "E", "F"]
 
 
+def test_apply_move_splits_a_variant_with_options_from_the_body(rules: RulesClient) -> None:
+    start = griot.Variant("abapa(holes=4)").start()
+    r = rules.apply_move(start, "a")
+    expected = start.play("a")
+    assert r.position.notation == str(expected)
+    assert r.position.variant == "abapa(holes=4)" == expected.variant.canonical
+    assert f"{r.position.variant} {r.position.body}" == r.position.notation
+    assert list(r.position.cells) == list(expected.cells)
+    assert not r.position.HasField("outcome")
+
+
 def test_apply_move_reports_captures(rules: RulesClient) -> None:
     # South's single seed in f lands in North's A, making it 2: a final capture.
     r = rules.apply_move("abapa 0,0,0,0,0,1/1,4,4,4,4,4 0-0 S 10 -", "f")

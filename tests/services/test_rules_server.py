@@ -3,6 +3,7 @@ flags and environment, worker processes on one port, and graceful shutdown."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -127,6 +128,48 @@ def test_metrics_count_requests_errors_and_latency(rules_server: ServerHandle, r
     assert "griot_rpc_in_flight" in after
 
 
+def _buckets(text: str, method: str) -> list[tuple[float, float]]:
+    """The (upper bound, cumulative count) samples of one method's latency histogram."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith("griot_rpc_duration_seconds_bucket{") and f'method="{method}"' in line:
+            le = re.search(r'le="([^"]+)"', line)
+            assert le is not None
+            out.append((float(le.group(1)), float(line.rsplit(" ", 1)[1])))
+    return sorted(out)
+
+
+def test_tallied_metrics_are_all_in_the_next_scrape(rules_server: ServerHandle, rules: RulesClient) -> None:
+    # Successful calls are tallied on the event loop and added in batches: a scrape adds them first.
+    before = scrape(rules_server.metrics_port)
+    count0 = metric(before, "griot_rpc_duration_seconds_count", method="ListLegalMoves")
+    sum0 = metric(before, "griot_rpc_duration_seconds_sum", method="ListLegalMoves")
+    ok0 = metric(before, "griot_rpc_requests_total", method="ListLegalMoves", code="OK")
+    for _ in range(7):
+        assert rules.legal_moves(ABAPA) == ["a", "b", "c", "d", "e", "f"]
+    with pytest.raises(griot.NotationError):
+        rules.legal_moves("abapa 4,4/4")
+    after = scrape(rules_server.metrics_port)
+    assert metric(after, "griot_rpc_requests_total", method="ListLegalMoves", code="OK") == ok0 + 7
+    # Failed calls are timed too.
+    assert metric(after, "griot_rpc_duration_seconds_count", method="ListLegalMoves") == count0 + 8
+    assert metric(after, "griot_rpc_duration_seconds_sum", method="ListLegalMoves") > sum0
+    buckets = _buckets(after, "ListLegalMoves")
+    assert buckets[-1] == (float("inf"), count0 + 8)
+    assert all(a[1] <= b[1] for a, b in itertools.pairwise(buckets))  # cumulative
+    assert metric(after, "griot_rpc_in_flight", service="RulesService") == 0
+
+
+def test_unknown_method_is_unimplemented(rules_server: ServerHandle) -> None:
+    # Every service's handlers are generic (one pending request for all): a method none of them
+    # has falls through all of them.
+    with grpc.insecure_channel(rules_server.target) as ch:
+        call = ch.unary_unary("/griot.v1.RulesService/NoSuchMethod")
+        with pytest.raises(grpc.RpcError) as e:
+            call(b"", timeout=5)
+    assert e.value.code() == grpc.StatusCode.UNIMPLEMENTED
+
+
 # ---------------------------------------------------------------------------------------------
 # The entry point as a subprocess
 
@@ -217,8 +260,16 @@ def test_workers_share_one_port_and_aggregate_metrics() -> None:
                 target, channel=grpc.insecure_channel(target, options=[("grpc.use_local_subchannel_pool", 1)])
             ) as c:
                 assert c.parse_position(ABAPA).notation == ABAPA
-        text = scrape(int(str(supervisor["metrics_port"])))
-        assert metric(text, "griot_rpc_requests_total", method="ParsePosition", code="OK") == 8
+        # The workers add their tallies to the shared files every FLUSH_SECONDS, on their own.
+        deadline = time.monotonic() + 10
+        while True:
+            text = scrape(int(str(supervisor["metrics_port"])))
+            count = metric(text, "griot_rpc_requests_total", method="ParsePosition", code="OK")
+            if count == 8 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert count == 8
+        assert metric(text, "griot_rpc_duration_seconds_count", method="ParsePosition") == 8
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
     finally:
