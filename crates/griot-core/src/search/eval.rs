@@ -55,14 +55,18 @@ impl EvalStyle {
 /// Tuned weights of the two-row sowing evaluation (see [`sowing`]).
 pub const SOWING_TUNED: EvalWeights = EvalWeights([10, 0, 20, 0]);
 
-/// Tuned weights of Béchi's terms (`BechiGame::search_terms`).
-pub const BECHI_TUNED: EvalWeights = EvalWeights([0, 0, 0, 0]);
+/// Tuned weights of Béchi's terms (`BechiGame::search_terms`): exposed counters and safe
+/// counters; mobility and the best capture measured no better than material.
+pub const BECHI_TUNED: EvalWeights = EvalWeights([0, 10, 0, 5]);
 
-/// Tuned weights of Ikibuguzo's terms (`IkibuguzoGame::search_terms`).
+/// Tuned weights of Ikibuguzo's terms (`IkibuguzoGame::search_terms`): none measured better than
+/// material (games are decided by the first big capturing turn, which the search sees), so the
+/// tuned evaluation is the material one.
 pub const IKIBUGUZO_TUNED: EvalWeights = EvalWeights([0, 0, 0, 0]);
 
-/// Tuned weights of Sabou'iyya's terms (`SabouiyyaGame::search_terms`).
-pub const SABOUIYYA_TUNED: EvalWeights = EvalWeights([0, 0, 0, 0]);
+/// Tuned weights of Sabou'iyya's terms (`SabouiyyaGame::search_terms`): mobility and pieces at
+/// risk; the centre and frozen pieces measured no better than material.
+pub const SABOUIYYA_TUNED: EvalWeights = EvalWeights([10, 30, 0, 0]);
 
 /// A family's evaluation from its parts: `material` (centi-units, side to move's view) plus, for
 /// each slot, its weight times the side to move's term minus the opponent's. `terms` gives each
