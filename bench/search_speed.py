@@ -4,7 +4,7 @@ and from the start of Béchi (both boards), Ikibuguzo and Sabou'iyya (both H'aje
 to its own depth (their turns cost very differently: Sabou'iyya's placement has ~270 moves a turn).
 
     python bench/search_speed.py [--depths 14,16,18,20] [--other-depth 12] [--hash 64]
-        [--module-depths "bechi=20,bechi(holes=3)=20,ikibuguzo=16,sabouiyya=5,sabouiyya(hajeb=false)=5"]
+        [--module-depths "bechi=26,bechi(holes=3)=26,ikibuguzo=22,sabouiyya=5,sabouiyya(hajeb=false)=5"]
         [--only-modules]
 
 Time is the search's own clock (wall time of one thread); CPU is the thread's CPU time, which a
@@ -18,7 +18,7 @@ import time
 
 import griot
 
-MODULE_DEPTHS = "bechi=20,bechi(holes=3)=20,ikibuguzo=16,sabouiyya=5,sabouiyya(hajeb=false)=5"
+MODULE_DEPTHS = "bechi=26,bechi(holes=3)=26,ikibuguzo=22,sabouiyya=5,sabouiyya(hajeb=false)=5"
 
 
 def main() -> None:

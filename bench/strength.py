@@ -1,8 +1,12 @@
-"""Strength measurements of the search: self-play matches (depths, evaluation versions) and
-matches against OpenSpiel's MCTS bot on Oware (``abapa``), with 95% error bars.
+"""Strength measurements of the search: self-play matches (depths, evaluation versions; any
+variant, `--variant bechi`) and matches against OpenSpiel's C++ MCTS bot on Oware (``abapa``) at
+equal CPU time per move, with 95% error bars.
 
     python bench/strength.py selfplay --a "depth=6;eval=tuned" --b "depth=6;eval=material" --openings 30
     python bench/strength.py mcts --time 0.2 --games 20
+
+`crates/griot-core/examples/selfplay.rs` plays the same self-play matches in Rust (for an
+evaluation not yet in the installed package).
 
 Every opening (random moves from the start, seeded) is played twice with colours swapped. Score is
 the first player's points (win 1, draw 0.5) over games played; the error bar is 1.96 standard
