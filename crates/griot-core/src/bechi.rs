@@ -60,9 +60,12 @@
 use std::fmt::Write as _;
 
 use crate::error::{IllegalMove, NotationError, VariantError};
-use crate::game::{CaptureKind, Cell, EndReason, Event, Game, Geometry, MoveList, Outcome, Player, Trace};
+use crate::game::{
+    CaptureKind, Cell, EndReason, Event, Game, Geometry, MoveList, NoTrace, Outcome, Player, Trace,
+};
 use crate::notation;
 use crate::registry::{Family, FamilyKind};
+use crate::search::EvalWeights;
 use crate::variant::{Allowed, OptionSpec, Variant, VariantSpec};
 
 /// The game id.
@@ -473,6 +476,71 @@ impl BechiGame {
                 trace.push(Event::Note { name: "round_start", player: Some(p.to_move) });
             }
         }
+    }
+
+    /// The positional terms of the search's evaluation, per player (South, North), by slot of
+    /// [`crate::search::EvalWeights`]; all zero outside the play phase:
+    /// 0. mobility: own holes that can be sown (2 or more counters, in play);
+    /// 1. exposed counters (negated): what a capture would take from each own hole already moved
+    ///    this round holding an odd number (one more counter makes it even and capturable);
+    /// 2. best capture: the most the player's margin (store + own row + carry) would grow by one
+    ///    sowing of theirs, were it their turn;
+    /// 3. safe counters: counters in own holes not yet moved this round (no capture can take them
+    ///    until their hole is sown from).
+    ///
+    /// Slot 2 costs a sowing per legal move: it is left 0 when its weight is 0.
+    pub fn search_terms(&self, pos: &BechiPosition, weights: &EvalWeights) -> [[i32; 4]; 2] {
+        let mut terms = [[0i32; 4]; 2];
+        if pos.phase != Phase::Play {
+            return terms;
+        }
+        for p in Player::BOTH {
+            let t = &mut terms[p.index()];
+            for i in self.row_range(p) {
+                let c = pos.pits[i] as i32;
+                if self.sowable(pos, i) {
+                    t[0] += 1;
+                }
+                if pos.moved & bit(i) != 0 {
+                    if c % 2 == 1 {
+                        t[1] -= c + 1;
+                    }
+                } else {
+                    t[3] += c;
+                }
+            }
+        }
+        if weights.0[2] != 0 {
+            for p in Player::BOTH {
+                terms[p.index()][2] = self.best_capture(pos, p);
+            }
+        }
+        terms
+    }
+
+    /// The most `p`'s margin grows by one sowing of theirs from `pos` (0 when none captures).
+    fn best_capture(&self, pos: &BechiPosition, p: Player) -> i32 {
+        let margin = |q: &BechiPosition| {
+            let t = self.totals(q);
+            t[p.index()] - t[p.other().index()]
+        };
+        let before = margin(pos);
+        let mut best = 0;
+        for i in self.row_range(p) {
+            if !self.sowable(pos, i) {
+                continue;
+            }
+            let (cw, ccw) = self.directions(i);
+            for (ok, clockwise) in [(cw, true), (ccw, false)] {
+                if ok {
+                    let mut q = *pos;
+                    q.to_move = p;
+                    self.sow(&mut q, i, clockwise, &mut NoTrace);
+                    best = best.max(margin(&q) - before);
+                }
+            }
+        }
+        best
     }
 
     /// The rules as readable sentences.
@@ -1049,6 +1117,13 @@ impl Game for BechiGame {
         let t = self.totals(pos);
         let me = pos.to_move.index();
         t[me] - t[1 - me]
+    }
+
+    fn evaluate_search(&self, pos: &BechiPosition, style: &crate::search::EvalStyle) -> i32 {
+        use crate::search::eval;
+        eval::with_terms(100 * self.evaluate(pos), pos.to_move, style, eval::BECHI_TUNED, |w| {
+            self.search_terms(pos, w)
+        })
     }
 
     fn cells(&self, pos: &BechiPosition) -> Vec<i32> {

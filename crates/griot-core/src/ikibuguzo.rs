@@ -55,6 +55,7 @@ use arrayvec::ArrayVec;
 
 use crate::error::{IllegalMove, NotationError, VariantError};
 use crate::game::{CaptureKind, Cell, EndReason, Event, Game, Geometry, MoveList, Outcome, Player, Trace};
+use crate::search::EvalWeights;
 use crate::variant::{OptionSpec, Variant, VariantSpec};
 
 /// Holes in each player's loop.
@@ -673,6 +674,46 @@ impl IkibuguzoGame {
         Ok(())
     }
 
+    /// The positional terms of the search's evaluation, per player (South, North), by slot of
+    /// [`crate::search::EvalWeights`]:
+    /// 0. inner-row counters (captures are made from the inner row, and the inner row is what a
+    ///    capture empties first);
+    /// 1. capturing plays: own holes of 2 or more whose first lap would capture (anticlockwise, or
+    ///    clockwise from `o1`/`i2`);
+    /// 2. exposed counters (negated): counters in own columns whose inner and outer holes are both
+    ///    occupied (only such a column can be captured);
+    /// 3. mobility: own holes of 2 or more (a player without one loses).
+    ///
+    /// Slot 1 costs a trial lap per playable hole: it is left 0 when its weight is 0.
+    pub fn search_terms(&self, pos: &IkibuguzoPosition, weights: &EvalWeights) -> [[i32; 4]; 2] {
+        let mut terms = [[0i32; 4]; 2];
+        for p in Player::BOTH {
+            let mine = &pos.loops[p.index()];
+            let theirs = &pos.loops[p.other().index()];
+            let t = &mut terms[p.index()];
+            t[0] = mine[8..].iter().map(|&c| c as i32).sum();
+            for column in 0..8 {
+                let (inner, outer) = (mine[8 + column], mine[7 - column]);
+                if inner > 0 && outer > 0 {
+                    t[2] -= (inner + outer) as i32;
+                }
+            }
+            for (hole, &c) in mine.iter().enumerate() {
+                if c < 2 {
+                    continue;
+                }
+                t[3] += 1;
+                if weights.0[1] != 0
+                    && (lap_captures(mine, theirs, hole, false)
+                        || (SPECIAL.contains(&hole) && lap_captures(mine, theirs, hole, true)))
+                {
+                    t[1] += 1;
+                }
+            }
+        }
+        terms
+    }
+
     fn has_move(&self, pos: &IkibuguzoPosition) -> bool {
         pos.opening > 0 || pos.is_paused() || pos.loops[pos.to_move.index()].iter().any(|&c| c >= 2)
     }
@@ -1000,6 +1041,13 @@ impl Game for IkibuguzoGame {
 
     fn evaluate(&self, pos: &IkibuguzoPosition) -> i32 {
         pos.total(pos.to_move) - pos.total(pos.to_move.other())
+    }
+
+    fn evaluate_search(&self, pos: &IkibuguzoPosition, style: &crate::search::EvalStyle) -> i32 {
+        use crate::search::eval;
+        eval::with_terms(100 * self.evaluate(pos), pos.to_move, style, eval::IKIBUGUZO_TUNED, |w| {
+            self.search_terms(pos, w)
+        })
     }
 
     fn cells(&self, pos: &IkibuguzoPosition) -> Vec<i32> {

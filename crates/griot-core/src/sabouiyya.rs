@@ -45,6 +45,7 @@
 
 use crate::error::{IllegalMove, NotationError, VariantError};
 use crate::game::{CaptureKind, Cell, EndReason, Event, Game, Geometry, MoveList, Outcome, Player, Trace};
+use crate::search::EvalWeights;
 use crate::variant::{OptionSpec, Variant, VariantSpec};
 
 /// Cells on the board.
@@ -86,6 +87,24 @@ const FILE_E: u32 = FILE_A << 4;
 #[inline]
 fn orthogonal_neighbours(b: u32) -> u32 {
     ((b << 5) & BOARD) | (b >> 5) | ((b << 1) & !FILE_A & BOARD) | ((b >> 1) & !FILE_E)
+}
+
+/// `b` moved one cell in orthogonal direction `d` (0..4: east, west, north, south), off-board
+/// bits dropped.
+#[inline]
+fn shift(b: u32, d: usize) -> u32 {
+    match d {
+        0 => (b << 1) & !FILE_A & BOARD,
+        1 => (b >> 1) & !FILE_E,
+        2 => (b << 5) & BOARD,
+        _ => b >> 5,
+    }
+}
+
+/// The orthogonal direction opposite `d`.
+#[inline]
+fn opposite_direction(d: usize) -> usize {
+    d ^ 1
 }
 
 /// The H'ajeb state, the position's `<hajeb>` field.
@@ -457,6 +476,36 @@ impl SabouiyyaGame {
                 moves.push(SabouiyyaMove::Rescind);
             }
         }
+    }
+
+    /// The positional terms of the search's evaluation, per player (South, North), by slot of
+    /// [`crate::search::EvalWeights`] (bitboard counts, no move generation):
+    /// 0. mobility: the player's one-step moves (piece, empty orthogonal neighbour);
+    /// 1. pieces at risk (negated): the player's pieces with an enemy piece on one side and, on
+    ///    the other, an empty cell an enemy piece can step into (a capture next move);
+    /// 2. centre: pieces on the inner 3x3 cells;
+    /// 3. frozen pieces (negated): pieces with no empty orthogonal neighbour.
+    pub fn search_terms(&self, pos: &SabouiyyaPosition, _weights: &EvalWeights) -> [[i32; 4]; 2] {
+        const INNER: u32 = 0b01110_01110_01110 << 5;
+        let empty = pos.empty();
+        let mut terms = [[0i32; 4]; 2];
+        for p in Player::BOTH {
+            let mine = pos.pieces[p.index()];
+            let theirs = pos.pieces[p.other().index()];
+            let reach = empty & orthogonal_neighbours(theirs);
+            let t = &mut terms[p.index()];
+            let mut risk = 0;
+            for d in 0..4 {
+                // Pieces of mine whose d-neighbour is empty; whose d-neighbour is an enemy piece.
+                let toward = |b: u32| shift(b, opposite_direction(d));
+                t[0] += (mine & toward(empty)).count_ones() as i32;
+                risk |= mine & toward(theirs) & shift(reach, d);
+            }
+            t[1] = -(risk.count_ones() as i32);
+            t[2] = (mine & INNER).count_ones() as i32;
+            t[3] = -((mine & !orthogonal_neighbours(empty)).count_ones() as i32);
+        }
+        terms
     }
 
     /// Whether the side to move has a legal move (movement phase).
@@ -1025,6 +1074,13 @@ impl Game for SabouiyyaGame {
         let me = pos.to_move.index();
         let material = |i: usize| pos.pieces[i].count_ones() as i32 + pos.hands[i] as i32;
         material(me) - material(1 - me)
+    }
+
+    fn evaluate_search(&self, pos: &SabouiyyaPosition, style: &crate::search::EvalStyle) -> i32 {
+        use crate::search::eval;
+        eval::with_terms(100 * self.evaluate(pos), pos.to_move, style, eval::SABOUIYYA_TUNED, |w| {
+            self.search_terms(pos, w)
+        })
     }
 
     fn cells(&self, pos: &SabouiyyaPosition) -> Vec<i32> {

@@ -6,7 +6,9 @@
 //! picks the family's tuned terms, the bare material, or custom weights for tuning by self-play.
 //!
 //! The sowing terms and their weights were measured by self-play, not guessed:
-//! `bench/RESULTS-search.md` has the matches and the commands.
+//! `bench/RESULTS-search.md` has the matches and the commands. Béchi, Ikibuguzo and Sabou'iyya
+//! compute their own terms (each game module's `search_terms`, which knows its board) and combine
+//! them here with [`with_terms`] and their tuned weights, measured the same way.
 
 use crate::game::Player;
 use crate::sowing::rules::Territory;
@@ -52,6 +54,49 @@ impl EvalStyle {
 
 /// Tuned weights of the two-row sowing evaluation (see [`sowing`]).
 pub const SOWING_TUNED: EvalWeights = EvalWeights([10, 0, 20, 0]);
+
+/// Tuned weights of Béchi's terms (`BechiGame::search_terms`): exposed counters and safe
+/// counters; mobility and the best capture measured no better than material.
+pub const BECHI_TUNED: EvalWeights = EvalWeights([0, 10, 0, 5]);
+
+/// Tuned weights of Ikibuguzo's terms (`IkibuguzoGame::search_terms`): none measured better than
+/// material (games are decided by the first big capturing turn, which the search sees), so the
+/// tuned evaluation is the material one.
+pub const IKIBUGUZO_TUNED: EvalWeights = EvalWeights([0, 0, 0, 0]);
+
+/// Tuned weights of Sabou'iyya's terms (`SabouiyyaGame::search_terms`): mobility and pieces at
+/// risk; the centre and frozen pieces measured no better than material.
+pub const SABOUIYYA_TUNED: EvalWeights = EvalWeights([10, 30, 0, 0]);
+
+/// A family's evaluation from its parts: `material` (centi-units, side to move's view) plus, for
+/// each slot, its weight times the side to move's term minus the opponent's. `terms` gives each
+/// player's terms (South, North) for these weights (it may skip a costly slot whose weight is 0)
+/// and is not called when every weight is zero, so a style without positional terms costs
+/// nothing.
+#[inline]
+pub fn with_terms(
+    material: i32,
+    me: Player,
+    style: &EvalStyle,
+    tuned: EvalWeights,
+    terms: impl FnOnce(&EvalWeights) -> [[i32; 4]; 2],
+) -> i32 {
+    let w = match style {
+        EvalStyle::Material => return material,
+        EvalStyle::Tuned => tuned,
+        EvalStyle::Custom(w) => *w,
+    };
+    if w.0 == [0; 4] {
+        return material;
+    }
+    let t = terms(&w);
+    let (mine, theirs) = (&t[me.index()], &t[me.other().index()]);
+    let mut score = material;
+    for i in 0..4 {
+        score += w.0[i] * (mine[i] - theirs[i]);
+    }
+    score
+}
 
 /// The two-row sowing evaluation: the store difference (100 per seed) plus, each as the side to
 /// move's count minus the opponent's, weighted by [`EvalWeights`] slots:

@@ -60,4 +60,6 @@ pub fn search_with_table<G: Game>(
 }
 
 #[cfg(test)]
+mod eval_tests;
+#[cfg(test)]
 mod tests;
