@@ -4,8 +4,12 @@ Redis cache's effect, and the inputs of the scaling model (task sizes, queue lat
     .venv/bin/python bench/distributed.py speed --depth 20 --split 1 --split 2
     .venv/bin/python bench/distributed.py cache --depth 16
     .venv/bin/python bench/distributed.py split --depth 19
+    .venv/bin/python bench/distributed.py nodes --depth 20 --pv-split 2
 
-Starts its own redis-server pair and Celery workers (prefork, concurrency 1 each) on loopback.
+Starts its own redis-server pair and Celery workers (prefork, concurrency 1 each) on loopback,
+except ``nodes``, which runs the driver's tree with its subtree searches made here one at a time
+(deterministic node counts, no Celery, no load noise).
+
 Prints one JSON object per measurement. This machine has 2 cores shared with other builds:
 read `load` (1-minute load average at the start of each measurement) before the figures.
 """
@@ -13,6 +17,7 @@ read `load` (1-minute load average at the start of each measurement) before the 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import statistics
@@ -29,6 +34,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "workers")]
 
 from workers_stack import make_stack  # noqa: E402
 
+from workers import distributed as dist  # noqa: E402
 from workers.cache import read_stats  # noqa: E402
 from workers.distributed import ClusterSearch, cluster_workers  # noqa: E402
 
@@ -48,10 +54,10 @@ def emit(**kw: Any) -> None:
     print(json.dumps(kw), flush=True)
 
 
-def in_process(pos: str, depth: int) -> dict[str, Any]:
+def in_process(pos: str, depth: int, progress: Any = None) -> dict[str, Any]:
     t = time.perf_counter()
     cpu = time.thread_time()
-    r = griot.search(pos, depth=depth, hash_mb=64)
+    r = griot.search(pos, depth=depth, hash_mb=64, progress=progress)
     return dict(
         time=time.perf_counter() - t, cpu=time.thread_time() - cpu, value=r.score.value, nodes=r.nodes
     )
@@ -283,9 +289,135 @@ def model(args: argparse.Namespace) -> None:
         )
 
 
+class _LocalShared:
+    """The Redis tier's semantics in a dict (deeper wins; at equal depth exact beats a bound)."""
+
+    def __init__(
+        self, store: dict[bytes, tuple[int, str, int, int | None]], min_depth: int, plies: int
+    ) -> None:
+        self.store, self.min_depth, self.plies = store, min_depth, plies
+
+    def fetch(self, requests: list[tuple[bytes, int]]) -> list[tuple[bytes, int, str, int, int | None]]:
+        return [(k, *self.store[k]) for k, _ in requests if k in self.store]
+
+    def publish(self, entries: list[tuple[bytes, int, str, int, int | None]]) -> None:
+        for key, depth, bound, value, best in entries:
+            old = self.store.get(key)
+            if old and (old[0] > depth or (old[0] == depth and old[1] == "exact" and bound != "exact")):
+                continue
+            self.store[key] = (depth, bound, value, best)
+
+
+class LocalSearch(ClusterSearch):
+    """The distributed search's tree (``ClusterSearch._node``) with each subtree searched here,
+    one at a time, as one worker's pool process would (kept table, the Redis hook in the last
+    ``cache_iterations`` iterations, ``new_generation=False`` within the search when
+    ``continue_table``): node counts are deterministic."""
+
+    def __init__(self, hash_mb: int, continue_table: bool, cache_min_depth: int = 10, **kw: Any) -> None:
+        super().__init__(app=None, **kw)  # type: ignore[arg-type]
+        self.table = griot.SearchTable(hash_mb)
+        self.store: dict[bytes, tuple[int, str, int, int | None]] = {}
+        self.continue_table = continue_table
+        self.cache_min_depth = cache_min_depth
+        self.last: dict[int, int] = {}  # distributed depth -> nodes of the tasks' last iterations
+
+    async def _leaf(  # type: ignore[override]
+        self, sched: Any, node: Any, depth: int, alpha: int, beta: int, path: Any, priority: Any
+    ) -> Any:
+        pos = node.position
+        hook = max(self.cache_min_depth, depth - 3 + 1)
+        shared = _LocalShared(self.store, hook, 2) if depth >= self.cache_min_depth else None
+        steps: list[int] = []
+        extra = {"new_generation": False} if self.continue_table else {}
+        cpu = time.thread_time()
+        r = griot.search(
+            pos,
+            depth=depth,
+            history=path,
+            window=(alpha, beta),
+            shared=shared,
+            table=self.table,
+            progress=lambda x: steps.append(x.nodes),
+            **extra,
+        )
+        self.stats.cpu += time.thread_time() - cpu
+        if shared is not None:
+            shared.publish([(pos.key, depth, r.bound, r.score.value, None)])
+        self.stats.nodes += r.nodes
+        self.stats.sent += 1
+        last = steps[-1] - (steps[-2] if len(steps) > 1 else 0) if steps else 0
+        self.last[self._iteration] = self.last.get(self._iteration, 0) + last
+        return dist._Found(r.score.value, r.bound, list(r.pv))
+
+    def run(self, text: str, depth: int, direct: int) -> dict[str, Any]:
+        pos = griot.Position(text)
+        root = dist._Node(pos)
+        cpu = time.thread_time()
+        r = griot.search(pos, depth=direct, multipv=0, table=self.table)
+        self.stats.cpu += time.thread_time() - cpu
+        self.stats.nodes += r.nodes
+        children = root.expand()
+        index = {m: i for i, (m, _, _) in enumerate(children)}
+        root.order = [index[m.move] for m in r.moves]
+        for m in r.moves:
+            sign = children[index[m.move]][2]
+            v = dist.to_child(m.score.value)
+            children[index[m.move]][1].estimates[direct - 1] = -v if sign < 0 else v
+        per_depth = {}
+        value = r.score.value
+        for d in range(direct + 1, depth + 1):
+            self._iteration = d
+            before = self.stats.nodes
+            found = asyncio.run(self._node(None, root, d, -dist.INFINITE, dist.INFINITE, [], 0))  # type: ignore[arg-type]
+            per_depth[d] = self.stats.nodes - before
+            value = found.value
+        st = self.stats
+        return dict(value=value, nodes=st.nodes, tasks=st.sent, cpu=st.cpu, per_depth=per_depth)
+
+
+def nodes(args: argparse.Namespace) -> None:
+    """Node counts of the distributed search, deterministic: its tree with the subtrees searched
+    here one at a time (one worker), each table generation policy, against the in-process search
+    (per depth: the distributed depth's nodes, its tasks' last iterations, the in-process
+    iteration)."""
+    for name in args.position or list(POSITIONS):
+        pos = POSITIONS[name]
+        per: dict[int, int] = {}
+        seen = [0]
+
+        def step(r: Any, per: dict[int, int] = per, seen: list[int] = seen) -> None:
+            per[r.depth] = r.nodes - seen[0]
+            seen[0] = r.nodes
+
+        ref = in_process(pos, args.depth, progress=step)
+        emit(kind="in-process", position=name, depth=args.depth, load=load(), **ref)
+        for cont in (False, True):
+            ls = LocalSearch(
+                int(os.environ.get("BENCH_HASH_MB", "256")),
+                continue_table=cont,
+                split=args.split[0] if args.split else 1,
+                pv_split=args.pv_split,
+                min_task_depth=4,
+            )
+            res = ls.run(pos, args.depth, args.direct)
+            assert res["value"] == ref["value"], (name, res["value"], ref["value"])
+            emit(
+                kind="local",
+                continue_table=cont,
+                position=name,
+                depth=args.depth,
+                load=load(),
+                nodes_ratio=round(res["nodes"] / ref["nodes"], 3),
+                cpu_ratio=round(res["cpu"] / ref["cpu"], 3),
+                per_depth={d: (n, ls.last.get(d, 0), per.get(d, 0)) for d, n in res.pop("per_depth").items()},
+                **res,
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=["speed", "cache", "split", "model"])
+    ap.add_argument("what", choices=["speed", "cache", "split", "model", "nodes"])
     ap.add_argument("--depth", type=int, default=19)
     ap.add_argument("--direct", type=int, default=12, help="depths run as one task")
     ap.add_argument("--split", type=int, action="append")
@@ -293,7 +425,7 @@ def main() -> None:
     ap.add_argument("--pv-split", type=int, default=0, help="extra plies split along the PV")
     ap.add_argument("--timings", action="store_true", help="print every task's (queue, run, nodes)")
     args = ap.parse_args()
-    {"speed": speed, "cache": cache, "split": split, "model": model}[args.what](args)
+    {"speed": speed, "cache": cache, "split": split, "model": model, "nodes": nodes}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,7 @@ import heapq
 import itertools
 import logging
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -632,6 +633,7 @@ class ClusterSearch:
         self.workers = workers
         self.pv_split = pv_split
         self._iteration = 0
+        self._search_id = ""
         self.queue = queue
         self.capacity = capacity
         self.split = split
@@ -661,6 +663,9 @@ class ClusterSearch:
         start = time.time()
         deadline = start + time_limit if time_limit is not None else None
         self.stats = TaskStats()
+        # Names this search for the workers: its tasks on one pool process continue one table
+        # generation (workers.tasks._generation).
+        self._search_id = uuid.uuid4().hex
         sched = Scheduler(
             self.app,
             self.queue,
@@ -734,6 +739,7 @@ class ClusterSearch:
             multipv=0,
             history=[str(h) for h in hist],
             deadline=deadline,
+            search_id=self._search_id,
         )
 
         def send() -> Any:
@@ -868,6 +874,7 @@ class ClusterSearch:
                 beta=beta,
                 history=[str(p) for p in path],
                 use_cache=self.use_cache,
+                search_id=self._search_id,
             ),
             priority,
             prefer=node.worker,

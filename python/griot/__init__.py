@@ -168,6 +168,7 @@ def search(
     window: tuple[int, int] | None = None,
     shared: Any = None,
     table: SearchTable | None = None,
+    new_generation: bool = True,
 ) -> SearchResult:
     """Searches ``position`` with the native engine, the GIL released.
 
@@ -183,7 +184,9 @@ def search(
     second-level table shared between searches (``workers.cache.RedisTable``): an object with
     ``min_depth`` and ``plies`` and the batched ``fetch(requests)`` / ``publish(entries)``, each
     called once per iteration deep enough. ``table``: a ``SearchTable`` kept between searches
-    (``hash_mb`` is then ignored).
+    (``hash_mb`` is then ignored). ``new_generation=False``: the search continues the
+    ``table``'s previous one (the subtree tasks of one distributed search): the table's entries do
+    not age, and deep ones are not replaced by this search's shallower bounds.
 
         >>> r = search("abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=6, multipv=0)
         >>> sorted(m.move for m in r.moves)
@@ -205,6 +208,7 @@ def search(
         window=window,
         shared=shared,
         table=table,
+        new_generation=new_generation,
     )
 
 

@@ -244,6 +244,7 @@ def search(
     window: tuple[int, int] | None = None,
     shared: _SharedTable | None = None,
     table: SearchTable | None = None,
+    new_generation: bool = True,
 ) -> SearchResult: ...
 def best_move(
     position: Position,

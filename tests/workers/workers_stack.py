@@ -178,7 +178,8 @@ def make_stack(inflight_ms: int = 3000, visibility_timeout: int = 120) -> Stack:
         "GRIOT_TASK_HARD_LIMIT": "90",
         "GRIOT_VISIBILITY_TIMEOUT": str(visibility_timeout),
         "GRIOT_INFLIGHT_TTL_MS": str(inflight_ms),
-        "PYTHONPATH": str(ROOT),
+        # This tree first, then the caller's path (a core built from this tree, say).
+        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
     }
     return Stack(broker, cache, env)
 

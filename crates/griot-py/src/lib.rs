@@ -1058,9 +1058,11 @@ impl SharedTable for PySharedTable {
 /// `history`: the game's earlier positions (repeating one ends the game as an endless cycle).
 /// `progress(result)` is called after each completed iteration. `window=(alpha, beta)` searches
 /// the root with that window (values as `Score.value`; the result's `bound` says what its score
-/// is). `shared`: a second-level table (see `PySharedTable`). Releases the GIL.
+/// is). `shared`: a second-level table (see `PySharedTable`).
+/// `new_generation=False`: this search continues the table's previous one (the subtree tasks of
+/// one distributed search), so its entries do not age. Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval="tuned", progress=None, stop=None, history=None, window=None, shared=None, table=None))]
+#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval="tuned", progress=None, stop=None, history=None, window=None, shared=None, table=None, new_generation=true))]
 #[allow(clippy::too_many_arguments)]
 fn search(
     py: Python<'_>,
@@ -1077,6 +1079,7 @@ fn search(
     window: Option<(i32, i32)>,
     shared: Option<Py<PyAny>>,
     table: Option<Py<SearchTable>>,
+    new_generation: bool,
 ) -> PyResult<SearchResult> {
     if let Some((alpha, beta)) = window {
         let inf = engine::score::INFINITE;
@@ -1098,6 +1101,7 @@ fn search(
         stop: Some(stop.map(|s| s.get().flag.clone()).unwrap_or_else(|| Arc::new(AtomicBool::new(false)))),
         aspiration: true,
         window,
+        new_generation,
     };
     let history = history_positions(position, history);
     let r = run_search(py, position, history, options, progress, shared, table.as_ref().map(|t| t.get()))?;

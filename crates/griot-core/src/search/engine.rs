@@ -72,6 +72,12 @@ pub struct SearchOptions {
     /// aspiration window (subtree tasks of a distributed search). The result's value is then
     /// fail-soft: [`SearchResult::bound`] says whether it is exact or a bound. Implies one line.
     pub window: Option<(Value, Value)>,
+    /// Whether the search starts a new table generation (default true): entries of earlier
+    /// searches then age and give way, and the search's shallow results replace them. False for
+    /// the subtree tasks of one distributed search over a kept table: they are parts of one
+    /// search, so a task's first iterations do not overwrite what the previous depth's task
+    /// proved deeper about the same positions (as the in-process search keeps its own).
+    pub new_generation: bool,
 }
 
 impl Default for SearchOptions {
@@ -84,6 +90,7 @@ impl Default for SearchOptions {
             stop: None,
             aspiration: true,
             window: None,
+            new_generation: true,
         }
     }
 }
@@ -277,7 +284,9 @@ impl<G: Game> Searcher<G> {
         self.nodes = 0;
         self.seldepth = 0;
         self.stopped = false;
-        self.tt.new_search();
+        if self.options.new_generation {
+            self.tt.new_search();
+        }
         self.ordering.age();
         self.path.clear();
         self.path.extend_from_slice(history);

@@ -354,3 +354,34 @@ fn a_turn_of_several_steps_is_one_ply() {
         }
     }
 }
+
+/// A search that continues its table's previous one (`new_generation: false`, the subtree tasks of
+/// one distributed search) keeps that search's deeper results where a new search's shallow bounds
+/// replace them, and finds the same values.
+#[test]
+fn continued_search_keeps_deeper_entries() {
+    let g = sowing("abapa");
+    let pos = g.start();
+    let mut moves = MoveList::new();
+    g.legal_moves(&pos, &mut moves);
+    let children: Vec<u64> = moves.iter().map(|&m| g.hash_key(&g.play_unchecked(&pos, m))).collect();
+    let deep_children = |table: &tt::TranspositionTable| {
+        children.iter().filter(|&&k| table.probe(k).is_some_and(|e| e.depth >= 9)).count()
+    };
+    let fresh = search(&g, &pos, &[], &options(10, 16), Hooks::default());
+    let mut kept = Vec::new();
+    for new_generation in [true, false] {
+        let mut table = tt::TranspositionTable::new(16);
+        search_with_table(&g, &pos, &[], &options(10, 16), Hooks::default(), &mut table);
+        assert_eq!(deep_children(&table), children.len());
+        // A shallow null-window search, as a subtree task's first iterations.
+        let shallow =
+            SearchOptions { window: Some((fresh.value, fresh.value + 1)), new_generation, ..options(4, 16) };
+        search_with_table(&g, &pos, &[], &shallow, Hooks::default(), &mut table);
+        kept.push(deep_children(&table));
+        let again = SearchOptions { new_generation, ..options(10, 16) };
+        assert_eq!(search_with_table(&g, &pos, &[], &again, Hooks::default(), &mut table).value, fresh.value);
+    }
+    assert!(kept[0] < children.len(), "a new search replaces the deep entries: {kept:?}");
+    assert_eq!(kept[1], children.len(), "a continued search keeps them");
+}
