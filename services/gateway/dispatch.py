@@ -64,6 +64,8 @@ PROGRESS_PATTERN = progress_key("*")
 PROGRESS_PREFIX = progress_key("")
 #: Seconds between two polls of the running tasks' keys, for results whose message was lost.
 SAFETY_POLL = 0.5
+#: Seconds the dispatcher's close waits for its tasks and its subscription's close.
+CLOSE_TIMEOUT = 5.0
 #: Seconds a batch of read result keys may wait before its ``DEL``.
 DELETE_EVERY = 0.1
 
@@ -231,11 +233,9 @@ class Dispatcher:
             prio.clear()
         for t in self._tasks:
             t.cancel()
-        for t in self._tasks:
-            try:
-                await t
-            except (asyncio.CancelledError, Exception):
-                pass
+        # Bounded: a task stuck in a Redis client's close must not hold the shutdown.
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=CLOSE_TIMEOUT)
         if self._stale:
             with contextlib.suppress(Exception):
                 await self.results.delete(*self._stale)
@@ -279,8 +279,9 @@ class Dispatcher:
                 self._listening = False
                 await asyncio.sleep(0.5)
             finally:
-                with contextlib.suppress(Exception):
-                    await asyncio.shield(pubsub.aclose())
+                # Bounded: after a cancelled read the client's close can wait for ever on it.
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await asyncio.wait_for(pubsub.aclose(), CLOSE_TIMEOUT)
 
     def _message(self, channel: bytes, data: bytes) -> None:
         name = channel.decode()
