@@ -241,8 +241,11 @@ def loads(text: str) -> GameRecord:
                     m, move_text = m2, m2.group(2)
                 else:
                     move_text = token
+            # Moves are numbered from the start's turn counter, one number a move: a turn of
+            # several steps (Ikibuguzo's choices, H'ajeb captures) advances `turns` by its steps
+            # but is one move of the record.
+            expected = start.turns + len(moves) + 1
             if m is not None:
-                expected = pos.turns + 1
                 if int(m.group(1)) != expected:
                     raise RecordError(
                         f"move number {m.group(1)} where turn {expected} was expected",
@@ -256,7 +259,7 @@ def loads(text: str) -> GameRecord:
                 pos = pos.play(mv)
             except GriotError as e:
                 raise RecordError(
-                    f"{move_text!r} at turn {pos.turns + 1}: {e}", number, f"move {len(moves) + 1}"
+                    f"{move_text!r} at turn {expected}: {e}", number, f"move {len(moves) + 1}"
                 ) from None
             moves.append(mv.text)
 
