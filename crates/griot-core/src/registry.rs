@@ -433,7 +433,10 @@ impl AnyGame {
                 if !self.turn_goes_on(&cur)? {
                     return Err(illegal(
                         "turn_over",
-                        format!("{part:?} ends the turn: nothing may follow it (here: {:?})", parts[i + 1..].join("/")),
+                        format!(
+                            "{part:?} ends the turn: nothing may follow it (here: {:?})",
+                            parts[i + 1..].join("/")
+                        ),
                     ));
                 }
             }
@@ -472,13 +475,10 @@ impl AnyGame {
             cur = next;
         }
         if self.turn_goes_on(&cur)? {
-            let options = self
-                .legal_turns(&cur)?
-                .into_iter()
-                .map(|(_, t, _)| t)
-                .collect::<Vec<_>>();
+            let options = self.legal_turns(&cur)?.into_iter().map(|(_, t, _)| t).collect::<Vec<_>>();
             let shown = options.iter().take(12).cloned().collect::<Vec<_>>().join(", ");
-            let more = if options.len() > 12 { format!(" and {} more", options.len() - 12) } else { String::new() };
+            let more =
+                if options.len() > 12 { format!(" and {} more", options.len() - 12) } else { String::new() };
             return Err(illegal(
                 "turn_unfinished",
                 format!(

@@ -331,7 +331,11 @@ fn turns_are_plies<G: Game>(g: &G, variant: &str) -> usize {
             for &mv in &r.pv {
                 p = g.play_unchecked(&p, mv);
             }
-            assert!(r.pv.is_empty() || !g.mid_turn(&p), "{variant} {}: line ends mid-turn", g.format_body(pos));
+            assert!(
+                r.pv.is_empty() || !g.mid_turn(&p),
+                "{variant} {}: line ends mid-turn",
+                g.format_body(pos)
+            );
         }
     }
     open.len()
