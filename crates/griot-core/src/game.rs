@@ -302,6 +302,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// Appends the legal moves to `moves` (which the caller has cleared). A finished game has none.
     fn legal_moves(&self, pos: &Self::Position, moves: &mut MoveList<Self::Move>);
 
+    /// Whether the position has a legal move (what `legal_moves` finds, without listing them).
+    fn has_legal_move(&self, pos: &Self::Position) -> bool {
+        let mut moves = MoveList::new();
+        self.legal_moves(pos, &mut moves);
+        !moves.is_empty()
+    }
+
     /// Plays a move known to be legal, recording the turn's events into `trace`.
     fn play_traced<T: Trace>(&self, pos: &Self::Position, mv: Self::Move, trace: &mut T) -> Self::Position;
 

@@ -560,6 +560,9 @@ impl<G: Game> Searcher<G> {
         if depth == 0 || ply >= MAX_PLY {
             return self.static_eval(pos);
         }
+        if depth == 1 {
+            return self.frontier(pos, key, side, &moves, ply, alpha, beta, pv_node);
+        }
 
         let use_table = depth >= TABLE_MIN_DEPTH && !self.near_turn_limit(pos, depth);
         let mut tt_move = NO_MOVE;
@@ -693,6 +696,88 @@ impl<G: Game> Searcher<G> {
             self.tt.store(key, to_table(best, ply as u32), depth.min(255) as u8, bound, best_index);
         }
         best
+    }
+
+    /// A node one turn above the leaves: its children are evaluated as they are played, with no
+    /// ordering (a leaf costs about what scoring it for the order would), until one fails high.
+    /// Each child is counted and scored exactly as [`Self::node`] scores a leaf.
+    #[allow(clippy::too_many_arguments)]
+    fn frontier(
+        &mut self,
+        pos: &G::Position,
+        key: u64,
+        side: Player,
+        moves: &MoveList<G::Move>,
+        ply: usize,
+        mut alpha: Value,
+        beta: Value,
+        pv_node: bool,
+    ) -> Value {
+        let mut best = -INFINITE;
+        self.path.push(key);
+        for &mv in moves.iter() {
+            let child = self.game.play_unchecked(pos, mv);
+            let child_key = self.game.hash_key(&child);
+            let same = self.game.side_to_move(&child) == side;
+            let v = if self.game.mid_turn(&child) {
+                self.child_value(&child, child_key, same, 0, ply + 1, alpha, beta, pv_node)
+            } else {
+                if pv_node {
+                    self.pv[ply + 1].clear();
+                }
+                let v = self.leaf(&child, child_key, ply + 1);
+                if same {
+                    v
+                } else {
+                    -v
+                }
+            };
+            if self.stopped {
+                break;
+            }
+            if v > best {
+                best = v;
+            }
+            if v > alpha {
+                alpha = v;
+                if pv_node {
+                    self.update_pv(ply, mv);
+                }
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        self.path.pop();
+        if self.stopped {
+            return 0;
+        }
+        best
+    }
+
+    /// A node with no depth left, scored as [`Self::node`] scores it.
+    #[inline]
+    fn leaf(&mut self, pos: &G::Position, key: u64, ply: usize) -> Value {
+        self.nodes += 1;
+        if self.can_stop && self.should_stop() {
+            self.stopped = true;
+        }
+        if self.stopped {
+            return 0;
+        }
+        if ply as u32 > self.seldepth {
+            self.seldepth = ply as u32;
+        }
+        let g = &self.game;
+        if self.repeats(key) {
+            return outcome_value(&g.endless_outcome(pos), g.side_to_move(pos), ply);
+        }
+        if !g.has_legal_move(pos) {
+            if let Some(o) = g.outcome(pos) {
+                return outcome_value(&o, g.side_to_move(pos), ply);
+            }
+        }
+        self.static_eval(pos)
     }
 
     fn is_capture(&self, pos: &G::Position, child: &G::Position, side: Player) -> bool {

@@ -144,6 +144,17 @@ pub struct SowingGame {
     /// Whether positions record the last capturer (only when a remaining-seeds rule reads it, so
     /// that positions differing only in history stay one position).
     track_capturer: bool,
+    /// Whether a lap only drops one seed in each hole it passes (no seed back into the origin, no
+    /// hole skipped for its count, no flow capture): then [`lift_and_sow`] sows it at once.
+    plain_laps: bool,
+    /// For plain laps on boards of at most 16 holes, by direction, origin and seeds (fewer than
+    /// a round of the board): the holes that get a seed, one byte a hole in a 128-bit word.
+    lap_runs: Arc<[u128]>,
+    /// Whether the starving and grand-slam filters can never remove a move while the opponent's
+    /// row holds seeds (see [`SowingGame::sowing_moves`]).
+    filter_needs_empty_opponent: bool,
+    /// Whether no filter ever removes a move.
+    never_filtered: bool,
 }
 
 /// The options a rule-file variant accepts.
@@ -176,12 +187,46 @@ impl SowingGame {
         let n = holes as usize;
         let track_capturer =
             rules.remaining == Remaining::LastCapturer || rules.endless == Remaining::LastCapturer;
+        let plain_laps = !rules.first_into_origin && rules.skip_above.is_none() && rules.flow.is_none();
+        let grand_slam_illegal = rules.capture.is_some_and(|c| c.grand_slam == GrandSlam::Illegal);
+        let never_filtered = rules.starving == Starving::Allowed && !grand_slam_illegal;
+        // Only captures empty the opponent's row; when no capture can and the opponent has seeds,
+        // no move starves and none is a grand slam.
+        let captures_cannot_empty = rules.relay.is_none()
+            && rules.flow.is_none()
+            && rules.capture.is_none_or(|c| c.grand_slam == GrandSlam::NoCapture);
+        let filter_needs_empty_opponent = never_filtered
+            || (rules.starving == Starving::MustFeed && !grand_slam_illegal)
+            || captures_cannot_empty;
+        let len = 2 * n;
+        let mut lap_runs = Vec::new();
+        if plain_laps && len <= 16 {
+            for clockwise in [false, true] {
+                for origin in 0..len {
+                    for seeds in 0..len {
+                        let mut pits = [0u8; MAX_PITS];
+                        let mut hole = origin;
+                        for _ in 0..seeds {
+                            hole = if clockwise { (hole + len - 1) % len } else { (hole + 1) % len };
+                            pits[hole] += 1;
+                        }
+                        let mut board = [0u8; 16];
+                        board.copy_from_slice(&pits[..16]);
+                        lap_runs.push(u128::from_le_bytes(board));
+                    }
+                }
+            }
+        }
         Ok(SowingGame {
             n,
-            len: 2 * n,
+            len,
+            lap_runs: lap_runs.into(),
             seeds,
             max_turns: variant.max_turns(),
             track_capturer,
+            plain_laps,
+            filter_needs_empty_opponent,
+            never_filtered,
             rules,
             variant,
         })
@@ -269,6 +314,98 @@ impl SowingGame {
         (i < self.n).then_some(i + offset)
     }
 
+    /// Lifts `seeds` seeds from `origin` and sows them one to a hole (skipping the origin itself
+    /// on a full lap when the rules say so); returns the hole of the last seed. What the lap loop
+    /// of [`SowingGame::apply`] does seed by seed, for laps without flow captures or skipped
+    /// holes: whole rounds of the board at once, then the rest in at most two runs of holes.
+    #[inline]
+    fn lift_and_sow(&self, pits: &mut [u8; MAX_PITS], origin: usize, seeds: u8, clockwise: bool) -> usize {
+        let len = self.len;
+        let skip_origin = self.rules.skip_origin;
+        let k = seeds as usize;
+        let round = if skip_origin { len - 1 } else { len };
+        let rest = if k < round {
+            if !self.lap_runs.is_empty() {
+                // Boards of up to 16 holes: the whole board as one 128-bit word, one byte a hole.
+                // A board holds at most 255 seeds, so no byte ever borrows or carries.
+                let mut board = [0u8; 16];
+                board.copy_from_slice(&pits[..16]);
+                let run = self.lap_runs[(clockwise as usize * len + origin) * len + k];
+                let x = u128::from_le_bytes(board) - ((seeds as u128) << (8 * origin)) + run;
+                pits[..16].copy_from_slice(&x.to_le_bytes());
+            } else {
+                pits[origin] -= seeds;
+                self.sow_runs(pits, origin, k, clockwise);
+            }
+            k
+        } else {
+            let (rounds, rest) = (k / round, k % round);
+            pits[origin] -= seeds;
+            for c in &mut pits[..len] {
+                *c += rounds as u8;
+            }
+            if skip_origin {
+                pits[origin] -= rounds as u8;
+            }
+            self.sow_runs(pits, origin, rest, clockwise);
+            rest
+        };
+        // The last hole (no `%`: a division costs more than the whole lap).
+        if clockwise {
+            if rest > 0 {
+                if rest <= origin {
+                    origin - rest
+                } else {
+                    origin + len - rest
+                }
+            } else if skip_origin {
+                if origin + 1 == len {
+                    0
+                } else {
+                    origin + 1
+                }
+            } else {
+                origin
+            }
+        } else {
+            let end = origin + rest;
+            if rest > 0 {
+                if end < len {
+                    end
+                } else {
+                    end - len
+                }
+            } else if skip_origin {
+                if origin == 0 {
+                    len - 1
+                } else {
+                    origin - 1
+                }
+            } else {
+                origin
+            }
+        }
+    }
+
+    /// One seed in each of the `rest` holes after `origin` (fewer than a round of the board).
+    #[inline]
+    fn sow_runs(&self, pits: &mut [u8; MAX_PITS], origin: usize, rest: usize, clockwise: bool) {
+        let len = self.len;
+        let (first_start, first, second_start, second) = if clockwise {
+            let first = rest.min(origin);
+            (origin - first, first, len - (rest - first), rest - first)
+        } else {
+            let first = rest.min(len - 1 - origin);
+            (origin + 1, first, 0, rest - first)
+        };
+        for c in &mut pits[first_start..first_start + first] {
+            *c += 1;
+        }
+        for c in &mut pits[second_start..second_start + second] {
+            *c += 1;
+        }
+    }
+
     /// Sows `pos` for `mover` from `mv`, then captures. Returns what the legality check needs.
     fn apply<T: Trace>(&self, p: &mut SowingPosition, mv: SowingMove, trace: &mut T) -> TurnInfo {
         let r = &*self.rules;
@@ -276,7 +413,6 @@ impl SowingGame {
         let clockwise = mv.clockwise();
         let mut lap_origin = mv.hole();
         let mut lifted = p.pits[lap_origin] - if r.leave_one { 1 } else { 0 };
-        p.pits[lap_origin] -= lifted;
         let mut laps = 1u32;
         let mut last;
         loop {
@@ -284,6 +420,14 @@ impl SowingGame {
             let lap_lifted = lifted;
             let mut hole = lap_origin;
             last = lap_origin;
+            if !T::ENABLED && self.plain_laps {
+                if lifted > 0 {
+                    hole = self.lift_and_sow(&mut p.pits, lap_origin, lifted, clockwise);
+                    lifted = 0;
+                }
+            } else {
+                p.pits[lap_origin] -= lifted;
+            }
             if r.first_into_origin && lifted > 0 {
                 p.pits[lap_origin] += 1;
                 lifted -= 1;
@@ -374,7 +518,6 @@ impl SowingGame {
             laps += 1;
             lap_origin = last;
             lifted = take;
-            p.pits[lap_origin] -= take;
         }
         self.capture(p, last, lap_origin, clockwise, mover, trace)
     }
@@ -507,21 +650,15 @@ impl SowingGame {
                 }
             }
         }
+        if self.never_filtered {
+            return;
+        }
         let grand_slam_illegal = r.capture.is_some_and(|c| c.grand_slam == GrandSlam::Illegal);
-        if r.starving == Starving::Allowed && !grand_slam_illegal {
-            return;
-        }
         let opponent = player.other();
-        let opponent_empty = self.row_sum(pos, opponent) == 0;
-        if r.starving == Starving::MustFeed && !opponent_empty && !grand_slam_illegal {
-            return;
-        }
-        // Only captures empty the opponent's row; when no capture can and the opponent has seeds,
-        // no move starves and none is a grand slam.
-        let captures_cannot_empty = r.relay.is_none()
-            && r.flow.is_none()
-            && r.capture.is_none_or(|c| c.grand_slam == GrandSlam::NoCapture);
-        if !opponent_empty && captures_cannot_empty {
+        let opponent_empty = self.row_empty(pos, opponent);
+        // Must feed only filters when the opponent is empty; without captures that can empty a row
+        // neither does any other rule.
+        if !opponent_empty && self.filter_needs_empty_opponent {
             return;
         }
         let mut starving = [false; crate::game::MAX_MOVES];
@@ -563,13 +700,15 @@ impl SowingGame {
                 return Some(EndReason::StoreThreshold);
             }
         }
-        let on_board: u32 = pos.pits[..self.len].iter().map(|&s| s as u32).sum();
-        if e.board_empty && on_board == 0 {
-            return Some(EndReason::BoardEmpty);
-        }
-        if let Some(n) = e.fewer_than {
-            if on_board < n as u32 {
-                return Some(EndReason::FewSeeds);
+        if e.board_empty || e.fewer_than.is_some() {
+            let on_board: u32 = pos.pits[..self.len].iter().map(|&s| s as u32).sum();
+            if e.board_empty && on_board == 0 {
+                return Some(EndReason::BoardEmpty);
+            }
+            if let Some(n) = e.fewer_than {
+                if on_board < n as u32 {
+                    return Some(EndReason::FewSeeds);
+                }
             }
         }
         if e.all_singletons && pos.pits[..self.len].iter().all(|&s| s <= 1) {
@@ -583,9 +722,23 @@ impl SowingGame {
     }
 
     fn has_sowing_move(&self, pos: &SowingPosition, player: Player) -> bool {
+        if self.never_filtered || (self.filter_needs_empty_opponent && !self.row_empty(pos, player.other())) {
+            // No filter applies: any hole with enough seeds is a move.
+            let min = self.rules.min_seeds.max(1);
+            let range = match self.rules.playable {
+                Playable::Own => self.row_range(player),
+                Playable::Any => 0..self.len,
+            };
+            return pos.pits[range].iter().any(|&c| c >= min);
+        }
         let mut moves = MoveList::new();
         self.sowing_moves(pos, player, &mut moves);
         !moves.is_empty()
+    }
+
+    #[inline(always)]
+    fn row_empty(&self, pos: &SowingPosition, p: Player) -> bool {
+        pos.pits[self.row_range(p)].iter().all(|&c| c == 0)
     }
 
     /// Final scores when the game ends with `pos` under `rule`; `stuck` says whether the player to
@@ -677,6 +830,14 @@ impl Game for SowingGame {
         }
     }
 
+    fn has_legal_move(&self, pos: &SowingPosition) -> bool {
+        if self.terminal_by_rule(pos).is_some() || self.at_turn_limit(pos) {
+            return false;
+        }
+        self.has_sowing_move(pos, pos.to_move)
+            || (self.rules.end.stuck == Stuck::Pass && self.has_sowing_move(pos, pos.to_move.other()))
+    }
+
     fn play_traced<T: Trace>(&self, pos: &SowingPosition, mv: SowingMove, trace: &mut T) -> SowingPosition {
         let mut p = *pos;
         if mv.is_pass() {
@@ -723,20 +884,34 @@ impl Game for SowingGame {
     }
 
     fn hash_key(&self, pos: &SowingPosition) -> u64 {
-        let mut h: u64 = 0x9E37_79B9_7F4A_7C15;
-        for chunk in pos.pits.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            h = (h.rotate_left(23) ^ u64::from_le_bytes(w)).wrapping_mul(0x2127_599B_F432_5C37);
+        // Three multiply-folds, the first two independent: the whole board in few cycles. Each
+        // word of holes is xored with a constant whose bytes add up to more seeds than a board
+        // holds, so no factor is ever zero.
+        const S: [u64; 6] = [
+            0x9E37_79B9_7F4A_7C15,
+            0xBF58_476D_1CE4_E5B9,
+            0x94D0_49BB_1331_11EB,
+            0xD6E8_FEB8_6659_FD93,
+            0xA076_1D64_78BD_642F,
+            0xE703_7ED1_A0B4_28DB,
+        ];
+        #[inline(always)]
+        fn fold(a: u64, b: u64) -> u64 {
+            let m = a as u128 * b as u128;
+            m as u64 ^ (m >> 64) as u64
         }
-        let tail = pos.stores[0] as u64
-            | (pos.stores[1] as u64) << 8
-            | (pos.to_move as u64) << 16
-            | (pos.flags as u64) << 24;
-        h = (h.rotate_left(23) ^ tail).wrapping_mul(0x2127_599B_F432_5C37);
-        h ^= h >> 29;
-        h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        h ^ (h >> 32)
+        const _: () = assert!(MAX_PITS == 36, "the hash reads 4 words and 4 bytes of holes");
+        let p = &pos.pits;
+        let word = |i: usize| u64::from_le_bytes(p[8 * i..8 * i + 8].try_into().expect("8 bytes"));
+        let last = u32::from_le_bytes(p[32..36].try_into().expect("4 bytes")) as u64;
+        let tail = last
+            | (pos.stores[0] as u64) << 32
+            | (pos.stores[1] as u64) << 40
+            | (pos.to_move as u64) << 48
+            | (pos.flags as u64) << 56;
+        let x = fold(word(0) ^ S[0], word(1) ^ S[1]);
+        let y = fold(word(2) ^ S[2], word(3) ^ S[3]);
+        fold(tail ^ S[4], x ^ y ^ S[5])
     }
 
     fn write_key(&self, pos: &SowingPosition, out: &mut Vec<u8>) {
@@ -961,6 +1136,72 @@ impl Game for SowingGame {
                 Direction::Cw => "clockwise".into(),
                 Direction::Choice => "chosen by the player".into(),
             },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Seed by seed, as the lap loop of `apply` sows.
+    fn sow_one_by_one(
+        pits: &mut [u8; MAX_PITS],
+        len: usize,
+        origin: usize,
+        seeds: u8,
+        clockwise: bool,
+        skip_origin: bool,
+    ) -> usize {
+        let mut hole = origin;
+        for _ in 0..seeds {
+            loop {
+                hole = if clockwise { (hole + len - 1) % len } else { (hole + 1) % len };
+                if !(skip_origin && hole == origin) {
+                    break;
+                }
+            }
+            pits[hole] += 1;
+        }
+        hole
+    }
+
+    #[test]
+    fn a_lap_sown_at_once_matches_seed_by_seed() {
+        // Plain-lap rule sets with and without the origin skipped, on every board size: 16 holes
+        // or fewer use the 128-bit runs, more the loops.
+        for id in ["abapa", "2-4"] {
+            for holes in 1..=rules::MAX_HOLES_PER_ROW {
+                let spec = format!("{id}(holes={holes},seeds=1)");
+                let g = match &*crate::registry::game(&spec).unwrap() {
+                    crate::registry::AnyGame::Sowing(g) => g.clone(),
+                    _ => unreachable!(),
+                };
+                assert!(g.plain_laps);
+                assert_eq!(g.lap_runs.is_empty(), g.len > 16);
+                let len = g.len;
+                for origin in 0..len {
+                    for seeds in 1..=200u8 {
+                        for clockwise in [false, true] {
+                            let mut start = [0u8; MAX_PITS];
+                            for (i, c) in start[..len].iter_mut().enumerate() {
+                                *c = ((i * 7 + origin) % 5) as u8;
+                            }
+                            start[origin] = seeds + (origin % 2) as u8;
+                            let (mut a, mut b) = (start, start);
+                            let last_a = g.lift_and_sow(&mut a, origin, seeds, clockwise);
+                            b[origin] -= seeds;
+                            let skip = g.rules.skip_origin;
+                            let last_b = sow_one_by_one(&mut b, len, origin, seeds, clockwise, skip);
+                            assert_eq!(
+                                (a, last_a),
+                                (b, last_b),
+                                "{spec} origin {origin} seeds {seeds} cw {clockwise} skip {skip}"
+                            );
+                        }
+                    }
+                }
+            }
         }
     }
 }
