@@ -533,16 +533,9 @@ impl<G: Game> Searcher<G> {
         beta: Value,
         pv_node: bool,
     ) -> Value {
-        self.nodes += 1;
         self.pv[ply].clear();
-        if self.can_stop && self.should_stop() {
-            self.stopped = true;
-        }
-        if self.stopped {
+        if !self.enter(ply) {
             return 0;
-        }
-        if ply as u32 > self.seldepth {
-            self.seldepth = ply as u32;
         }
         let g = &self.game;
         let side = g.side_to_move(pos);
@@ -755,18 +748,28 @@ impl<G: Game> Searcher<G> {
         best
     }
 
-    /// A node with no depth left, scored as [`Self::node`] scores it.
+    /// Counts a node `ply` turns below the root and checks the stop: false when the search must
+    /// unwind (stopped), true to go on (the deepest ply reached is recorded).
     #[inline]
-    fn leaf(&mut self, pos: &G::Position, key: u64, ply: usize) -> Value {
+    fn enter(&mut self, ply: usize) -> bool {
         self.nodes += 1;
         if self.can_stop && self.should_stop() {
             self.stopped = true;
         }
         if self.stopped {
-            return 0;
+            return false;
         }
         if ply as u32 > self.seldepth {
             self.seldepth = ply as u32;
+        }
+        true
+    }
+
+    /// A node with no depth left, scored as [`Self::node`] scores it.
+    #[inline]
+    fn leaf(&mut self, pos: &G::Position, key: u64, ply: usize) -> Value {
+        if !self.enter(ply) {
+            return 0;
         }
         let g = &self.game;
         if self.repeats(key) {
