@@ -49,11 +49,18 @@ def _ref_outcome(ref: ModuleType, text: str) -> tuple[str | None, tuple[int, int
     return None if o is None else (o["winner"], tuple(o["score"]))
 
 
-def reference_turns(ref: ModuleType, text: str) -> dict[str, str]:
+def reference_turns(ref: ModuleType, text: str) -> dict[str, str | None]:
     """A reference's whole turns in ``text``: its moves, and where the position after one is still
     inside the turn (``ref.mid_turn``: the same player goes on), every way the turn can go on, the
-    steps joined by ``/``; each with the position the turn leads to."""
-    out: dict[str, str] = {}
+    steps joined by ``/``; each with the position the turn leads to. Where the reference says no
+    move here can leave the turn open (``ref.turn_may_continue``, a cheap look at the text), every
+    move is a whole turn and its position is left ``None``, to be played on demand
+    (:func:`after_turn`): playing every move of every position made the cross-checks several
+    times slower."""
+    may_continue = getattr(ref, "turn_may_continue", None)
+    if may_continue is not None and not may_continue(text):
+        return dict.fromkeys(ref.legal_moves(text))
+    out: dict[str, str | None] = {}
 
     def walk(position: str, steps: list[str]) -> None:
         for m in ref.legal_moves(position):
@@ -65,6 +72,12 @@ def reference_turns(ref: ModuleType, text: str) -> dict[str, str]:
 
     walk(text, [])
     return out
+
+
+def after_turn(ref: ModuleType, text: str, turns: dict[str, str | None], move: str) -> str:
+    """The position the turn ``move`` of :func:`reference_turns` leads to."""
+    after = turns[move]
+    return ref.play(text, move) if after is None else after
 
 
 def crosscheck(
@@ -105,7 +118,7 @@ def crosscheck(
                     break
                 mv = rng.choice(sorted(rt))
                 core = core.play(mv)
-                text = rt[mv]
+                text = after_turn(ref, text, rt, mv)
             elif compare_moves:
                 cm = [str(m) for m in core.legal_moves()]
                 rm = list(ref.legal_moves(text))

@@ -14,7 +14,7 @@ from types import ModuleType
 
 import griot
 import pytest
-from crosscheck import SLOW_FACTOR, crosscheck, reference_turns
+from crosscheck import SLOW_FACTOR, after_turn, crosscheck, reference_turns
 from reference import ikibuguzo, sabouiyya
 
 # (reference module, variant, games)
@@ -58,7 +58,7 @@ def _walks(ref: ModuleType, start: str, walks: int, seed: int, length: int = 60)
                 problems.append(f"moves at {text}: core {cm} reference {rm}")
                 break
             move = rng.choice(rm)
-            core, text = core.play(move), turns[move]
+            core, text = core.play(move), after_turn(ref, text, turns, move)
         if problems:
             break
     return problems

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 import griot  # noqa: E402
-from crosscheck import reference_turns  # noqa: E402
+from crosscheck import after_turn, reference_turns  # noqa: E402
 
 from tests.reference import ikibuguzo, sabouiyya  # noqa: E402
 
@@ -53,7 +53,7 @@ def reference_perft(ref: ModuleType, text: str, depth: int) -> int:
     turns = reference_turns(ref, text)
     if depth == 1:
         return len(turns)
-    return sum(reference_perft(ref, after, depth - 1) for after in turns.values())
+    return sum(reference_perft(ref, after_turn(ref, text, turns, m), depth - 1) for m in turns)
 
 
 def table(module: str, ref: ModuleType) -> str:

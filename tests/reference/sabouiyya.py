@@ -434,6 +434,13 @@ def play(position: str, move: str) -> str:
     return format_position(_apply(pos, move))
 
 
+def turn_may_continue(position: str) -> bool:
+    """Whether a move from ``position`` may leave the turn open (``mid_turn`` after it): only
+    South's queen moves under H'ajeb can, so only in states ``on`` and ``chain`` (the text's last
+    field; read without parsing the board)."""
+    return position.split()[-1] in ("on", "chain")
+
+
 def mid_turn(position: str) -> bool:
     """Whether South is inside its H'ajeb capture sequence (state ``chain``): South goes on with
     another capture or ``stop``, and the turn (one API move) is not over yet."""
