@@ -290,9 +290,6 @@ define_games! {
     Sabouiyya: SabouiyyaGame,
 }
 
-/// A legal move with the position it leads to.
-pub type Successor = (AnyMove, AnyPosition);
-
 /// Separates the steps of one turn in move notation (`i2:cw/keep+o1:cw/ccw`).
 pub const TURN_SEP: char = '/';
 
@@ -392,6 +389,19 @@ impl AnyGame {
         Ok(out)
     }
 
+    /// Every legal turn with its notation, without the positions: where every turn is one step
+    /// (most games) the moves are only listed, not played.
+    pub fn legal_turn_moves(&self, pos: &AnyPosition) -> Result<Vec<(Turn, String)>, Error> {
+        if !self.has_multi_step_turns() {
+            return self
+                .legal_moves(pos)?
+                .into_iter()
+                .map(|m| Ok((vec![m], self.format_move(pos, &m)?)))
+                .collect();
+        }
+        Ok(self.legal_turns(pos)?.into_iter().map(|(steps, text, _)| (steps, text)).collect())
+    }
+
     fn collect_turns(
         &self,
         pos: &AnyPosition,
@@ -456,9 +466,11 @@ impl AnyGame {
     pub fn format_turn(&self, pos: &AnyPosition, turn: &[AnyMove]) -> Result<String, Error> {
         let mut cur = *pos;
         let mut texts = Vec::with_capacity(turn.len());
-        for m in turn {
+        for (i, m) in turn.iter().enumerate() {
             texts.push(self.format_move(&cur, m)?);
-            cur = self.play_unchecked(&cur, m)?;
+            if i + 1 < turn.len() {
+                cur = self.play_unchecked(&cur, m)?;
+            }
         }
         Ok(texts.join(&TURN_SEP.to_string()))
     }
@@ -476,10 +488,11 @@ impl AnyGame {
             if i > 0 && !self.turn_goes_on(&cur)? {
                 return Err(illegal("turn_over", format!("step {} comes after the end of the turn", i + 1)));
             }
-            let text = self.format_move(&cur, m)?;
             // A one-step turn's error is the move's own; a longer turn's names the step.
-            let (next, ev) =
-                self.play(&cur, m).map_err(|e| if turn.len() > 1 { step_error(e, i, &text) } else { e })?;
+            let (next, ev) = self.play(&cur, m).map_err(|e| match self.format_move(&cur, m) {
+                Ok(text) if turn.len() > 1 => step_error(e, i, &text),
+                _ => e,
+            })?;
             events.extend(ev);
             cur = next;
         }
@@ -590,15 +603,6 @@ impl AnyGame {
 
     fn has_multi_step_turns(&self) -> bool {
         with_game!(self, g => g.multi_step_turns())
-    }
-
-    /// Every legal move with the position it leads to.
-    pub fn successors(&self, pos: &AnyPosition) -> Result<Vec<Successor>, Error> {
-        with_pos!(self, pos, g, p, wrap => {
-            let mut moves = MoveList::new();
-            g.legal_moves(p, &mut moves);
-            Ok(moves.into_iter().map(|m| (wrap(m), g.play_unchecked(p, m).into())).collect())
-        })
     }
 
     /// The outcome, or `None` while the game goes on.

@@ -454,7 +454,8 @@ impl Position {
 
     /// The legal moves (none when the game is over), each a whole turn.
     fn legal_moves(&self, py: Python<'_>) -> PyResult<Vec<Move>> {
-        Ok(self.turns_py(py)?.into_iter().map(|(m, _)| m).collect())
+        let turns = core(py, self.game.legal_turn_moves(&self.pos))?;
+        Ok(turns.into_iter().map(|(steps, text)| Move { steps, text }).collect())
     }
 
     /// Parses a move (a whole turn) in this position (a `Move` is returned unchanged). Raises
