@@ -17,7 +17,6 @@ iteration, reported as ``complete: false``.
 
 from __future__ import annotations
 
-import inspect
 import json
 import logging
 import os
@@ -58,10 +57,6 @@ which then finds its earlier work in Rust memory (APHID's per-slave tables)."""
 _table_search: dict[str, str] = {}
 """The distributed search (its ``search_id``) each kept table last worked for, by variant."""
 
-CONTINUES = "new_generation" in inspect.signature(griot.search).parameters
-"""Whether this core can continue a kept table's previous search (``new_generation=False``);
-an older core just ages the table at every task."""
-
 
 def search_table(variant: str) -> griot.SearchTable:
     table = _tables.pop(variant, None)
@@ -87,7 +82,7 @@ def _generation(variant: str, search_id: Any) -> dict[str, Any]:
         return {}
     same = _table_search.get(variant) == search_id
     _table_search[variant] = search_id
-    return {"new_generation": False} if same and CONTINUES else {}
+    return {"new_generation": False} if same else {}
 
 
 def settings() -> Any:

@@ -5,7 +5,7 @@ producer pool, a synchronous Redis ``LPUSH`` that blocks the event loop for the 
 0.7 ms of CPU per task, a good part of the gateway's cost per search. The gateway sends one kind of
 message only (a task by name, keyword arguments, a queue, an optional expiry), so it writes that
 message itself, in Celery's task protocol 2 inside kombu's Redis envelope, exactly what
-``send_task`` puts on the queue (``tests/gateway/test_publish.py`` compares the two), and pushes
+``send_task`` puts on the queue (``tests/gateway/test_dispatch.py`` compares the two), and pushes
 every message of a dispatch round with one pipeline of the asyncio Redis client.
 
 The Redis transport's anonymous exchange delivers a message whose routing key is the queue name by
