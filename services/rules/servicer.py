@@ -43,12 +43,20 @@ _EVENT_KINDS = {
 # Core values -> messages
 
 
+def fill_outcome(msg: common_pb2.GameOutcome, outcome: GameOutcome) -> None:
+    """Writes a finished game's outcome into ``msg`` (in place, as :func:`fill_position_info`)."""
+    south, north = outcome.scores
+    msg.result = _RESULTS[outcome.winner]
+    msg.south_score = south
+    msg.north_score = north
+    msg.reason = outcome.reason
+
+
 def outcome_message(outcome: GameOutcome) -> common_pb2.GameOutcome:
     """A finished game's outcome."""
-    south, north = outcome.scores
-    return common_pb2.GameOutcome(
-        result=_RESULTS[outcome.winner], south_score=south, north_score=north, reason=outcome.reason
-    )
+    msg = common_pb2.GameOutcome()
+    fill_outcome(msg, outcome)
+    return msg
 
 
 def fill_position_info(info: common_pb2.PositionInfo, pos: Position) -> None:
@@ -68,12 +76,7 @@ def fill_position_info(info: common_pb2.PositionInfo, pos: Position) -> None:
         info.south_store, info.north_store = stores
     outcome = pos.outcome
     if outcome is not None:
-        south, north = outcome.scores
-        o = info.outcome
-        o.result = _RESULTS[outcome.winner]
-        o.south_score = south
-        o.north_score = north
-        o.reason = outcome.reason
+        fill_outcome(info.outcome, outcome)
 
 
 def position_info(pos: Position) -> common_pb2.PositionInfo:
