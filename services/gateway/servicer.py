@@ -30,6 +30,7 @@ from services.gateway.config import GatewayConfig
 from services.gateway.evaluator import BATCH, INTERACTIVE, Evaluator, Want
 from services.gateway.jobs import Jobs, JobSpec
 from services.gateway.metrics import GatewayMetrics
+from services.gateway.resp import RespClient
 
 log = logging.getLogger("griot.gateway")
 
@@ -87,6 +88,7 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         evaluator: Evaluator,
         jobs: Jobs,
         sessions: Any,
+        saves: RespClient,
         guard: Guard,
         config: GatewayConfig,
         metrics: GatewayMetrics,
@@ -94,7 +96,7 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         self.evaluator = evaluator
         self.jobs = jobs
         self.redis = sessions
-        self.sessions = SessionSaver(sessions, config.session_ttl)
+        self.sessions = SessionSaver(saves, config.session_ttl)
         self.guard = guard
         self.config = config
         self.metrics = metrics
@@ -294,52 +296,26 @@ def servicer_class(metrics: RpcMetrics) -> type[AnalysisServicer]:
 
 
 class SessionSaver:
-    """Writes live sessions' state to Redis: the saves asked while a write is on its way, and in
-    the same turn of the event loop, go together in the next pipeline (``HSET`` + ``EXPIRE``
-    each). One pipeline at a time, so a session's saves land in the order they were asked; a
-    caller resumes once its save is written (a cancelled caller's save is still written)."""
+    """Writes live sessions' state to Redis: ``HSET`` + ``EXPIRE`` on the pipelined client
+    (:class:`~services.gateway.resp.RespClient`), which sends the saves of one turn of the event
+    loop in one write. One connection answers in order, so a session's saves land in the order
+    they were asked; a caller resumes once its save is written (a cancelled caller's save is
+    still written: its command is already queued)."""
 
-    def __init__(self, client: Any, ttl: int) -> None:
+    def __init__(self, client: RespClient, ttl: int) -> None:
         self.client = client
         self.ttl = ttl
-        self._pending: dict[str, dict[str, Any]] = {}
-        self._waiters: list[asyncio.Future[None]] = []
-        self._writer: asyncio.Task[None] | None = None
 
     async def save(self, key: str, fields: dict[str, Any]) -> None:
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[None] = loop.create_future()
-        done.add_done_callback(_retrieve)  # a cancelled caller never reads its save's error
-        self._pending[key] = fields  # a later save of the same session replaces an unwritten one
-        self._waiters.append(done)
-        if self._writer is None or self._writer.done():
-            self._writer = loop.create_task(self._write())
-        await asyncio.shield(done)
-
-    async def _write(self) -> None:
-        await asyncio.sleep(0)  # the saves of this turn of the loop join the first pipeline
-        while self._pending:
-            batch, self._pending = self._pending, {}
-            waiters, self._waiters = self._waiters, []
-            pipe = self.client.pipeline(transaction=False)
-            for key, fields in batch.items():
-                pipe.hset(key, mapping=fields)
-                pipe.expire(key, self.ttl)
-            try:
-                await pipe.execute()
-            except Exception as e:
-                for w in waiters:
-                    if not w.done():
-                        w.set_exception(e)
-                continue
-            for w in waiters:
-                if not w.done():
-                    w.set_result(None)
-
-
-def _retrieve(f: asyncio.Future[None]) -> None:
-    if not f.cancelled():
-        f.exception()
+        hset: list[Any] = ["HSET", key]
+        for name, value in fields.items():
+            hset.append(name)
+            hset.append(value)
+        written = self.client.execute_many((hset, ("EXPIRE", key, self.ttl)))
+        if self.client.connected:
+            await written  # queued for the write before any await: a cancelled caller's save stays
+        else:
+            await asyncio.shield(written)
 
 
 def session_key(session_id: str) -> str:
