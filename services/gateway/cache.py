@@ -111,6 +111,9 @@ class EvalResult:
     nodes: int = 0
     time: float = 0.0
     from_cache: bool = False
+    #: Its ``griot.v1.Evaluation`` messages once built, by ``final`` (a result fans out to every
+    #: subscriber of its flight: built once, copied into each one's response).
+    messages: dict[bool, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def encode(self) -> str:
         d = {

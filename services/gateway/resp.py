@@ -44,10 +44,6 @@ class ReplyError(Exception):
 
 
 def _arg(a: Any) -> bytes:
-    if isinstance(a, bytes):
-        return a
-    if isinstance(a, str):
-        return a.encode()
     if isinstance(a, bool):
         raise TypeError("bool is not a Redis argument")
     if isinstance(a, int | float):
@@ -58,11 +54,15 @@ def _arg(a: Any) -> bytes:
 def pack(args: Sequence[Any]) -> bytes:
     """One command in the RESP wire format."""
     parts = [b"*%d\r\n" % len(args)]
+    append = parts.append
     for a in args:
-        b = _arg(a)
-        parts.append(b"$%d\r\n" % len(b))
-        parts.append(b)
-        parts.append(_CRLF)
+        if a.__class__ is str:
+            b = a.encode()
+        elif a.__class__ is not bytes:
+            b = _arg(a)
+        else:
+            b = a
+        append(b"$%d\r\n%b\r\n" % (len(b), b))
     return b"".join(parts)
 
 
