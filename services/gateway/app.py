@@ -59,8 +59,12 @@ class Gateway:
         # The hot paths' commands (cache scripts, session saves, task pushes, result deletes) go
         # on one pipelined connection per server; jobs, session reads and metrics on redis-py.
         self.cache_resp = RespClient(self.config.cache_url)
-        self.result_resp = RespClient(self.celery.conf.griot_settings.backend_url)
-        self.broker_resp = RespClient(self.config.broker_url)
+        backend = self.celery.conf.griot_settings.backend_url
+        self.result_resp = RespClient(backend)
+        # The backend is the broker's Redis unless configured apart: then one connection for both.
+        self.broker_resp = (
+            self.result_resp if backend == self.config.broker_url else RespClient(self.config.broker_url)
+        )
         self.dispatcher = Dispatcher(
             self.celery, self.config, self.metrics, self.result_resp, self.broker_resp
         )
@@ -82,10 +86,13 @@ class Gateway:
         assert self.metrics is not None
         # The modules and objects of startup (Celery, gRPC, protobuf: most of the heap) live as
         # long as the process: kept out of every garbage collection from now on, and young
-        # objects collected ten times less often (each request makes thousands).
+        # objects collected seventy times less often than by default (each request makes
+        # thousands; nearly all are freed by reference counting before any collection). At 1,000
+        # live games a collection of the young generation took ~10 ms: at 7,000 objects, 4 % of
+        # the gateway's CPU, at 50,000 under 1.5 %.
         gc.collect()
         gc.freeze()
-        gc.set_threshold(7000, 10, 10)
+        gc.set_threshold(50_000, 20, 10)
         self.dispatcher.start()
         self.jobs.start()
         loop = asyncio.get_running_loop()
@@ -109,7 +116,7 @@ class Gateway:
             with contextlib.suppress(Exception):
                 await self.metrics.flush(self.cache_redis)
         # Jobs this replica ran are resumed by the next sweep of any replica (their leases expire).
-        for client in (self.cache_redis, self.cache_resp, self.result_resp, self.broker_resp):
+        for client in {self.cache_redis, self.cache_resp, self.result_resp, self.broker_resp}:
             with contextlib.suppress(Exception):
                 await client.aclose()
 
