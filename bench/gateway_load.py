@@ -230,6 +230,7 @@ async def live_game(stub: Any, index: int, moves: int, depth: int, out: dict[str
     call = stub.LiveSession(requests(), metadata=[("x-client-id", f"game-{index}")], timeout=600)
     try:
         async for msg in call:
+            out["messages"] += 1
             if msg.update_id != update_id or not msg.HasField("evaluation") or not msg.evaluation.final:
                 if msg.HasField("outcome") and msg.update_id == update_id:
                     break
@@ -261,7 +262,7 @@ async def run_live(target: str, games: int, moves: int, depth: int, channels: in
         for _ in range(channels)
     ]
     stubs = [analysis_pb2_grpc.AnalysisServiceStub(c) for c in chans]
-    out: dict[str, Any] = {"latency": [], "errors": [], "cached": 0, "evaluations": 0}
+    out: dict[str, Any] = {"latency": [], "errors": [], "cached": 0, "evaluations": 0, "messages": 0}
     start = time.perf_counter()
     await asyncio.gather(*(live_game(stubs[i % channels], i, moves, depth, out) for i in range(games)))
     out["seconds"] = time.perf_counter() - start
@@ -374,6 +375,7 @@ def main() -> None:
                 "errors": len(r["errors"]),
                 "error_samples": r["errors"][:3],
                 "cache_hit_rate": round(r["cached"] / max(1, r["evaluations"]), 3),
+                "messages_per_evaluation": round(r["messages"] / max(1, r["evaluations"]), 2),
             }
         else:
             r = asyncio.run(run_games(target, a.games, a.plies, a.depth))
@@ -394,9 +396,11 @@ def main() -> None:
             stats = redis.Redis(port=stack.cache).hgetall("griot:gateway:stats")
             report["gateway_stats"] = {k.decode(): int(v) for k, v in sorted(stats.items())}
             gw, eng = cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
+            done = report.get("evaluations") or report.get("positions") or 1
             report.update(
                 gateway_cpu_s=round(gw, 2),
                 workers_cpu_s=round(eng, 2),
+                gateway_cpu_ms_per_evaluation=round(1000 * gw / done, 2),
                 gateway_cpu_pct_of_engine=round(100 * gw / eng, 1) if eng else None,
             )
         print(json.dumps(report, indent=None if a.json else 2))

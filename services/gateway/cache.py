@@ -29,6 +29,8 @@ from typing import Any
 import griot
 from griot import redis_keys
 
+from services.gateway.resp import RespClient
+
 TURN_LIMIT_MARGIN = 8
 FLIGHT_PREFIX = "griot:gwflight:"
 
@@ -109,6 +111,9 @@ class EvalResult:
     nodes: int = 0
     time: float = 0.0
     from_cache: bool = False
+    #: Its ``griot.v1.Evaluation`` messages once built, by ``final`` (a result fans out to every
+    #: subscriber of its flight: built once, copied into each one's response).
+    messages: dict[bool, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def encode(self) -> str:
         d = {
@@ -183,18 +188,19 @@ def _parse_marker(raw: bytes | str) -> tuple[int, bool]:
 
 
 class EvalCache:
-    """Reads and depth-preferred writes of evaluations (a ``redis.asyncio`` client)."""
+    """Reads and depth-preferred writes of evaluations (a pipelined
+    :class:`~services.gateway.resp.RespClient` of the cache Redis)."""
 
-    def __init__(self, client: Any, ttl_seconds: int) -> None:
+    def __init__(self, client: RespClient, ttl_seconds: int) -> None:
         self.client = client
         self.ttl_ms = max(0, ttl_seconds) * 1000
-        self._store = client.register_script(STORE_SCRIPT)
-        self._lookup = client.register_script(LOOKUP_SCRIPT)
-        self._release = client.register_script(RELEASE_SCRIPT)
-        self._refresh = client.register_script(REFRESH_SCRIPT)
+        self._store = client.script(STORE_SCRIPT)
+        self._lookup = client.script(LOOKUP_SCRIPT)
+        self._release = client.script(RELEASE_SCRIPT)
+        self._refresh = client.script(REFRESH_SCRIPT)
 
     async def get(self, pos: griot.Position) -> EvalResult | None:
-        raw = await self.client.get(entry_key(pos))
+        raw = await self.client.execute("GET", entry_key(pos))
         return EvalResult.decode(raw) if raw is not None else None
 
     async def lookup(
@@ -214,7 +220,7 @@ class EvalCache:
 
     async def watch(self, pos: griot.Position) -> tuple[EvalResult | None, bool]:
         """The entry and whether an in-flight marker is there, in one round trip."""
-        raw, marker = await self.client.mget([entry_key(pos), flight_key(pos)])
+        raw, marker = await self.client.execute("MGET", entry_key(pos), flight_key(pos))
         return (EvalResult.decode(raw) if raw is not None else None), marker is not None
 
     async def put(self, pos: griot.Position, result: EvalResult, release: str | None = None) -> bool:
@@ -231,13 +237,14 @@ class EvalCache:
     async def claim(
         self, pos: griot.Position, depth: int, all_moves: bool, replica: str, ttl_ms: int
     ) -> bool:
-        return bool(
-            await self.client.set(flight_key(pos), _marker(depth, all_moves, replica), nx=True, px=ttl_ms)
+        reply = await self.client.execute(
+            "SET", flight_key(pos), _marker(depth, all_moves, replica), "NX", "PX", ttl_ms
         )
+        return reply is not None
 
     async def flight(self, pos: griot.Position) -> tuple[int, bool] | None:
         """(depth, all moves) of another replica's search of ``pos``, if one runs."""
-        raw = await self.client.get(flight_key(pos))
+        raw = await self.client.execute("GET", flight_key(pos))
         return _parse_marker(raw) if raw is not None else None
 
     async def refresh(self, keys: list[str], ttl_ms: int) -> None:

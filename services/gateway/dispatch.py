@@ -23,7 +23,7 @@ the workers (sent, not finished); everything else waits here, in one FIFO per cl
   :data:`SAFETY_POLL` seconds, and at once after the subscription reconnects) finds what a lost
   message did not bring. Result and progress keys are deleted once read, in one ``DEL`` per batch;
 - **sending**: each dispatch round's task messages are written here (:mod:`services.gateway.publish`,
-  what ``send_task`` writes) and pushed in one pipeline of the asyncio broker client;
+  what ``send_task`` writes) and pushed in one write (:mod:`services.gateway.resp`);
 - **cancellation**: a search nobody waits for any more is dropped from its queue here, or, if sent,
   revoked and given the workers' cancel key (``griot:cancel:<task id>``) so the running search stops
   (:func:`workers.distributed.cancel`); tasks carry the caller's deadline (``expires`` + the
@@ -50,6 +50,7 @@ from griot.status import StatusError
 from services.gateway.config import GatewayConfig
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.publish import TaskMessage, TaskPublisher
+from services.gateway.resp import RespClient, Subscription
 
 log = logging.getLogger("griot.gateway.dispatch")
 
@@ -107,13 +108,18 @@ class Dispatcher:
     """Sends searches to the workers (see the module header). Runs in the server's event loop."""
 
     def __init__(
-        self, app: Celery, config: GatewayConfig, metrics: GatewayMetrics, results: Any, broker: Any
+        self,
+        app: Celery,
+        config: GatewayConfig,
+        metrics: GatewayMetrics,
+        results: RespClient,
+        broker: RespClient,
     ) -> None:
         self.app = app
         self.publisher = TaskPublisher(broker, app.thread_oid)
         self.config = config
         self.metrics = metrics
-        self.results = results  # redis.asyncio client of the result backend
+        self.results = results  # the result backend (pipelined)
         self.queues = (config.interactive_queue, config.batch_queue)
         self.waiting: list[OrderedDict[str, deque[Search]]] = [OrderedDict(), OrderedDict()]
         self.pending = 0
@@ -238,7 +244,7 @@ class Dispatcher:
             await asyncio.wait(self._tasks, timeout=CLOSE_TIMEOUT)
         if self._stale:
             with contextlib.suppress(Exception):
-                await self.results.delete(*self._stale)
+                await self.results.execute("DEL", *self._stale)
 
     async def _loop(self) -> None:
         """Sends what the window has room for, each time a search is submitted or one ends."""
@@ -255,33 +261,26 @@ class Dispatcher:
                 self._wake.set()
 
     async def _listen(self) -> None:
-        """Reads the result and progress messages of every task (one pattern subscription)."""
+        """Reads the result and progress messages of every task (one pattern subscription on its
+        own connection, each message handled as it is parsed)."""
+        sub = Subscription(
+            self.results.url, [RESULT_PATTERN, PROGRESS_PATTERN], self._message, self._subscribed
+        )
         while True:
-            pubsub = self.results.pubsub()
             try:
-                await pubsub.psubscribe(RESULT_PATTERN, PROGRESS_PATTERN)
-                while True:
-                    msg = await pubsub.get_message(ignore_subscribe_messages=False, timeout=None)
-                    if msg is None:
-                        continue
-                    if msg["type"] == "psubscribe":
-                        if not self._listening and msg["channel"] == PROGRESS_PATTERN.encode():
-                            # Subscribed (again): what was published before is in the keys.
-                            self._listening = True
-                            self._poll_now.set()
-                        continue
-                    if msg["type"] == "pmessage":
-                        self._message(msg["channel"], msg["data"])
+                await sub.run()
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # Redis gone: the safety poll delivers until we are back
                 log.warning("result subscription: %s: %s", type(e).__name__, e)
-                self._listening = False
-                await asyncio.sleep(0.5)
-            finally:
-                # Bounded: after a cancelled read the client's close can wait for ever on it.
-                with contextlib.suppress(Exception, asyncio.CancelledError):
-                    await asyncio.wait_for(pubsub.aclose(), CLOSE_TIMEOUT)
+            self._listening = False
+            await asyncio.sleep(0.5)
+
+    def _subscribed(self, pattern: bytes) -> None:
+        if not self._listening and pattern == PROGRESS_PATTERN.encode():
+            # Subscribed (again): what was published before is in the keys.
+            self._listening = True
+            self._poll_now.set()
 
     def _message(self, channel: bytes, data: bytes) -> None:
         name = channel.decode()
@@ -318,7 +317,7 @@ class Dispatcher:
                 continue
             keys, self._stale = self._stale, []
             try:
-                await self.results.delete(*keys)
+                await self.results.execute("DEL", *keys)
             except asyncio.CancelledError:
                 self._stale += keys
                 raise
@@ -408,7 +407,9 @@ class Dispatcher:
         """One ``MGET`` of every running task's result key (and progress key, if watched)."""
         ids = list(self.running)
         watched = [i for i in ids if self.running[i].on_progress is not None]
-        raw = await self.results.mget([RESULT_PREFIX + i for i in ids] + [progress_key(i) for i in watched])
+        raw = await self.results.execute(
+            "MGET", *[RESULT_PREFIX + i for i in ids], *[progress_key(i) for i in watched]
+        )
         for task_id, value in zip(watched, raw[len(ids) :], strict=True):
             s = self.running.get(task_id)
             if value is not None and s is not None:

@@ -70,7 +70,7 @@ class Want:
 class _Flight:
     pos: griot.Position
     want: Want
-    subscribers: list[asyncio.Queue[Any]] = field(default_factory=list)
+    subscribers: list[Watch] = field(default_factory=list)
     last: EvalResult | None = None
     search: Search | None = None
     task: asyncio.Task[None] | None = None
@@ -90,6 +90,37 @@ class _Flight:
 
 
 _END = object()
+#: What a watch's ``deliver`` gets when its evaluation was cancelled (no result follows).
+END = _END
+
+
+class Watch:
+    """One subscriber of a flight (:meth:`Evaluator.watch`)."""
+
+    __slots__ = ("deliver", "flight", "over")
+
+    def __init__(self, flight: _Flight, deliver: Callable[[Any], None]) -> None:
+        self.flight = flight
+        self.deliver = deliver
+        self.over = False  # the last item went out, or the watch was closed
+
+    def send(self, item: Any) -> None:
+        if self.over:
+            return
+        if item is _END or isinstance(item, BaseException) or item[1]:
+            self.close()
+        self.deliver(item)
+
+    def close(self) -> None:
+        """Leaves the flight; its search is cancelled if nobody else waits for it."""
+        if self.over:
+            return
+        self.over = True
+        flight = self.flight
+        with contextlib.suppress(ValueError):
+            flight.subscribers.remove(self)
+        if not flight.subscribers and not flight.done and not flight.closed and flight.task is not None:
+            flight.task.cancel()
 
 
 class Evaluator:
@@ -113,6 +144,10 @@ class Evaluator:
         self.claims: dict[str, int] = {}
         self._refresher: asyncio.Task[None] | None = None
         self._orphans: set[asyncio.Task[None]] = set()  # releases of cancelled lookups' claims
+        # The counters of every request, their label looked up once.
+        self._hit = metrics.cache.labels("hit")
+        self._miss = metrics.cache.labels("miss")
+        self._dedup_local = metrics.dedup.labels("local")
 
     def _need(self, want: Want) -> int:
         """The depth a cache entry must reach to answer ``want`` (a budgeted request takes the
@@ -121,12 +156,38 @@ class Evaluator:
 
     async def evaluate(self, pos: griot.Position, want: Want) -> AsyncIterator[tuple[EvalResult, bool]]:
         """Yields ``(result, final)`` per completed depth; the last has ``final`` set."""
+        queue: asyncio.Queue[Any] = asyncio.Queue()
+        watch = self.watch(pos, want, queue.put_nowait)
+        try:
+            while True:
+                item = await queue.get()
+                if item is _END:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+                if item[1]:
+                    return
+        finally:
+            watch.close()
+
+    def watch(self, pos: griot.Position, want: Want, deliver: Callable[[Any], None]) -> Watch:
+        """Calls ``deliver`` with each ``(result, final)`` of the evaluation as it comes (the
+        last has ``final`` set), or with an exception, or with :data:`END` if the evaluation was
+        cancelled; nothing after that one. The same as :meth:`evaluate` without a queue and a
+        task between the flight and its subscriber: a live session builds its message in
+        ``deliver``. ``close()`` the watch when it is no longer wanted (its search is cancelled
+        if nobody else waits for it)."""
         key = (pos.variant.canonical, pos.key)
-        flight = next((f for f in self.flights.get(key, []) if f.serves(want)), None)
+        flight = None
+        for f in self.flights.get(key, ()):
+            if f.serves(want):
+                flight = f
+                break
         if flight is not None:
-            self.metrics.cache.labels("miss").inc()
+            self._miss.inc()
             self.metrics.count("cache_misses")
-            self.metrics.dedup.labels("local").inc()
+            self._dedup_local.inc()
             self.metrics.count("dedup_local")
             if flight.search is not None:
                 if want.priority == INTERACTIVE:
@@ -142,26 +203,11 @@ class Evaluator:
             flight = _Flight(pos, want)
             self.flights.setdefault(key, []).append(flight)
             flight.task = asyncio.get_running_loop().create_task(self._run(key, flight))
-
-        queue: asyncio.Queue[Any] = asyncio.Queue()
+        w = Watch(flight, deliver)
+        flight.subscribers.append(w)
         if flight.last is not None:
-            queue.put_nowait((flight.last, False))
-        flight.subscribers.append(queue)
-        try:
-            while True:
-                item = await queue.get()
-                if item is _END:
-                    return
-                if isinstance(item, BaseException):
-                    raise item
-                yield item
-                if item[1]:
-                    return
-        finally:
-            with contextlib.suppress(ValueError):
-                flight.subscribers.remove(queue)
-            if not flight.subscribers and not flight.done and flight.task is not None:
-                flight.task.cancel()
+            w.send((flight.last, False))
+        return w
 
     # -- internals -------------------------------------------------------------------------------
 
@@ -245,12 +291,12 @@ class Evaluator:
             lookup = await self._lookup(flight)
             entry = lookup.entry if lookup is not None else None
             if entry is not None and entry.answers(self._need(want), want.all_moves):
-                self.metrics.cache.labels("hit").inc()
+                self._hit.inc()
                 self.metrics.count("cache_hits")
                 flight.last = entry
                 self._publish(flight, (entry, True))
                 return
-            self.metrics.cache.labels("miss").inc()
+            self._miss.inc()
             self.metrics.count("cache_misses")
             if lookup is not None and lookup.claimed:
                 self._hold(flight)
@@ -334,8 +380,8 @@ class Evaluator:
     def _publish(self, flight: _Flight, item: Any) -> None:
         if item is _END or isinstance(item, BaseException) or item[1]:
             flight.closed = True
-        for q in flight.subscribers:
-            q.put_nowait(item)
+        for w in list(flight.subscribers):
+            w.send(item)
 
     async def _single(self, flight: _Flight) -> EvalResult | None:
         pos, want = flight.pos, flight.want
@@ -439,4 +485,4 @@ def _wrap(e: BaseException) -> StatusError:
     )
 
 
-__all__ = ["BATCH", "INTERACTIVE", "Evaluator", "Want"]
+__all__ = ["BATCH", "END", "INTERACTIVE", "Evaluator", "Want", "Watch"]

@@ -6,7 +6,7 @@ producer pool, a synchronous Redis ``LPUSH`` that blocks the event loop for the 
 message only (a task by name, keyword arguments, a queue, an optional expiry), so it writes that
 message itself, in Celery's task protocol 2 inside kombu's Redis envelope, exactly what
 ``send_task`` puts on the queue (``tests/gateway/test_dispatch.py`` compares the two), and pushes
-every message of a dispatch round with one pipeline of the asyncio Redis client.
+every message of a dispatch round in one write (:class:`~services.gateway.resp.RespClient`).
 
 The Redis transport's anonymous exchange delivers a message whose routing key is the queue name by
 ``LPUSH`` on the list of that name (priority 0 keeps the plain name), where the workers' ``BRPOP``
@@ -25,6 +25,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from services.gateway.resp import RespClient
+
 #: The part of a protocol-2 body after the arguments: no callbacks, errbacks, chain or chord.
 _EMBED = '{"callbacks": null, "errbacks": null, "chain": null, "chord": null}'
 
@@ -39,9 +41,9 @@ class TaskMessage:
 
 
 class TaskPublisher:
-    """Builds task messages and pushes them on their queues (a ``redis.asyncio`` broker client)."""
+    """Builds task messages and pushes them on their queues (a pipelined client of the broker)."""
 
-    def __init__(self, client: Any, reply_to: str) -> None:
+    def __init__(self, client: RespClient, reply_to: str) -> None:
         self.client = client
         self.reply_to = reply_to
         self.origin = f"gen{os.getpid()}@{socket.gethostname()}"
@@ -97,11 +99,4 @@ class TaskPublisher:
 
     async def push(self, messages: list[TaskMessage]) -> None:
         """Pushes ``messages`` in one round trip (raises the Redis error if it fails)."""
-        if len(messages) == 1:
-            m = messages[0]
-            await self.client.lpush(m.queue, m.data)
-            return
-        pipe = self.client.pipeline(transaction=False)
-        for m in messages:
-            pipe.lpush(m.queue, m.data)
-        await pipe.execute()
+        await self.client.execute_many([("LPUSH", m.queue, m.data) for m in messages])

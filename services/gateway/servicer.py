@@ -27,9 +27,10 @@ from services.gateway import scores
 from services.gateway.auth import Guard, Principal
 from services.gateway.cache import EvalResult
 from services.gateway.config import GatewayConfig
-from services.gateway.evaluator import BATCH, INTERACTIVE, Evaluator, Want
+from services.gateway.evaluator import BATCH, INTERACTIVE, Evaluator, Want, Watch
 from services.gateway.jobs import Jobs, JobSpec
 from services.gateway.metrics import GatewayMetrics
+from services.gateway.resp import RespClient
 
 log = logging.getLogger("griot.gateway")
 
@@ -68,6 +69,14 @@ def evaluation(r: EvalResult, final: bool) -> analysis_pb2.Evaluation:
     return e
 
 
+def shared_evaluation(r: EvalResult, final: bool) -> analysis_pb2.Evaluation:
+    """:func:`evaluation`, built once per result (every subscriber of a flight gets the same)."""
+    e = r.messages.get(final)
+    if e is None:
+        e = r.messages[final] = evaluation(r, final)
+    return e
+
+
 def _over(pos: griot.Position) -> EvalResult | None:
     """The evaluation of a finished game (no search)."""
     outcome = pos.outcome
@@ -87,6 +96,7 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         evaluator: Evaluator,
         jobs: Jobs,
         sessions: Any,
+        saves: RespClient,
         guard: Guard,
         config: GatewayConfig,
         metrics: GatewayMetrics,
@@ -94,7 +104,7 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         self.evaluator = evaluator
         self.jobs = jobs
         self.redis = sessions
-        self.sessions = SessionSaver(sessions, config.session_ttl)
+        self.sessions = SessionSaver(saves, config.session_ttl)
         self.guard = guard
         self.config = config
         self.metrics = metrics
@@ -158,7 +168,7 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
             return
         with self.guard.stream(p):
             async for r, final in self.evaluator.evaluate(pos, want):
-                yield analysis_pb2.EvaluateResponse(position=text, evaluation=evaluation(r, final))
+                yield analysis_pb2.EvaluateResponse(position=text, evaluation=shared_evaluation(r, final))
 
     # -- BestMove --------------------------------------------------------------------------------
 
@@ -294,52 +304,27 @@ def servicer_class(metrics: RpcMetrics) -> type[AnalysisServicer]:
 
 
 class SessionSaver:
-    """Writes live sessions' state to Redis: the saves asked while a write is on its way, and in
-    the same turn of the event loop, go together in the next pipeline (``HSET`` + ``EXPIRE``
-    each). One pipeline at a time, so a session's saves land in the order they were asked; a
-    caller resumes once its save is written (a cancelled caller's save is still written)."""
+    """Writes live sessions' state to Redis: ``HSET`` + ``EXPIRE`` on the pipelined client
+    (:class:`~services.gateway.resp.RespClient`), which sends the saves of one turn of the event
+    loop in one write. One connection answers in order, so a session's saves land in the order
+    they were asked; a caller resumes once its save is written (a cancelled caller's save is
+    still written: its command is already queued). A save writes the fields given; the hash
+    keeps the others (:class:`LiveStream` gives the fields that changed since its last save)."""
 
-    def __init__(self, client: Any, ttl: int) -> None:
+    def __init__(self, client: RespClient, ttl: int) -> None:
         self.client = client
         self.ttl = ttl
-        self._pending: dict[str, dict[str, Any]] = {}
-        self._waiters: list[asyncio.Future[None]] = []
-        self._writer: asyncio.Task[None] | None = None
 
     async def save(self, key: str, fields: dict[str, Any]) -> None:
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[None] = loop.create_future()
-        done.add_done_callback(_retrieve)  # a cancelled caller never reads its save's error
-        self._pending[key] = fields  # a later save of the same session replaces an unwritten one
-        self._waiters.append(done)
-        if self._writer is None or self._writer.done():
-            self._writer = loop.create_task(self._write())
-        await asyncio.shield(done)
-
-    async def _write(self) -> None:
-        await asyncio.sleep(0)  # the saves of this turn of the loop join the first pipeline
-        while self._pending:
-            batch, self._pending = self._pending, {}
-            waiters, self._waiters = self._waiters, []
-            pipe = self.client.pipeline(transaction=False)
-            for key, fields in batch.items():
-                pipe.hset(key, mapping=fields)
-                pipe.expire(key, self.ttl)
-            try:
-                await pipe.execute()
-            except Exception as e:
-                for w in waiters:
-                    if not w.done():
-                        w.set_exception(e)
-                continue
-            for w in waiters:
-                if not w.done():
-                    w.set_result(None)
-
-
-def _retrieve(f: asyncio.Future[None]) -> None:
-    if not f.cancelled():
-        f.exception()
+        hset: list[Any] = ["HSET", key]
+        for name, value in fields.items():
+            hset.append(name)
+            hset.append(value)
+        written = self.client.execute_many((hset, ("EXPIRE", key, self.ttl)))
+        if self.client.connected:
+            await written  # queued for the write before any await: a cancelled caller's save stays
+        else:
+            await asyncio.shield(written)
 
 
 def session_key(session_id: str) -> str:
@@ -360,7 +345,14 @@ class LiveStream:
         self.position: griot.Position | None = None
         self.limits = analysis_pb2.SearchLimits()
         self.all_moves = False
-        self.eval_task: asyncio.Task[None] | None = None
+        #: The current position's evaluation (closed when superseded or the stream ends).
+        self.watch: Watch | None = None
+        #: Set when the current evaluation is over, once the client closed its side.
+        self._drained: asyncio.Future[None] | None = None
+        #: The session's fields as last saved, and when every field was last saved.
+        self._saved_limits: bytes | None = None
+        self._saved_all_moves: bool | None = None
+        self._saved_whole = -float("inf")
 
     async def run(
         self, requests: AsyncIterator[analysis_pb2.LiveSessionRequest]
@@ -376,8 +368,8 @@ class LiveStream:
                 yield item
         finally:
             reader.cancel()
-            if self.eval_task is not None:
-                self.eval_task.cancel()
+            if self.watch is not None:
+                self.watch.close()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await reader
 
@@ -386,9 +378,9 @@ class LiveStream:
             async for req in requests:
                 await self._update(req)
             # The client closed its side: the current position's evaluations still arrive.
-            if self.eval_task is not None:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await self.eval_task
+            if self.watch is not None and not self.watch.over:
+                self._drained = asyncio.get_running_loop().create_future()
+                await self._drained
             self.out.put_nowait(None)
         except asyncio.CancelledError:
             raise
@@ -444,26 +436,33 @@ class LiveStream:
             self.position = new
             self.update_id = req.update_id or self.update_id + 1
         assert self.position is not None
-        await self.s.sessions.save(
-            session_key(self.session_id),
-            {
-                "position": str(self.position),
-                "update_id": self.update_id,
-                "limits": self.limits.SerializeToString(),
-                "all_moves": "1" if self.all_moves else "0",
-                "owner": self.p.name,
-            },
-        )
+        fields: dict[str, Any] = {"position": str(self.position), "update_id": self.update_id}
+        # The rest of the hash only when it changed, and all of it on the first save and again
+        # after half the session's TTL (a hash that expired under an idle stream comes back whole).
+        limits = self.limits.SerializeToString()
+        now = time.monotonic()
+        whole = now - self._saved_whole > self.s.sessions.ttl / 2
+        if whole or limits != self._saved_limits:
+            fields["limits"] = limits
+        if whole or self.all_moves != self._saved_all_moves:
+            fields["all_moves"] = "1" if self.all_moves else "0"
+        if whole:
+            fields["owner"] = self.p.name
+        await self.s.sessions.save(session_key(self.session_id), fields)
+        self._saved_limits, self._saved_all_moves = limits, self.all_moves
+        if whole:
+            self._saved_whole = now
         self._evaluate_current()
 
     def _evaluate_current(self) -> None:
-        if self.eval_task is not None:
-            self.eval_task.cancel()  # the superseded position's search is cancelled with it
+        if self.watch is not None:
+            self.watch.close()  # the superseded position's search is cancelled with it
+            self.watch = None
         pos = self.position
         assert pos is not None
-        ack = analysis_pb2.LiveSessionResponse(
-            session_id=self.session_id, update_id=self.update_id, position=str(pos)
-        )
+        text = str(pos)
+        session_id, update_id = self.session_id, self.update_id
+        ack = analysis_pb2.LiveSessionResponse(session_id=session_id, update_id=update_id, position=text)
         over = _over(pos)
         if over is not None:
             assert pos.outcome is not None
@@ -471,25 +470,29 @@ class LiveStream:
 
             ack.outcome.CopyFrom(outcome_message(pos.outcome))
             self.out.put_nowait(ack)
-            self.eval_task = None
             return
         self.out.put_nowait(ack)
         want = self.s._want(self.limits, 0, INTERACTIVE, self.all_moves, self.p, self.context)
-        self.eval_task = asyncio.get_running_loop().create_task(self._push(pos, want, self.update_id))
+        out = self.out
 
-    async def _push(self, pos: griot.Position, want: Want, update_id: int) -> None:
-        text = str(pos)
-        try:
-            async for r, final in self.s.evaluator.evaluate(pos, want):
-                self.out.put_nowait(
+        def deliver(item: Any) -> None:
+            # Called by the flight as each result comes: the message is built here and queued
+            # for the stream (no task between the flight and the stream).
+            if isinstance(item, tuple):
+                r, final = item
+                out.put_nowait(
                     analysis_pb2.LiveSessionResponse(
-                        session_id=self.session_id,
+                        session_id=session_id,
                         update_id=update_id,
                         position=text,
-                        evaluation=evaluation(r, final),
+                        evaluation=shared_evaluation(r, final),
                     )
                 )
-        except asyncio.CancelledError:
-            raise
-        except BaseException as e:
-            self.out.put_nowait(e)
+                if not final:
+                    return
+            elif isinstance(item, BaseException):
+                out.put_nowait(item)
+            if self._drained is not None and not self._drained.done():
+                self._drained.set_result(None)
+
+        self.watch = self.s.evaluator.watch(pos, want, deliver)

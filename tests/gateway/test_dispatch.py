@@ -14,7 +14,6 @@ from typing import Any
 import griot
 import pytest
 import redis
-import redis.asyncio as aioredis
 from gateway_stack import Stack
 from prometheus_client import CollectorRegistry
 
@@ -24,6 +23,7 @@ from services.gateway.config import GatewayConfig
 from services.gateway.dispatch import INTERACTIVE, Dispatcher
 from services.gateway.metrics import GatewayMetrics
 from services.gateway.publish import TaskPublisher
+from services.gateway.resp import RespClient
 
 NOBODY = "griot.test-nobody"  # a queue no worker consumes
 
@@ -39,8 +39,8 @@ def _dispatcher(stack: Stack, app: Any, queue: str | None = None) -> tuple[Dispa
         window=2,
         **({"interactive_queue": queue} if queue else {}),
     )
-    results = aioredis.Redis.from_url(stack.broker.url)
-    broker = aioredis.Redis.from_url(stack.broker.url)
+    results = RespClient(stack.broker.url)
+    broker = RespClient(stack.broker.url)
     d = Dispatcher(app, config, GatewayMetrics(CollectorRegistry()), results, broker)
     return d, [results, broker]
 
@@ -65,7 +65,7 @@ def test_task_message_is_what_send_task_sends(stack: Stack) -> None:
     theirs = json.loads(r.lpop("griot.test-celery"))
 
     async def push() -> str:
-        client = aioredis.Redis.from_url(stack.broker.url)
+        client = RespClient(stack.broker.url)
         try:
             p = TaskPublisher(client, app.thread_oid)
             m = p.message("griot.search_position", kwargs, "griot.test-ours", deadline)
@@ -206,11 +206,11 @@ def test_lookup_claims_once_and_store_releases(stack: Stack) -> None:
     r.delete(flight_key(pos))
 
     async def run() -> list[Any]:
-        client = aioredis.Redis.from_url(stack.cache.url)
+        client = RespClient(stack.cache.url)
         cache = EvalCache(client, 60)
         out: list[Any] = []
         try:
-            await client.delete(entry_key(pos))
+            await client.execute("DEL", entry_key(pos))
             out.append(await cache.lookup(pos, 10, False, "one", 10_000))
             out.append(await cache.lookup(pos, 10, False, "two", 10_000))
             out.append(await cache.lookup(pos, 10, False, "two", 10_000, claim=False))

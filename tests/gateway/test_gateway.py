@@ -200,6 +200,12 @@ def test_live_session_and_reconnect(gateway: Gateway, variant: str) -> None:
         for m in moves:
             pos = pos.play(m)
         assert finals[len(updates)].position == str(pos)
+        # Saves after the first write only what changed: the hash still holds every field.
+        saved = redis.Redis.from_url(gateway.stack.cache.url).hgetall(f"griot:session:{session_id}")
+        assert saved[b"position"].decode() == str(pos)
+        assert int(saved[b"update_id"]) == len(updates)
+        assert saved[b"limits"] == limits.SerializeToString() and saved[b"all_moves"] == b"0"
+        assert b"owner" in saved
         # A new stream resumes the session by its id: the current position again (from the cache).
         box.append(analysis_pb2.LiveSessionRequest(session_id=session_id))
         got = []
@@ -208,7 +214,7 @@ def test_live_session_and_reconnect(gateway: Gateway, variant: str) -> None:
             if msg.HasField("evaluation") and msg.evaluation.final:
                 break
         assert got[0].session_id == session_id and got[0].position == str(pos)
-        assert got[-1].evaluation.from_cache
+        assert got[-1].evaluation.from_cache and got[-1].evaluation.depth == 4  # the saved limits
 
 
 # ---------------------------------------------------------------------------------------------
