@@ -285,8 +285,11 @@ def start_server(
     workers: int, extra_args: list[str], extra_env: dict[str, str] | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
     """Starts ``python -m services.rules`` (with ``extra_env`` added to this process's environment)
-    and waits until it answers health checks. ``GRIOT_BENCH_ROOT`` in ``extra_env`` serves another
-    checkout's ``services`` (e.g. ``git archive HEAD`` unpacked somewhere, to A/B a change)."""
+    and waits until it answers health checks. In ``extra_env``, ``GRIOT_BENCH_ROOT`` serves another
+    checkout's ``services`` (e.g. ``git archive HEAD`` unpacked somewhere, to A/B a change),
+    ``GRIOT_BENCH_PYTHON`` runs the server with another interpreter (a venv with another grpcio)
+    and ``GRIOT_BENCH_SERVER`` runs another module with the same flags (``grpc_floor_server``: a
+    trivial grpc.aio server, the floor of a call's cost)."""
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -295,12 +298,12 @@ def start_server(
     env = {
         **os.environ,
         **(extra_env or {}),
-        "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        "PYTHONPATH": os.pathsep.join([str(root), str(ROOT / "bench"), os.environ.get("PYTHONPATH", "")]),
     }
     cmd = [
-        sys.executable,
+        env.get("GRIOT_BENCH_PYTHON", sys.executable),
         "-m",
-        "services.rules",
+        env.get("GRIOT_BENCH_SERVER", "services.rules"),
         "--port",
         str(port),
         "--metrics-port",

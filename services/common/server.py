@@ -63,6 +63,10 @@ class ServerConfig:
     #: With several workers, pin worker i (and its threads) to CPU i modulo the CPUs this process
     #: may use, so that its event loop and gRPC's threads hand calls over on one core.
     cpu_affinity: bool = False
+    #: Further gRPC core channel arguments of the server, ``(name, value)`` pairs, e.g.
+    #: ``("grpc.max_concurrent_streams", 100)``; values that read as integers are passed as such.
+    #: They win over the arguments the fields above set (e.g. ``grpc.max_receive_message_length``).
+    grpc_options: tuple[tuple[str, int | str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -190,7 +194,9 @@ async def start(
     """Starts the service on ``config.host:config.port`` (port 0 picks a free one)."""
     registry = registry if registry is not None else CollectorRegistry()
     metrics = RpcMetrics(registry)
+    # gRPC core keeps the first value of a repeated argument: the explicit options come first.
     options: list[tuple[str, Any]] = [
+        *config.grpc_options,
         ("grpc.max_receive_message_length", config.max_receive_bytes),
         ("grpc.max_send_message_length", config.max_send_bytes),
         ("grpc.so_reuseport", 1 if config.workers > 1 else 0),
@@ -455,6 +461,15 @@ def add_arguments(parser: Any, prefix: str, defaults: ServerConfig) -> None:
         default=env("CPU_AFFINITY", "on" if defaults.cpu_affinity else "off"),
         help=f"pin worker i to CPU i (with --workers > 1) [{prefix}_CPU_AFFINITY]",
     )
+    p.add_argument(
+        "--grpc-option",
+        action="append",
+        type=parse_grpc_option,
+        default=parse_grpc_options(env("GRPC_OPTIONS", "")),
+        metavar="NAME=VALUE",
+        help="a gRPC core channel argument of the server, repeatable, e.g. "
+        f"grpc.max_concurrent_streams=100 [{prefix}_GRPC_OPTIONS: comma-separated]",
+    )
     p.add_argument("--log-level", default=env("LOG_LEVEL", defaults.log_level), help=f"[{prefix}_LOG_LEVEL]")
     p.add_argument(
         "--log-format",
@@ -462,6 +477,22 @@ def add_arguments(parser: Any, prefix: str, defaults: ServerConfig) -> None:
         default=env("LOG_FORMAT", defaults.log_format),
         help=f"[{prefix}_LOG_FORMAT]",
     )
+
+
+def parse_grpc_option(text: str) -> tuple[str, int | str]:
+    """``NAME=VALUE`` as a gRPC channel argument: the value an int when it reads as one."""
+    name, sep, value = text.strip().partition("=")
+    if not sep or not name.startswith("grpc."):
+        raise ValueError(f"gRPC option {text!r}: expected grpc.NAME=VALUE")
+    try:
+        return name, int(value)
+    except ValueError:
+        return name, value
+
+
+def parse_grpc_options(text: str) -> list[tuple[str, int | str]]:
+    """A comma-separated list of ``NAME=VALUE`` (the ``*_GRPC_OPTIONS`` variable)."""
+    return [parse_grpc_option(t) for t in text.split(",") if t.strip()]
 
 
 def config_from_args(args: Any) -> ServerConfig:
@@ -484,4 +515,5 @@ def config_from_args(args: Any) -> ServerConfig:
         log_format=str(args.log_format),
         event_loop=str(args.event_loop),
         cpu_affinity=str(args.cpu_affinity).lower() in ("on", "1", "true", "yes"),
+        grpc_options=tuple(getattr(args, "grpc_option", None) or ()),
     )

@@ -3,6 +3,7 @@ flags and environment, worker processes on one port, and graceful shutdown."""
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 import os
@@ -18,11 +19,13 @@ from pathlib import Path
 import griot
 import grpc
 import pytest
-from conftest import ServerHandle
+from conftest import ServerHandle, start_in_thread
 from griot.client import RulesClient
+from griot.v1 import rules_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from services.common.server import ServerConfig, add_arguments, config_from_args, parse_grpc_option
 from services.rules import SERVICE_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -355,3 +358,47 @@ def test_help_lists_flags_and_env_variables() -> None:
     ):
         assert flag in out
     assert re.search(r"GRIOT_RULES_PORT", out)
+
+
+def test_grpc_options_reach_the_server_and_win_over_the_configured_ones() -> None:
+    # An explicit channel argument wins over the one a field sets: 64 bytes, not max_receive_bytes.
+    handle = start_in_thread(
+        ServerConfig(
+            host="127.0.0.1",
+            port=0,
+            metrics_port=0,
+            grpc_options=(("grpc.max_receive_message_length", 64),),
+        )
+    )
+    try:
+        with RulesClient(handle.target, timeout=10) as c:
+            assert c.apply_move(ABAPA, "c").position.turns == 1  # ~40 bytes: accepted
+        with grpc.insecure_channel(handle.target) as ch:
+            apply = ch.unary_unary(
+                "/griot.v1.RulesService/ApplyMove",
+                request_serializer=rules_pb2.ApplyMoveRequest.SerializeToString,
+                response_deserializer=rules_pb2.ApplyMoveResponse.FromString,
+            )
+            with pytest.raises(grpc.RpcError) as err:
+                apply(rules_pb2.ApplyMoveRequest(position=ABAPA + " " * 100, move="c"), timeout=10)
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    finally:
+        handle.stop()
+
+
+def test_grpc_options_from_flags_and_environment() -> None:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser, "GRIOT_TEST", ServerConfig())
+    assert config_from_args(parser.parse_args([])).grpc_options == ()
+    args = parser.parse_args(["--grpc-option", "grpc.max_concurrent_streams=8", "--grpc-option", "grpc.x=on"])
+    assert config_from_args(args).grpc_options == (("grpc.max_concurrent_streams", 8), ("grpc.x", "on"))
+    os.environ["GRIOT_TEST_GRPC_OPTIONS"] = "grpc.a=1, grpc.b=two"
+    try:
+        parser = argparse.ArgumentParser()
+        add_arguments(parser, "GRIOT_TEST", ServerConfig())
+        args = parser.parse_args(["--grpc-option", "grpc.c=3"])
+        assert config_from_args(args).grpc_options == (("grpc.a", 1), ("grpc.b", "two"), ("grpc.c", 3))
+    finally:
+        del os.environ["GRIOT_TEST_GRPC_OPTIONS"]
+    with pytest.raises(ValueError, match=r"expected grpc\.NAME=VALUE"):
+        parse_grpc_option("max_concurrent_streams=8")
