@@ -5,7 +5,7 @@ import warnings
 
 from griot.v1 import analysis_pb2 as griot_dot_v1_dot_analysis__pb2
 
-GRPC_GENERATED_VERSION = '1.66.2'
+GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
 _version_not_supported = False
 
@@ -18,14 +18,14 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(
         f'The grpc package installed is at version {GRPC_VERSION},'
-        + f' but the generated code in griot/v1/analysis_pb2_grpc.py depends on'
+        + ' but the generated code in griot/v1/analysis_pb2_grpc.py depends on'
         + f' grpcio>={GRPC_GENERATED_VERSION}.'
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'
     )
 
 
-class AnalysisServiceStub(object):
+class AnalysisServiceStub:
     """Analyses positions and games.
 
     Errors: the rules service's errors for bad positions, moves and variants (same codes, same
@@ -67,7 +67,7 @@ class AnalysisServiceStub(object):
                 _registered_method=True)
 
 
-class AnalysisServiceServicer(object):
+class AnalysisServiceServicer:
     """Analyses positions and games.
 
     Errors: the rules service's errors for bad positions, moves and variants (same codes, same
@@ -144,7 +144,7 @@ def add_AnalysisServiceServicer_to_server(servicer, server):
 
 
  # This class is part of an EXPERIMENTAL API.
-class AnalysisService(object):
+class AnalysisService:
     """Analyses positions and games.
 
     Errors: the rules service's errors for bad positions, moves and variants (same codes, same

@@ -5,7 +5,7 @@ import warnings
 
 from griot.v1 import rules_pb2 as griot_dot_v1_dot_rules__pb2
 
-GRPC_GENERATED_VERSION = '1.66.2'
+GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
 _version_not_supported = False
 
@@ -18,14 +18,14 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(
         f'The grpc package installed is at version {GRPC_VERSION},'
-        + f' but the generated code in griot/v1/rules_pb2_grpc.py depends on'
+        + ' but the generated code in griot/v1/rules_pb2_grpc.py depends on'
         + f' grpcio>={GRPC_GENERATED_VERSION}.'
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'
     )
 
 
-class RulesServiceStub(object):
+class RulesServiceStub:
     """Validates and applies moves for every game Griot knows.
 
     Errors (each with a `google.rpc.ErrorInfo` detail, domain `griot.v1`):
@@ -88,7 +88,7 @@ class RulesServiceStub(object):
                 _registered_method=True)
 
 
-class RulesServiceServicer(object):
+class RulesServiceServicer:
     """Validates and applies moves for every game Griot knows.
 
     Errors (each with a `google.rpc.ErrorInfo` detail, domain `griot.v1`):
@@ -212,7 +212,7 @@ def add_RulesServiceServicer_to_server(servicer, server):
 
 
  # This class is part of an EXPERIMENTAL API.
-class RulesService(object):
+class RulesService:
     """Validates and applies moves for every game Griot knows.
 
     Errors (each with a `google.rpc.ErrorInfo` detail, domain `griot.v1`):
