@@ -226,7 +226,7 @@ pub struct Searcher<G: Game> {
     start: Instant,
     stopped: bool,
     can_stop: bool,
-    path: Vec<u64>,
+    path: Path,
     pv: Vec<Vec<G::Move>>,
     scratch: Vec<Vec<Scored<G::Position>>>,
     tried: Vec<Vec<G::Move>>,
@@ -253,7 +253,7 @@ impl<G: Game> Searcher<G> {
             start: Instant::now(),
             stopped: false,
             can_stop: false,
-            path: Vec::with_capacity(MAX_PLY + 64),
+            path: Path::new(),
             pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
             scratch: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             tried: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
@@ -289,7 +289,9 @@ impl<G: Game> Searcher<G> {
         }
         self.ordering.age();
         self.path.clear();
-        self.path.extend_from_slice(history);
+        for &k in history {
+            self.path.push(k);
+        }
         let g = self.game.clone();
         let side = g.side_to_move(root);
 
@@ -800,7 +802,7 @@ impl<G: Game> Searcher<G> {
 
     #[inline]
     fn repeats(&self, key: u64) -> bool {
-        self.path.iter().rev().any(|&k| k == key)
+        self.path.contains(key)
     }
 
     #[inline]
@@ -961,6 +963,55 @@ impl<G: Game> Searcher<G> {
         if !out.is_empty() {
             shared.publish(out);
         }
+    }
+}
+
+/// The keys of the positions on the search path (and the game history before the root), for
+/// the repetition check every node makes. A count per filter slot (slot = top bits of the key)
+/// says when no key on the path can match, so nearly every check is one load instead of a scan
+/// of the whole path.
+struct Path {
+    keys: Vec<u64>,
+    counts: Box<[u32; PATH_FILTER]>,
+}
+
+/// Slots of the path's filter (a power of two).
+const PATH_FILTER: usize = 1024;
+
+impl Path {
+    fn new() -> Path {
+        Path { keys: Vec::with_capacity(MAX_PLY + 64), counts: Box::new([0; PATH_FILTER]) }
+    }
+
+    #[inline(always)]
+    fn slot(key: u64) -> usize {
+        (key >> (64 - PATH_FILTER.trailing_zeros())) as usize
+    }
+
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.counts.fill(0);
+    }
+
+    #[inline]
+    fn push(&mut self, key: u64) {
+        self.keys.push(key);
+        let c = &mut self.counts[Self::slot(key)];
+        *c += 1;
+    }
+
+    #[inline]
+    fn pop(&mut self) {
+        if let Some(key) = self.keys.pop() {
+            let c = &mut self.counts[Self::slot(key)];
+            *c -= 1;
+        }
+    }
+
+    /// Whether `key` is on the path.
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.counts[Self::slot(key)] != 0 && self.keys.iter().rev().any(|&k| k == key)
     }
 }
 

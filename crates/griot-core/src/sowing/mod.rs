@@ -155,6 +155,9 @@ pub struct SowingGame {
     filter_needs_empty_opponent: bool,
     /// Whether no filter ever removes a move.
     never_filtered: bool,
+    /// Whether a row fits in one word for [`SowingGame::sowable`]: rows of at most 8 holes, only
+    /// own holes playable, a minimum of at most 128 seeds.
+    word_rows: bool,
 }
 
 /// The options a rule-file variant accepts.
@@ -217,7 +220,9 @@ impl SowingGame {
                 }
             }
         }
+        let word_rows = n <= 8 && rules.playable == Playable::Own && rules.min_seeds <= 128;
         Ok(SowingGame {
+            word_rows,
             n,
             len,
             lap_runs: lap_runs.into(),
@@ -257,6 +262,25 @@ impl SowingGame {
             Player::South => 0..self.n,
             Player::North => self.n..self.len,
         }
+    }
+
+    /// With [`SowingGame::word_rows`]: the first hole of `player`'s row and a word whose byte `i`
+    /// has its high bit set when hole `first + i` holds enough seeds to be sown (the other bits
+    /// are clear). One pass over the row without a branch per hole.
+    #[inline(always)]
+    fn sowable(&self, pos: &SowingPosition, player: Player) -> (usize, u64) {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x80 * ONES;
+        let start = if player == Player::South { 0 } else { self.n };
+        let bytes: [u8; 8] = pos.pits[start..start + 8].try_into().expect("8 bytes");
+        let x = u64::from_le_bytes(bytes);
+        let min = self.rules.min_seeds.max(1) as u64;
+        // Bytes of 128 or more have the high bit already; below it, setting the high bit and
+        // subtracting `min` (at most 128) keeps it exactly when the byte is at least `min`, and
+        // never borrows from the next byte.
+        let at_least = (((x | HIGH) - min * ONES) | x) & HIGH;
+        let row = if self.n == 8 { u64::MAX } else { (1u64 << (8 * self.n)) - 1 };
+        (start, at_least & row)
     }
 
     #[inline(always)]
@@ -633,6 +657,23 @@ impl SowingGame {
     /// grand-slam filters applied.
     fn sowing_moves(&self, pos: &SowingPosition, player: Player, moves: &mut MoveList<SowingMove>) {
         let r = &*self.rules;
+        if self.word_rows && r.direction != Direction::Choice {
+            let (start, mut mask) = self.sowable(pos, player);
+            let cw = if r.direction == Direction::Cw { SowingMove::CW } else { 0 };
+            while mask != 0 {
+                let h = start + (mask.trailing_zeros() / 8) as usize;
+                moves.push(SowingMove(h as u8 | cw));
+                mask &= mask - 1;
+            }
+        } else {
+            self.push_sowings(pos, player, moves);
+        }
+        self.filter_moves(pos, player, moves);
+    }
+
+    /// The sowing moves of `player`'s holes one hole at a time (any board).
+    fn push_sowings(&self, pos: &SowingPosition, player: Player, moves: &mut MoveList<SowingMove>) {
+        let r = &*self.rules;
         let min = r.min_seeds.max(1);
         let range = match r.playable {
             Playable::Own => self.row_range(player),
@@ -650,6 +691,12 @@ impl SowingGame {
                 }
             }
         }
+    }
+
+    /// The starving and grand-slam filters over `player`'s sowing moves.
+    #[inline]
+    fn filter_moves(&self, pos: &SowingPosition, player: Player, moves: &mut MoveList<SowingMove>) {
+        let r = &*self.rules;
         if self.never_filtered {
             return;
         }
@@ -724,6 +771,9 @@ impl SowingGame {
     fn has_sowing_move(&self, pos: &SowingPosition, player: Player) -> bool {
         if self.never_filtered || (self.filter_needs_empty_opponent && !self.row_empty(pos, player.other())) {
             // No filter applies: any hole with enough seeds is a move.
+            if self.word_rows {
+                return self.sowable(pos, player).1 != 0;
+            }
             let min = self.rules.min_seeds.max(1);
             let range = match self.rules.playable {
                 Playable::Own => self.row_range(player),
@@ -1203,5 +1253,67 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn sowable_holes_as_a_word_match_hole_by_hole() {
+        // Every rule file whose rows fit a word, on every row size it allows up to 8, with holes
+        // of up to 200 seeds (the high-bit case included): the word gives the holes the hole-by-hole
+        // test gives, and the move lists are the same.
+        let mut checked = 0;
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for path in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/rules")).unwrap() {
+            let path = path.unwrap().path();
+            let id = path.file_stem().unwrap().to_string_lossy().into_owned();
+            for holes in 1..=8 {
+                let Ok(g) = crate::registry::game(&format!("{id}(holes={holes})")) else {
+                    continue;
+                };
+                let crate::registry::AnyGame::Sowing(g) = &*g else { continue };
+                if !g.word_rows {
+                    continue;
+                }
+                for _ in 0..200 {
+                    let mut pos = g.start();
+                    // At most 255 seeds on the board: small holes and at most one big one.
+                    for c in &mut pos.pits[..g.len] {
+                        *c = if next() % 3 == 0 { 0 } else { (next() % 4) as u8 };
+                    }
+                    if next() % 2 == 0 {
+                        let big = [127, 128, 129, 200][(next() % 4) as usize];
+                        pos.pits[(next() % g.len as u64) as usize] = big;
+                    }
+                    for player in Player::BOTH {
+                        let (start, mask) = g.sowable(&pos, player);
+                        let min = g.rules.min_seeds.max(1);
+                        for h in 0..8 {
+                            let want =
+                                g.row_range(player).contains(&(start + h)) && pos.pits[start + h] >= min;
+                            assert_eq!(
+                                mask >> (8 * h + 7) & 1 == 1,
+                                want,
+                                "{id} holes {holes} {:?}",
+                                pos.pits
+                            );
+                        }
+                        assert_eq!(mask & !(0x80 * 0x0101_0101_0101_0101u64), 0);
+                        let mut fast = MoveList::new();
+                        g.sowing_moves(&pos, player, &mut fast);
+                        let mut slow = MoveList::new();
+                        g.push_sowings(&pos, player, &mut slow);
+                        g.filter_moves(&pos, player, &mut slow);
+                        assert_eq!(fast, slow, "{id} holes {holes}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 }
