@@ -590,7 +590,6 @@ impl<G: Game> Searcher<G> {
             let mv = moves[tt_move as usize];
             let child = self.game.play_unchecked(pos, mv);
             let child_key = self.game.hash_key(&child);
-            self.tt.prefetch(child_key);
             let same = self.game.side_to_move(&child) == side;
             let v = self.child_value(&child, child_key, same, depth - 1, ply + 1, alpha, beta, pv_node);
             searched += 1;
