@@ -620,21 +620,31 @@ impl<G: Game> Searcher<G> {
                 let after = self.game.evaluate(&child);
                 let mine = if self.game.side_to_move(&child) == side { after } else { -after };
                 let order = self.ordering.score(side, ply, mv, 100 * (mine - material));
-                let child_key = self.game.hash_key(&child);
-                if depth > TABLE_MIN_DEPTH {
-                    self.tt.prefetch(child_key);
-                }
-                list.push((order, i as u16, child, child_key));
+                // Children that probe the table get their key now, to prefetch their bucket;
+                // the others when they are searched (most are not: the first often cuts).
+                let child_key = if depth > TABLE_MIN_DEPTH {
+                    let k = self.game.hash_key(&child);
+                    self.tt.prefetch(k);
+                    k
+                } else {
+                    0
+                };
+                // i32::MIN marks a move taken (below).
+                list.push((order.max(i32::MIN + 1), i as u16, child, child_key));
             }
-            // Insertion sort, stable: move lists are short.
-            for i in 1..list.len() {
-                let mut j = i;
-                while j > 0 && list[j - 1].0 < list[j].0 {
-                    list.swap(j - 1, j);
-                    j -= 1;
+            // Best first, the earlier move among equals (a stable sort's order), picked as they
+            // are searched: a cut after the first leaves the rest unsorted.
+            // A move taken is marked with the lowest order, which no move scores.
+            for _ in 0..list.len() {
+                let mut pick = 0;
+                for j in 1..list.len() {
+                    if list[j].0 > list[pick].0 {
+                        pick = j;
+                    }
                 }
-            }
-            for &(_, i, child, ck) in list.iter() {
+                let (_, i, child, ck) = list[pick];
+                list[pick].0 = i32::MIN;
+                let ck = if depth > TABLE_MIN_DEPTH { ck } else { self.game.hash_key(&child) };
                 let mv = moves[i as usize];
                 let same = self.game.side_to_move(&child) == side;
                 let d = depth - 1;

@@ -132,6 +132,25 @@ struct TurnInfo {
     grand_slam: bool,
 }
 
+/// `board[i] += run[i]` (wrapping) for the 16 bytes, as one vector addition and one store.
+#[inline(always)]
+fn add_bytes(board: &mut [u8; 16], run: &[u8; 16]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_add_epi8, _mm_loadu_si128, _mm_storeu_si128};
+        // SAFETY: SSE2 is part of x86-64; both arrays hold 16 bytes, read and written unaligned.
+        unsafe {
+            let b = _mm_loadu_si128(board.as_ptr() as *const __m128i);
+            let r = _mm_loadu_si128(run.as_ptr() as *const __m128i);
+            _mm_storeu_si128(board.as_mut_ptr() as *mut __m128i, _mm_add_epi8(b, r));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    for (c, d) in board.iter_mut().zip(run) {
+        *c = c.wrapping_add(*d);
+    }
+}
+
 /// A two-row sowing game: a rule set with board size and seeds fixed by the variant's options.
 #[derive(Clone, Debug)]
 pub struct SowingGame {
@@ -148,9 +167,9 @@ pub struct SowingGame {
     /// hole skipped for its count, no flow capture): then [`lift_and_sow`] sows it at once.
     plain_laps: bool,
     /// For plain laps on boards of at most 16 holes, by direction, origin and seeds (fewer than
-    /// a round of the board): the holes that get a seed, one byte a hole in a 128-bit word, less
-    /// the seeds lifted from the origin (wrapping).
-    lap_runs: Arc<[u128]>,
+    /// a round of the board): the holes that get a seed, one byte a hole, less the seeds lifted
+    /// from the origin (wrapping).
+    lap_runs: Arc<[[u8; 16]]>,
     /// Whether the starving and grand-slam filters can never remove a move while the opponent's
     /// row holds seeds (see [`SowingGame::sowing_moves`]).
     filter_needs_empty_opponent: bool,
@@ -217,11 +236,11 @@ impl SowingGame {
                             hole = if clockwise { (hole + len - 1) % len } else { (hole + 1) % len };
                             pits[hole] += 1;
                         }
-                        let mut board = [0u8; 16];
-                        board.copy_from_slice(&pits[..16]);
-                        // Less the seeds lifted from the origin: one addition sows the lap.
-                        let lifted = (seeds as u128) << (8 * origin);
-                        lap_runs.push(u128::from_le_bytes(board).wrapping_sub(lifted));
+                        let mut run = [0u8; 16];
+                        run.copy_from_slice(&pits[..16]);
+                        // Less the seeds lifted from the origin: one bytewise addition sows the lap.
+                        run[origin] = run[origin].wrapping_sub(seeds as u8);
+                        lap_runs.push(run);
                     }
                 }
             }
@@ -358,15 +377,13 @@ impl SowingGame {
         let round = if skip_origin { len - 1 } else { len };
         let rest = if k < round {
             if !self.lap_runs.is_empty() {
-                // Boards of up to 16 holes: the whole board as one 128-bit word, one byte a hole.
-                // A board holds at most 255 seeds, so no byte ever borrows or carries.
-                let mut board = [0u8; 16];
-                board.copy_from_slice(&pits[..16]);
-                // The run less the lifted seeds: added with wrapping, the result is the board with
-                // the origin emptied and the run sown (no byte of it borrows or carries).
-                let run = self.lap_runs[(clockwise as usize * len + origin) * len + k];
-                let x = u128::from_le_bytes(board).wrapping_add(run);
-                pits[..16].copy_from_slice(&x.to_le_bytes());
+                // Boards of up to 16 holes: the run less the lifted seeds, added byte by byte with
+                // wrapping, gives each hole its exact new count (a board holds at most 255 seeds).
+                // One 16-byte addition and store: later whole-board reads of the position are
+                // forwarded from one store.
+                let run = &self.lap_runs[(clockwise as usize * len + origin) * len + k];
+                let board: &mut [u8; 16] = (&mut pits[..16]).try_into().expect("16 holes");
+                add_bytes(board, run);
             } else {
                 pits[origin] -= seeds;
                 self.sow_runs(pits, origin, k, clockwise);
