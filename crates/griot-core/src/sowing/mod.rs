@@ -869,6 +869,7 @@ impl SowingGame {
     }
 
     /// The end conditions checked before a turn, other than being unable to move.
+    #[inline]
     fn terminal_by_rule(&self, pos: &SowingPosition) -> Option<EndReason> {
         if pos.is_cut() {
             return Some(EndReason::EndlessCycle);
@@ -900,6 +901,7 @@ impl SowingGame {
         pos.turns >= self.max_turns
     }
 
+    #[inline]
     fn has_sowing_move(&self, pos: &SowingPosition, player: Player) -> bool {
         if self.never_filtered || (self.filter_needs_empty_opponent && !self.row_empty(pos, player.other())) {
             // No filter applies: any hole with enough seeds is a move.
@@ -1012,6 +1014,7 @@ impl Game for SowingGame {
         }
     }
 
+    #[inline]
     fn has_legal_move(&self, pos: &SowingPosition) -> bool {
         if self.terminal_by_rule(pos).is_some() || self.at_turn_limit(pos) {
             return false;
@@ -1020,6 +1023,7 @@ impl Game for SowingGame {
             || (self.rules.end.stuck == Stuck::Pass && self.has_sowing_move(pos, pos.to_move.other()))
     }
 
+    #[inline]
     fn play_traced<T: Trace>(&self, pos: &SowingPosition, mv: SowingMove, trace: &mut T) -> SowingPosition {
         let mut p = *pos;
         if mv.is_pass() {
@@ -1298,6 +1302,7 @@ impl Game for SowingGame {
         Some([pos.stores[0] as i32, pos.stores[1] as i32])
     }
 
+    #[inline]
     fn evaluate_search(&self, pos: &SowingPosition, style: &crate::search::EvalStyle) -> i32 {
         crate::search::eval::sowing(self, pos, style)
     }
