@@ -901,7 +901,7 @@ impl SowingGame {
         pos.turns >= self.max_turns
     }
 
-    #[inline]
+    #[inline(always)]
     fn has_sowing_move(&self, pos: &SowingPosition, player: Player) -> bool {
         if self.never_filtered || (self.filter_needs_empty_opponent && !self.row_empty(pos, player.other())) {
             // No filter applies: any hole with enough seeds is a move.
@@ -1023,7 +1023,7 @@ impl Game for SowingGame {
             || (self.rules.end.stuck == Stuck::Pass && self.has_sowing_move(pos, pos.to_move.other()))
     }
 
-    #[inline]
+    #[inline(always)]
     fn play_traced<T: Trace>(&self, pos: &SowingPosition, mv: SowingMove, trace: &mut T) -> SowingPosition {
         let mut p = *pos;
         if mv.is_pass() {
@@ -1302,7 +1302,7 @@ impl Game for SowingGame {
         Some([pos.stores[0] as i32, pos.stores[1] as i32])
     }
 
-    #[inline]
+    #[inline(always)]
     fn evaluate_search(&self, pos: &SowingPosition, style: &crate::search::EvalStyle) -> i32 {
         crate::search::eval::sowing(self, pos, style)
     }
