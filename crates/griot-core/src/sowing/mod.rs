@@ -787,6 +787,7 @@ impl SowingGame {
 
     /// Sowing moves for `player` in `pos` (ignoring whose turn it is), with the starving and
     /// grand-slam filters applied.
+    #[inline]
     fn sowing_moves(&self, pos: &SowingPosition, player: Player, moves: &mut MoveList<SowingMove>) {
         let r = &*self.rules;
         if self.word_rows && r.direction != Direction::Choice {
@@ -828,11 +829,9 @@ impl SowingGame {
     /// The starving and grand-slam filters over `player`'s sowing moves.
     #[inline]
     fn filter_moves(&self, pos: &SowingPosition, player: Player, moves: &mut MoveList<SowingMove>) {
-        let r = &*self.rules;
         if self.never_filtered {
             return;
         }
-        let grand_slam_illegal = r.capture.is_some_and(|c| c.grand_slam == GrandSlam::Illegal);
         let opponent = player.other();
         let opponent_empty = self.row_empty(pos, opponent);
         // Must feed only filters when the opponent is empty; without captures that can empty a row
@@ -840,6 +839,22 @@ impl SowingGame {
         if !opponent_empty && self.filter_needs_empty_opponent {
             return;
         }
+        self.play_filters(pos, player, opponent_empty, moves);
+    }
+
+    /// The filters' work: each move played to see whether it starves or is an illegal grand slam
+    /// (rare in a search: out of line, so the common path stays small enough to inline).
+    #[inline(never)]
+    fn play_filters(
+        &self,
+        pos: &SowingPosition,
+        player: Player,
+        opponent_empty: bool,
+        moves: &mut MoveList<SowingMove>,
+    ) {
+        let r = &*self.rules;
+        let grand_slam_illegal = r.capture.is_some_and(|c| c.grand_slam == GrandSlam::Illegal);
+        let opponent = player.other();
         let mut starving = [false; crate::game::MAX_MOVES];
         let mut any_feeding = false;
         let mut keep = [true; crate::game::MAX_MOVES];
