@@ -226,7 +226,7 @@ pub struct Searcher<G: Game> {
     start: Instant,
     stopped: bool,
     can_stop: bool,
-    path: Vec<u64>,
+    path: Path,
     pv: Vec<Vec<G::Move>>,
     scratch: Vec<Vec<Scored<G::Position>>>,
     tried: Vec<Vec<G::Move>>,
@@ -253,7 +253,7 @@ impl<G: Game> Searcher<G> {
             start: Instant::now(),
             stopped: false,
             can_stop: false,
-            path: Vec::with_capacity(MAX_PLY + 64),
+            path: Path::new(),
             pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
             scratch: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             tried: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
@@ -289,7 +289,9 @@ impl<G: Game> Searcher<G> {
         }
         self.ordering.age();
         self.path.clear();
-        self.path.extend_from_slice(history);
+        for &k in history {
+            self.path.push(k);
+        }
         let g = self.game.clone();
         let side = g.side_to_move(root);
 
@@ -588,7 +590,6 @@ impl<G: Game> Searcher<G> {
             let mv = moves[tt_move as usize];
             let child = self.game.play_unchecked(pos, mv);
             let child_key = self.game.hash_key(&child);
-            self.tt.prefetch(child_key);
             let same = self.game.side_to_move(&child) == side;
             let v = self.child_value(&child, child_key, same, depth - 1, ply + 1, alpha, beta, pv_node);
             searched += 1;
@@ -619,21 +620,31 @@ impl<G: Game> Searcher<G> {
                 let after = self.game.evaluate(&child);
                 let mine = if self.game.side_to_move(&child) == side { after } else { -after };
                 let order = self.ordering.score(side, ply, mv, 100 * (mine - material));
-                let child_key = self.game.hash_key(&child);
-                if depth > TABLE_MIN_DEPTH {
-                    self.tt.prefetch(child_key);
-                }
-                list.push((order, i as u16, child, child_key));
+                // Children that probe the table get their key now, to prefetch their bucket;
+                // the others when they are searched (most are not: the first often cuts).
+                let child_key = if depth > TABLE_MIN_DEPTH {
+                    let k = self.game.hash_key(&child);
+                    self.tt.prefetch(k);
+                    k
+                } else {
+                    0
+                };
+                // i32::MIN marks a move taken (below).
+                list.push((order.max(i32::MIN + 1), i as u16, child, child_key));
             }
-            // Insertion sort, stable: move lists are short.
-            for i in 1..list.len() {
-                let mut j = i;
-                while j > 0 && list[j - 1].0 < list[j].0 {
-                    list.swap(j - 1, j);
-                    j -= 1;
+            // Best first, the earlier move among equals (a stable sort's order), picked as they
+            // are searched: a cut after the first leaves the rest unsorted.
+            // A move taken is marked with the lowest order, which no move scores.
+            for _ in 0..list.len() {
+                let mut pick = 0;
+                for j in 1..list.len() {
+                    if list[j].0 > list[pick].0 {
+                        pick = j;
+                    }
                 }
-            }
-            for &(_, i, child, ck) in list.iter() {
+                let (_, i, child, ck) = list[pick];
+                list[pick].0 = i32::MIN;
+                let ck = if depth > TABLE_MIN_DEPTH { ck } else { self.game.hash_key(&child) };
                 let mv = moves[i as usize];
                 let same = self.game.side_to_move(&child) == side;
                 let d = depth - 1;
@@ -800,7 +811,7 @@ impl<G: Game> Searcher<G> {
 
     #[inline]
     fn repeats(&self, key: u64) -> bool {
-        self.path.iter().rev().any(|&k| k == key)
+        self.path.contains(key)
     }
 
     #[inline]
@@ -961,6 +972,55 @@ impl<G: Game> Searcher<G> {
         if !out.is_empty() {
             shared.publish(out);
         }
+    }
+}
+
+/// The keys of the positions on the search path (and the game history before the root), for
+/// the repetition check every node makes. A count per filter slot (slot = top bits of the key)
+/// says when no key on the path can match, so nearly every check is one load instead of a scan
+/// of the whole path.
+struct Path {
+    keys: Vec<u64>,
+    counts: Box<[u32; PATH_FILTER]>,
+}
+
+/// Slots of the path's filter (a power of two).
+const PATH_FILTER: usize = 1024;
+
+impl Path {
+    fn new() -> Path {
+        Path { keys: Vec::with_capacity(MAX_PLY + 64), counts: Box::new([0; PATH_FILTER]) }
+    }
+
+    #[inline(always)]
+    fn slot(key: u64) -> usize {
+        (key >> (64 - PATH_FILTER.trailing_zeros())) as usize
+    }
+
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.counts.fill(0);
+    }
+
+    #[inline]
+    fn push(&mut self, key: u64) {
+        self.keys.push(key);
+        let c = &mut self.counts[Self::slot(key)];
+        *c += 1;
+    }
+
+    #[inline]
+    fn pop(&mut self) {
+        if let Some(key) = self.keys.pop() {
+            let c = &mut self.counts[Self::slot(key)];
+            *c -= 1;
+        }
+    }
+
+    /// Whether `key` is on the path.
+    #[inline]
+    fn contains(&self, key: u64) -> bool {
+        self.counts[Self::slot(key)] != 0 && self.keys.iter().rev().any(|&k| k == key)
     }
 }
 

@@ -105,6 +105,7 @@ pub fn with_terms(
 ///    makes capturable (negated: fewer is better);
 /// 2. mobility: non-empty holes of the player's own row;
 /// 3. big holes: holes holding a full lap of seeds or more (they reach round the board).
+#[inline(always)]
 pub fn sowing(game: &SowingGame, pos: &SowingPosition, style: &EvalStyle) -> i32 {
     let me = pos.to_move;
     let material = 100 * (pos.stores[me.index()] as i32 - pos.stores[me.other().index()] as i32);
