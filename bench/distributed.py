@@ -127,6 +127,7 @@ def speed(args: argparse.Namespace) -> None:
                         direct_depth=args.direct,
                         min_task_depth=4,
                         pv_split=args.pv_split,
+                        iteration_windows=not args.no_iteration_windows,
                     )
                     if not args.timings:
                         res.pop("timings")
@@ -252,6 +253,7 @@ def model(args: argparse.Namespace) -> None:
                 direct_depth=args.direct,
                 min_task_depth=4,
                 pv_split=args.pv_split,
+                iteration_windows=not args.no_iteration_windows,
             )
         finally:
             s.stop_workers()
@@ -326,10 +328,14 @@ class LocalSearch(ClusterSearch):
         self, sched: Any, node: Any, depth: int, alpha: int, beta: int, path: Any, priority: Any
     ) -> Any:
         pos = node.position
+        early = [(d, a, b) for d, (a, b) in sorted(node.windows.items()) if d < depth]
+        node.windows[depth] = (alpha, beta)
         hook = max(self.cache_min_depth, depth - 3 + 1)
         shared = _LocalShared(self.store, hook, 2) if depth >= self.cache_min_depth else None
         steps: list[int] = []
-        extra = {"new_generation": False} if self.continue_table else {}
+        extra: dict[str, Any] = {"new_generation": False} if self.continue_table else {}
+        if self.iteration_windows:
+            extra["iteration_windows"] = early
         cpu = time.thread_time()
         r = griot.search(
             pos,
@@ -360,6 +366,8 @@ class LocalSearch(ClusterSearch):
         children = root.expand()
         index = {m: i for i, (m, _, _) in enumerate(children)}
         root.order = [index[m.move] for m in r.moves]
+        for _, child, _ in children:
+            child.windows = {d: (-dist.INFINITE, dist.INFINITE) for d in range(1, direct)}
         for m in r.moves:
             sign = children[index[m.move]][2]
             v = dist.to_child(m.score.value)
@@ -392,10 +400,11 @@ def nodes(args: argparse.Namespace) -> None:
 
         ref = in_process(pos, args.depth, progress=step)
         emit(kind="in-process", position=name, depth=args.depth, load=load(), **ref)
-        for cont in (False, True):
+        for cont in (False, True) if args.both_generations else (True,):
             ls = LocalSearch(
                 int(os.environ.get("BENCH_HASH_MB", "256")),
                 continue_table=cont,
+                iteration_windows=not args.no_iteration_windows,
                 split=args.split[0] if args.split else 1,
                 pv_split=args.pv_split,
                 min_task_depth=4,
@@ -424,6 +433,14 @@ def main() -> None:
     ap.add_argument("--position", action="append", choices=list(POSITIONS))
     ap.add_argument("--pv-split", type=int, default=0, help="extra plies split along the PV")
     ap.add_argument("--timings", action="store_true", help="print every task's (queue, run, nodes)")
+    ap.add_argument(
+        "--no-iteration-windows",
+        action="store_true",
+        help="subtree tasks search every iteration with their own window (the old way)",
+    )
+    ap.add_argument(
+        "--both-generations", action="store_true", help="nodes: also a new table generation per task"
+    )
     args = ap.parse_args()
     {"speed": speed, "cache": cache, "split": split, "model": model, "nodes": nodes}[args.what](args)
 

@@ -545,7 +545,7 @@ def cancel(app: Celery, task_ids: Sequence[str]) -> None:
 class _Node:
     """A position in the top plies: its children (made once) and what earlier iterations learnt."""
 
-    __slots__ = ("children", "estimates", "key", "order", "position", "text", "worker")
+    __slots__ = ("children", "estimates", "key", "order", "position", "text", "windows", "worker")
 
     def __init__(self, position: griot.Position) -> None:
         self.position = position
@@ -555,6 +555,9 @@ class _Node:
         self.order: list[int] | None = None
         self.estimates: dict[int, int] = {}  # depth -> value found (node-relative)
         self.worker: str | None = None  # the worker that searched this subtree last
+        # depth -> the window (node-relative) of the last task that searched this subtree to
+        # that depth: the next, deeper task repeats them in its shallower iterations.
+        self.windows: dict[int, tuple[int, int]] = {}
 
     def expand(self) -> list[tuple[str, _Node, int]]:
         if self.children is None:
@@ -628,8 +631,10 @@ class ClusterSearch:
         poll: float = 0.002,
         workers: dict[str, int] | None = None,
         pv_split: int = 2,
+        iteration_windows: bool = True,
     ) -> None:
         self.app = app
+        self.iteration_windows = iteration_windows
         self.workers = workers
         self.pv_split = pv_split
         self._iteration = 0
@@ -793,6 +798,8 @@ class ClusterSearch:
             root.order = [index[m.move] for m in moves if m.move in index]
             for _, subtree, _ in children:  # that worker's kept table holds them
                 subtree.worker = res.get("node")
+                # searched there with full windows (multi-PV) to every depth below the task's
+                subtree.windows = {d: (-INFINITE, INFINITE) for d in range(1, res["depth"])}
             for mv in moves:  # child estimates from the exact per-move scores
                 child = children[index[mv.move]]
                 child[1].estimates[res["depth"] - 1] = (
@@ -865,21 +872,21 @@ class ClusterSearch:
         path: list[griot.Position],
         priority: tuple[int, int],
     ) -> _Found:
-        r = await sched.run(
-            dict(
-                variant=node.position.variant.canonical,
-                position=node.text,
-                depth=depth,
-                alpha=alpha,
-                beta=beta,
-                history=[str(p) for p in path],
-                use_cache=self.use_cache,
-                search_id=self._search_id,
-            ),
-            priority,
-            prefer=node.worker,
+        kwargs = dict(
+            variant=node.position.variant.canonical,
+            position=node.text,
+            depth=depth,
+            alpha=alpha,
+            beta=beta,
+            history=[str(p) for p in path],
+            use_cache=self.use_cache,
+            search_id=self._search_id,
         )
+        if self.iteration_windows:
+            kwargs["windows"] = [[d, a, b] for d, (a, b) in sorted(node.windows.items()) if d < depth]
+        r = await sched.run(kwargs, priority, prefer=node.worker)
         if r.get("source") == "search":
+            node.windows[depth] = (alpha, beta)
             node.worker = r.get("worker")
             self.stats.nodes += r["nodes"]
             self.stats.cpu += r.get("search_cpu", 0.0)

@@ -155,6 +155,24 @@ def _history(pos: griot.Position, history: Any) -> list[griot.Position]:
     return out
 
 
+def _iteration_windows(windows: Any, depth: int) -> list[tuple[int, int, int]]:
+    if windows is None:
+        return []
+    if not isinstance(windows, list | tuple) or len(windows) > MAX_DEPTH:
+        raise BadTaskArguments(f"windows must be a list of at most {MAX_DEPTH} [depth, alpha, beta]")
+    out = []
+    for w in windows:
+        if not isinstance(w, list | tuple) or len(w) != 3:
+            raise BadTaskArguments(f"each window must be [depth, alpha, beta], got {w!r}")
+        d = _int("window depth", w[0], 1, max(1, depth - 1))
+        a = _int("window alpha", w[1], -INFINITE, INFINITE)
+        b = _int("window beta", w[2], -INFINITE, INFINITE)
+        if a >= b:
+            raise BadTaskArguments(f"window ({a}, {b}) at depth {d} is empty: need alpha < beta")
+        out.append((d, a, b))
+    return out
+
+
 def _deadline(deadline: Any) -> float | None:
     if deadline is None:
         return None
@@ -304,9 +322,13 @@ def search_subtree(
     deadline: float | None = None,
     use_cache: bool = True,
     search_id: str | None = None,
+    windows: list[list[int]] | None = None,
 ) -> dict[str, Any]:
     """Searches ``position`` to ``depth`` with window ``(alpha, beta)`` (node-relative values of
-    the core); ``search_id`` names the distributed search it belongs to (its tasks on one pool
+    the core); ``windows`` (``[depth, alpha, beta]`` each, depths below ``depth``): the windows
+    earlier tasks searched this subtree with, repeated in those iterations so the kept table
+    answers them (the last iteration is the real work, as in the in-process search);
+    ``search_id`` names the distributed search it belongs to (its tasks on one pool
     process share the kept table as one search: :func:`_generation`). Returns ``value``,
     ``bound`` (``exact``/``lower``/``upper``), ``depth`` reached, ``complete``, ``best``, ``pv``,
     ``nodes``, timings and where the answer came from."""
@@ -319,6 +341,7 @@ def search_subtree(
         raise BadTaskArguments(f"window ({alpha}, {beta}) is empty: need alpha < beta")
     if search_id is not None and not isinstance(search_id, str):
         raise BadTaskArguments(f"search_id must be a string, got {search_id!r}")
+    early = _iteration_windows(windows, depth)
     hist = _history(pos, history)
     deadline = _deadline(deadline)
     s = settings()
@@ -398,6 +421,7 @@ def search_subtree(
             window=(alpha, beta),
             shared=table,
             table=local,
+            iteration_windows=early,
             **generation,
         )
 

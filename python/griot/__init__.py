@@ -169,6 +169,7 @@ def search(
     shared: Any = None,
     table: SearchTable | None = None,
     new_generation: bool = True,
+    iteration_windows: Sequence[tuple[int, int, int]] = (),
 ) -> SearchResult:
     """Searches ``position`` with the native engine, the GIL released.
 
@@ -187,6 +188,9 @@ def search(
     (``hash_mb`` is then ignored). ``new_generation=False``: the search continues the
     ``table``'s previous one (the subtree tasks of one distributed search): the table's entries do
     not age, and deep ones are not replaced by this search's shallower bounds.
+    ``iteration_windows=[(depth, alpha, beta), ...]`` (with ``window``): those iterations below
+    the last search with these windows instead: a subtree task repeats the windows its earlier
+    tasks searched the same subtree with, so its kept table answers them.
 
         >>> r = search("abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=6, multipv=0)
         >>> sorted(m.move for m in r.moves)
@@ -209,6 +213,7 @@ def search(
         shared=shared,
         table=table,
         new_generation=new_generation,
+        iteration_windows=[(d, a, b) for d, a, b in iteration_windows],
     )
 
 

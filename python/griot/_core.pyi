@@ -245,6 +245,7 @@ def search(
     shared: _SharedTable | None = None,
     table: SearchTable | None = None,
     new_generation: bool = True,
+    iteration_windows: list[tuple[int, int, int]] | None = None,
 ) -> SearchResult: ...
 def best_move(
     position: Position,

@@ -150,6 +150,10 @@ def test_bad_arguments_fail_without_retries(two_workers: Stack) -> None:
         dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=0, alpha=0, beta=1),
         dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=5, alpha=5, beta=5),
         dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth="5", alpha=0, beta=1),
+        dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=5, alpha=0, beta=1,
+             windows=[[3, 7, 7]]),
+        dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=5, alpha=0, beta=1,
+             windows=[[5, 0, 1]]),
     ]
     for kwargs in cases:
         r = app.send_task("griot.search_subtree", kwargs=kwargs, queue="griot.interactive")
@@ -293,7 +297,7 @@ def test_sigkilled_worker_main_process_still_gives_the_right_answer(affinity: bo
         if affinity:
             from workers.distributed import cluster_workers
 
-            workers = cluster_workers(app, "griot.interactive")
+            workers = cluster_workers(app, "griot.interactive", timeout=5.0)  # a loaded box answers late
             assert len(workers) == 2
         stop, killed = threading.Event(), []
         killer = threading.Thread(target=_kill_a_searching_worker, args=(s, stop, killed))
@@ -360,7 +364,7 @@ def test_worker_dead_between_tasks_does_not_hold_its_queued_subtrees() -> None:
             direct_depth=direct,
             min_task_depth=4,
             straggler_after=3600,
-            workers=cluster_workers(app, "griot.interactive"),
+            workers=cluster_workers(app, "griot.interactive", timeout=5.0),
         )
         got = cs.search(pos, depth, time_limit=120, on_depth=kill_the_first_depths_worker)
         assert killed

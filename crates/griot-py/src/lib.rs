@@ -1061,9 +1061,11 @@ impl SharedTable for PySharedTable {
 /// the root with that window (values as `Score.value`; the result's `bound` says what its score
 /// is). `shared`: a second-level table (see `PySharedTable`).
 /// `new_generation=False`: this search continues the table's previous one (the subtree tasks of
-/// one distributed search), so its entries do not age. Releases the GIL.
+/// one distributed search), so its entries do not age. `iteration_windows=[(depth, alpha, beta)]`
+/// (with `window`): those iterations below the last use these windows instead (a subtree task
+/// repeating its earlier tasks' windows, which its kept table answers). Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval="tuned", progress=None, stop=None, history=None, window=None, shared=None, table=None, new_generation=true))]
+#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval="tuned", progress=None, stop=None, history=None, window=None, shared=None, table=None, new_generation=true, iteration_windows=None))]
 #[allow(clippy::too_many_arguments)]
 fn search(
     py: Python<'_>,
@@ -1081,9 +1083,18 @@ fn search(
     shared: Option<Py<PyAny>>,
     table: Option<Py<SearchTable>>,
     new_generation: bool,
+    iteration_windows: Option<Vec<(u32, i32, i32)>>,
 ) -> PyResult<SearchResult> {
+    let inf = engine::score::INFINITE;
+    let iteration_windows = iteration_windows.unwrap_or_default();
+    if let Some(&(d, alpha, beta)) =
+        iteration_windows.iter().find(|&&(_, alpha, beta)| !(-inf <= alpha && alpha < beta && beta <= inf))
+    {
+        return Err(GriotError::new_err(format!(
+            "iteration window {d}: ({alpha}, {beta}): need -{inf} <= alpha < beta <= {inf}"
+        )));
+    }
     if let Some((alpha, beta)) = window {
-        let inf = engine::score::INFINITE;
         if !(-inf <= alpha && alpha < beta && beta <= inf) {
             return Err(GriotError::new_err(format!(
                 "window ({alpha}, {beta}): need -{inf} <= alpha < beta <= {inf}"
@@ -1103,6 +1114,7 @@ fn search(
         aspiration: true,
         window,
         new_generation,
+        iteration_windows,
     };
     let history = history_positions(position, history);
     let r = run_search(py, position, history, options, progress, shared, table.as_ref().map(|t| t.get()))?;

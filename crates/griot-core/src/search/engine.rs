@@ -78,6 +78,10 @@ pub struct SearchOptions {
     /// search, so a task's first iterations do not overwrite what the previous depth's task
     /// proved deeper about the same positions (as the in-process search keeps its own).
     pub new_generation: bool,
+    /// Windows `(depth, alpha, beta)` for chosen iterations below the last, used instead of
+    /// [`SearchOptions::window`] at those depths: a subtree task repeats the windows its earlier
+    /// tasks searched the same subtree with, so its kept table answers those iterations.
+    pub iteration_windows: Vec<(u32, Value, Value)>,
 }
 
 impl Default for SearchOptions {
@@ -91,6 +95,7 @@ impl Default for SearchOptions {
             aspiration: true,
             window: None,
             new_generation: true,
+            iteration_windows: Vec::new(),
         }
     }
 }
@@ -334,7 +339,11 @@ impl<G: Game> Searcher<G> {
                     self.fetch_shared(shared, &shared_positions, depth, &mut exchanged);
                 }
             }
-            let value = if let Some((alpha, beta)) = self.options.window {
+            let window = self.options.window.map(|w| {
+                let early = self.options.iteration_windows.iter().find(|e| e.0 == depth && depth < max_depth);
+                early.map_or(w, |e| (e.1, e.2))
+            });
+            let value = if let Some((alpha, beta)) = window {
                 self.root_pass(root, &mut root_moves, depth, alpha, beta, 1)
             } else if multipv == 1 && self.options.aspiration && depth >= 4 {
                 self.aspiration(root, &mut root_moves, depth, prev_values[depth as usize % 2])
@@ -346,7 +355,7 @@ impl<G: Game> Searcher<G> {
             }
             prev_values[depth as usize % 2] = value;
             let mut result = self.result_from(root, &root_moves, depth);
-            if let Some((alpha, beta)) = self.options.window {
+            if let Some((alpha, beta)) = window {
                 result.value = value;
                 result.score = Score::from_value(value);
                 result.bound = window_bound(value, alpha, beta);

@@ -385,3 +385,40 @@ fn continued_search_keeps_deeper_entries() {
     assert!(kept[0] < children.len(), "a new search replaces the deep entries: {kept:?}");
     assert_eq!(kept[1], children.len(), "a continued search keeps them");
 }
+
+/// A windowed search's iterations below the last can take other windows (`iteration_windows`: a
+/// subtree task repeating the windows its earlier tasks used): each of those iterations reports
+/// the bound its own window gives, and the last iteration is the plain windowed search's.
+#[test]
+fn iteration_windows_apply_below_the_last_iteration() {
+    let g = sowing("abapa");
+    let pos = g.start();
+    let exact: Vec<Value> =
+        (1..=8).map(|d| search(&g, &pos, &[], &options(d, 16), Hooks::default()).value).collect();
+    let v = exact[7];
+    let plain = SearchOptions { window: Some((v - 1, v + 1)), ..options(8, 16) };
+    // Depths 3 and 5 far above their values (upper bounds; the task's window gives lower bounds
+    // there), depth 6 far below (a lower bound); depth 8, the last, keeps the task's window
+    // whatever the list says.
+    let above = |d: usize| (exact[d - 1] + 100, score::INFINITE);
+    let below = (-score::INFINITE, exact[5] - 100);
+    let early = SearchOptions {
+        iteration_windows: vec![
+            (3, above(3).0, above(3).1),
+            (5, above(5).0, above(5).1),
+            (6, below.0, below.1),
+            (8, v + 500, v + 501),
+        ],
+        ..plain.clone()
+    };
+    let mut bounds = Vec::new();
+    let mut progress = |r: &SearchResult<_>| bounds.push((r.depth, r.bound));
+    let r = search(&g, &pos, &[], &early, Hooks { progress: Some(&mut progress), shared: None });
+    let want = search(&g, &pos, &[], &plain, Hooks::default());
+    assert_eq!((r.value, r.bound), (want.value, want.bound));
+    assert_eq!((r.value, r.bound), (v, Bound::Exact));
+    assert_eq!(bounds[2], (3, Bound::Upper));
+    assert_eq!(bounds[4], (5, Bound::Upper));
+    assert_eq!(bounds[5], (6, Bound::Lower));
+    assert_eq!(bounds[7], (8, Bound::Exact));
+}
