@@ -254,14 +254,24 @@ def test_two_replicas_one_search(gateway: Gateway, stack: Stack) -> None:
         before = worker_task_counts(stack)
         results = []
 
-        def ask(target: str, delay: float) -> None:
-            time.sleep(delay)
+        cache = redis.Redis.from_url(stack.cache.url)
+
+        def first_flight_started() -> None:
+            # The second replica asks once the first's flight marker is in Redis (a fixed delay
+            # raced the search: a fast enough search had ended, so the second read the cache).
+            limit = time.time() + 30
+            while not any(cache.scan_iter("griot:gwflight:*")) and time.time() < limit:
+                time.sleep(0.002)
+
+        def ask(target: str, wait: bool) -> None:
+            if wait:
+                first_flight_started()
             with AnalysisClient(target) as c:
                 results.append(list(c.evaluate(pos, search_limits(max_depth=16), timeout=60))[-1])
 
         threads = [
-            threading.Thread(target=ask, args=(gateway.target, 0.0)),
-            threading.Thread(target=ask, args=(other.target, 0.2)),
+            threading.Thread(target=ask, args=(gateway.target, False)),
+            threading.Thread(target=ask, args=(other.target, True)),
         ]
         for t in threads:
             t.start()
