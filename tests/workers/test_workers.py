@@ -253,21 +253,29 @@ def _kill_a_searching_worker(stack: Stack, stop: threading.Event, killed: list[i
     subtree: the only one running (the eldest brother its siblings wait for), not cancelled (one
     abandoned after a cutoff, or after the last depth, is not sent again), not finished (its
     result not stored: a finished task's alive key outlives it by up to 3 s), at least 6 plies
-    deep, with its alive key written."""
+    deep, with its alive key written, and seen holding its subtree on two polls in a row. (The
+    caller deletes a result once read, so a missing result does not prove a task is running; a
+    kill between two tasks can catch a message the worker took off the queue before it wrote its
+    alive key, which only the straggler duplicate or the visibility timeout recovers: an hour
+    here.) Subtrees at least 10 plies deep: with the current engine, shallower ones last a few
+    milliseconds, less than the poll."""
     cache = redis.Redis.from_url(stack.cache.url)
     broker = redis.Redis.from_url(stack.broker.url)
     mains = {p.pid for p in stack.workers}
+    last = None
     while not stop.is_set() and not killed:
         holders = [h for h in (cache.get(k) for k in cache.scan_iter("griot:tt:*:busy")) if h is not None]
-        if len(holders) == 1:
-            _, pid, task_id, depth = holders[0].decode().rsplit(":", 3)
+        current = holders[0] if len(holders) == 1 else None
+        seen_twice, last = current is not None and current == last, current
+        if current is not None and seen_twice:
+            _, pid, task_id, depth = current.decode().rsplit(":", 3)
             parent = _main_process_of(int(pid))
             needed = (
                 broker.exists(f"griot:alive:{task_id}")
                 and not broker.exists(f"griot:cancel:{task_id}")
                 and not broker.exists(f"celery-task-meta-{task_id}")  # not finished already
             )
-            if int(depth) >= 6 and needed and parent is not None:
+            if int(depth) >= 10 and needed and parent is not None:
                 assert parent in mains, (parent, mains)
                 os.killpg(parent, signal.SIGKILL)
                 killed.append(parent)
