@@ -50,6 +50,28 @@ impl EvalStyle {
             }
         }
     }
+
+    /// The weights this style puts on a family's terms (`tuned`: the family's own), or None for
+    /// material only.
+    #[inline(always)]
+    fn weights(&self, tuned: EvalWeights) -> Option<EvalWeights> {
+        match self {
+            EvalStyle::Material => None,
+            EvalStyle::Tuned => Some(tuned),
+            EvalStyle::Custom(w) => Some(*w),
+        }
+    }
+}
+
+/// `material` plus, for each slot, its weight times the side to move's term (`mine`) minus the
+/// opponent's (`theirs`).
+#[inline(always)]
+fn weighted(material: i32, w: &EvalWeights, mine: &[i32; 4], theirs: &[i32; 4]) -> i32 {
+    let mut score = material;
+    for i in 0..4 {
+        score += w.0[i] * (mine[i] - theirs[i]);
+    }
+    score
 }
 
 /// Tuned weights of the two-row sowing evaluation (see [`sowing`]).
@@ -81,21 +103,14 @@ pub fn with_terms(
     tuned: EvalWeights,
     terms: impl FnOnce(&EvalWeights) -> [[i32; 4]; 2],
 ) -> i32 {
-    let w = match style {
-        EvalStyle::Material => return material,
-        EvalStyle::Tuned => tuned,
-        EvalStyle::Custom(w) => *w,
+    let Some(w) = style.weights(tuned) else {
+        return material;
     };
     if w.0 == [0; 4] {
         return material;
     }
     let t = terms(&w);
-    let (mine, theirs) = (&t[me.index()], &t[me.other().index()]);
-    let mut score = material;
-    for i in 0..4 {
-        score += w.0[i] * (mine[i] - theirs[i]);
-    }
-    score
+    weighted(material, &w, &t[me.index()], &t[me.other().index()])
 }
 
 /// The two-row sowing evaluation: the store difference (100 per seed) plus, each as the side to
@@ -109,10 +124,8 @@ pub fn with_terms(
 pub fn sowing(game: &SowingGame, pos: &SowingPosition, style: &EvalStyle) -> i32 {
     let me = pos.to_move;
     let material = 100 * (pos.stores[me.index()] as i32 - pos.stores[me.other().index()] as i32);
-    let w = match style {
-        EvalStyle::Material => return material,
-        EvalStyle::Tuned => SOWING_TUNED,
-        EvalStyle::Custom(w) => *w,
+    let Some(w) = style.weights(SOWING_TUNED) else {
+        return material;
     };
     let n = game.holes();
     if w.0[1] == 0 && w.0[3] == 0 {
@@ -144,12 +157,7 @@ pub fn sowing(game: &SowingGame, pos: &SowingPosition, style: &EvalStyle) -> i32
             t[3] += (c >= lap) as i32;
         }
     }
-    let (mine, theirs) = (&terms[me.index()], &terms[me.other().index()]);
-    let mut score = material;
-    for i in 0..4 {
-        score += w.0[i] * (mine[i] - theirs[i]);
-    }
-    score
+    weighted(material, &w, &terms[me.index()], &terms[me.other().index()])
 }
 
 /// Seeds in the `n` holes from `start`, and how many of them hold seeds.
