@@ -28,7 +28,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -47,9 +46,10 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A loopback port outside the ephemeral range (see griot.launcher.free_port)."""
+    from griot.launcher import free_port as pick
+
+    return pick("127.0.0.1")
 
 
 # ---------------------------------------------------------------------------------------------

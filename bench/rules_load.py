@@ -34,7 +34,6 @@ import os
 import random
 import resource
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -276,9 +275,10 @@ def run_level_rust(
 
 
 def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A loopback port outside the ephemeral range (see griot.launcher.free_port)."""
+    from griot.launcher import free_port as pick
+
+    return pick("127.0.0.1")
 
 
 def start_server(

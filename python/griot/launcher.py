@@ -45,6 +45,7 @@ import importlib.util
 import json
 import os
 import queue
+import random
 import re
 import shutil
 import signal
@@ -405,9 +406,34 @@ PORT_KEYS = (
 )
 
 
+def _ephemeral_range() -> tuple[int, int]:
+    """The range the kernel takes outgoing connections' local ports from (Linux's default if unknown)."""
+    try:
+        lo, hi = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(lo), int(hi)
+    except (OSError, ValueError):
+        return 32768, 60999
+
+
 def free_port(host: str) -> int:
-    """A port nobody listens on now (bound then released: good enough on loopback)."""
+    """A port nobody listens on now, picked below the kernel's ephemeral range when there is room.
+
+    A port the kernel hands out (bind to port 0) lies in the ephemeral range, where any outgoing
+    connection made before the component binds it may take it as its local port: the component then
+    fails to start (CI saw a redis-server lose its port so). Ports below that range are never taken
+    that way; the pick is bound then released to check nobody listens on it."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    lo, _ = _ephemeral_range()
+    if lo > 12000:
+        rng = random.SystemRandom()
+        for _ in range(64):
+            port = rng.randrange(10000, lo)
+            with socket.socket(family, socket.SOCK_STREAM) as s:
+                try:
+                    s.bind((host, port))
+                except OSError:
+                    continue
+                return port
     with socket.socket(family, socket.SOCK_STREAM) as s:
         s.bind((host, 0))
         return int(s.getsockname()[1])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import stat
 import subprocess
 import sys
@@ -198,3 +199,21 @@ def test_die_with_parent_is_tied_to_the_main_thread_only() -> None:
     parent.kill()
     parent.wait()
     assert wait_gone([child]) == [], "the child outlived its killed parent"
+
+
+def test_free_port_is_below_the_ephemeral_range_and_not_listened_on() -> None:
+    """Picked ports lie below the kernel's range for outgoing connections' local ports, so no
+    connection made between the pick and the component's bind can take them; a port someone
+    listens on is never returned."""
+    lo, hi = launcher._ephemeral_range()
+    assert 0 < lo <= hi
+    picks = {launcher.free_port("127.0.0.1") for _ in range(50)}
+    if lo > 12000:
+        assert all(10000 <= p < lo for p in picks), sorted(picks)
+    for port in list(picks)[:5]:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", port))  # free when picked: bindable again now
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", min(picks)))
+        held.listen()
+        assert min(picks) not in {launcher.free_port("127.0.0.1") for _ in range(200)}

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from griot.launcher import die_with_parent
+from griot.launcher import free_port as launcher_free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,9 +27,8 @@ redis = pytest.importorskip("redis")
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A loopback port nobody listens on, below the ephemeral range (see griot.launcher.free_port)."""
+    return launcher_free_port("127.0.0.1")
 
 
 @dataclass
@@ -42,7 +41,22 @@ class RedisServer:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self) -> None:
+    def start(self, new_port_if_taken: bool = True) -> None:
+        """Start it and wait until it answers. If it exits at once (its port was taken between the
+        pick and its bind), try again: on a fresh port for a first start, on the same port for a
+        restart (whose clients must find it where it was)."""
+        deadline = time.monotonic() + 30
+        while True:
+            if self._spawn_and_ping(deadline):
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"redis-server on {self.port} did not start")
+            if new_port_if_taken:
+                self.port = free_port()
+            else:
+                time.sleep(0.2)
+
+    def _spawn_and_ping(self, deadline: float) -> bool:
         self.proc = subprocess.Popen(
             [
                 "redis-server",
@@ -63,13 +77,20 @@ class RedisServer:
             preexec_fn=die_with_parent,
         )
         client = redis.Redis(port=self.port)
-        for _ in range(100):
-            try:
-                client.ping()
-                return
-            except redis.ConnectionError:
-                time.sleep(0.05)
-        raise RuntimeError(f"redis-server on {self.port} did not start")
+        try:
+            while time.monotonic() < deadline:
+                try:
+                    client.ping()
+                    return True
+                except redis.ConnectionError:
+                    if self.proc.poll() is not None:
+                        self.proc = None
+                        return False
+                    time.sleep(0.05)
+            self.stop()
+            return False
+        finally:
+            client.close()
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -80,7 +101,7 @@ class RedisServer:
     def restart(self, down_for: float = 0.0) -> None:
         self.stop()
         time.sleep(down_for)
-        self.start()
+        self.start(new_port_if_taken=False)
 
 
 @dataclass
