@@ -231,6 +231,10 @@ async def live_game(stub: Any, index: int, moves: int, depth: int, out: dict[str
     try:
         async for msg in call:
             out["messages"] += 1
+            if not msg.HasField("evaluation"):
+                out["bare"] += 1
+            elif not msg.evaluation.final:
+                out["depths"] += 1
             if msg.update_id != update_id or not msg.HasField("evaluation") or not msg.evaluation.final:
                 if msg.HasField("outcome") and msg.update_id == update_id:
                     break
@@ -262,7 +266,8 @@ async def run_live(target: str, games: int, moves: int, depth: int, channels: in
         for _ in range(channels)
     ]
     stubs = [analysis_pb2_grpc.AnalysisServiceStub(c) for c in chans]
-    out: dict[str, Any] = {"latency": [], "errors": [], "cached": 0, "evaluations": 0, "messages": 0}
+    out: dict[str, Any] = {"latency": [], "errors": [], "cached": 0, "evaluations": 0}
+    out.update(messages=0, bare=0, depths=0)
     start = time.perf_counter()
     await asyncio.gather(*(live_game(stubs[i % channels], i, moves, depth, out) for i in range(games)))
     out["seconds"] = time.perf_counter() - start
@@ -376,6 +381,9 @@ def main() -> None:
                 "error_samples": r["errors"][:3],
                 "cache_hit_rate": round(r["cached"] / max(1, r["evaluations"]), 3),
                 "messages_per_evaluation": round(r["messages"] / max(1, r["evaluations"]), 2),
+                # Of which: messages without an evaluation (acknowledgements) and non-final depths.
+                "bare_per_evaluation": round(r["bare"] / max(1, r["evaluations"]), 2),
+                "depths_per_evaluation": round(r["depths"] / max(1, r["evaluations"]), 2),
             }
         else:
             r = asyncio.run(run_games(target, a.games, a.plies, a.depth))

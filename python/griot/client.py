@@ -439,7 +439,9 @@ class AnalysisClient(_SyncBase):
     def live_session(
         self, updates: Iterable[analysis_pb2.LiveSessionRequest], *, timeout: float | None = None
     ) -> Iterator[analysis_pb2.LiveSessionResponse]:
-        """A live session: send position/move updates, receive evaluations of the current position."""
+        """A live session: send position/move updates, receive evaluations of the current position.
+        An update's first message may already carry its evaluation (even the final one, when
+        cached); read ``evaluation`` on every message, and ``update_id`` to drop stale ones."""
         return self._stream(self.stub.LiveSession(iter(updates), timeout=timeout, metadata=self.metadata))
 
     def best_move(
@@ -500,7 +502,7 @@ class AsyncAnalysisClient(_AsyncBase):
         *,
         timeout: float | None = None,
     ) -> AsyncIterator[analysis_pb2.LiveSessionResponse]:
-        """A live session over an (async) iterable of updates."""
+        """A live session over an (async) iterable of updates (see the synchronous client's)."""
         return self._stream(self.stub.LiveSession(updates, timeout=timeout, metadata=self.metadata))
 
     async def best_move(

@@ -55,6 +55,8 @@ class GatewayConfig:
     job_ttl: int = 24 * 3600
     session_ttl: int = 3600
     eval_ttl: int = 7 * 24 * 3600
+    #: Seconds a live session's acknowledgement of an update waits for an evaluation to carry.
+    ack_hold: float = 0.05
 
 
 def _env(name: str, default: Any) -> Any:
@@ -100,6 +102,7 @@ def add_gateway_arguments(parser: argparse.ArgumentParser) -> None:
         ("job_ttl", int, "seconds a game analysis stays in Redis"),
         ("session_ttl", int, "seconds an idle live session stays in Redis"),
         ("eval_ttl", int, "seconds a cached evaluation stays in Redis"),
+        ("ack_hold", float, "seconds a live update's acknowledgement waits for an evaluation to carry"),
     ):
         env = f"{PREFIX}_{name.upper()}"
         parser.add_argument(

@@ -79,6 +79,16 @@ class _Flight:
     closed: bool = False
     #: This replica holds the position's in-flight marker for this flight.
     claimed: bool = False
+    #: The cache lookup (or the decision to skip it) is over.
+    looked_up: bool = False
+    #: Set when ``looked_up`` becomes true, made only for a subscriber that waits for it.
+    lookup_waiter: asyncio.Future[None] | None = None
+
+    def lookup_over(self) -> None:
+        self.looked_up = True
+        w = self.lookup_waiter
+        if w is not None and not w.done():
+            w.set_result(None)
 
     def serves(self, want: Want) -> bool:
         w = self.want
@@ -110,6 +120,16 @@ class Watch:
         if item is _END or isinstance(item, BaseException) or item[1]:
             self.close()
         self.deliver(item)
+
+    def lookup(self) -> asyncio.Future[None] | None:
+        """A future done once the flight's cache lookup is over (a cached answer has then been
+        delivered), or None if it is over already."""
+        flight = self.flight
+        if flight.looked_up or self.over:
+            return None
+        if flight.lookup_waiter is None:
+            flight.lookup_waiter = asyncio.get_running_loop().create_future()
+        return flight.lookup_waiter
 
     def close(self) -> None:
         """Leaves the flight; its search is cancelled if nobody else waits for it."""
@@ -295,7 +315,9 @@ class Evaluator:
                 self.metrics.count("cache_hits")
                 flight.last = entry
                 self._publish(flight, (entry, True))
+                flight.lookup_over()
                 return
+            flight.lookup_over()
             self._miss.inc()
             self.metrics.count("cache_misses")
             if lookup is not None and lookup.claimed:
@@ -342,6 +364,7 @@ class Evaluator:
         except BaseException as e:
             self._publish(flight, e if isinstance(e, StatusError | griot.GriotError) else _wrap(e))
         finally:
+            flight.lookup_over()
             flight.done = True
             flights = self.flights.get(key, [])
             with contextlib.suppress(ValueError):

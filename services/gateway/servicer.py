@@ -6,6 +6,7 @@ one place (:mod:`services.common.rpc`)."""
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import time
@@ -333,13 +334,19 @@ def session_key(session_id: str) -> str:
 
 class LiveStream:
     """One open ``LiveSession`` stream: reads updates, keeps the session in Redis, evaluates the
-    current position and cancels the evaluation of a superseded one."""
+    current position and cancels the evaluation of a superseded one.
+
+    Its outgoing messages wait in :class:`Outbox` as plain records and become messages only when
+    the stream writes them, so that one written message says all that is known then: an update's
+    acknowledgement waits for its position's cache lookup (one Redis round trip) and carries the
+    evaluation ready by then; a depth that a newer depth of the same update replaced before it
+    went out is not sent; nor is anything about an update a newer one replaced."""
 
     def __init__(self, servicer: AnalysisServicer, principal: Principal, context: Any) -> None:
         self.s = servicer
         self.p = principal
         self.context = context
-        self.out: asyncio.Queue[Any] = asyncio.Queue()
+        self.out = Outbox()
         self.session_id = ""
         self.update_id = 0
         self.position: griot.Position | None = None
@@ -365,7 +372,15 @@ class LiveStream:
                     return
                 if isinstance(item, BaseException):
                     raise item
-                yield item
+                update_id, text, result, final, outcome = item[:5]
+                message = analysis_pb2.LiveSessionResponse(
+                    session_id=self.session_id, update_id=update_id, position=text
+                )
+                if result is not None:
+                    message.evaluation.CopyFrom(shared_evaluation(result, final))
+                elif outcome is not None:
+                    message.outcome.CopyFrom(outcome)
+                yield message
         finally:
             reader.cancel()
             if self.watch is not None:
@@ -381,11 +396,11 @@ class LiveStream:
             if self.watch is not None and not self.watch.over:
                 self._drained = asyncio.get_running_loop().create_future()
                 await self._drained
-            self.out.put_nowait(None)
+            self.out.put(None)
         except asyncio.CancelledError:
             raise
         except BaseException as e:
-            self.out.put_nowait(e)
+            self.out.put(e)
 
     async def _update(self, req: analysis_pb2.LiveSessionRequest) -> None:
         redis = self.s.redis
@@ -461,38 +476,121 @@ class LiveStream:
         pos = self.position
         assert pos is not None
         text = str(pos)
-        session_id, update_id = self.session_id, self.update_id
-        ack = analysis_pb2.LiveSessionResponse(session_id=session_id, update_id=update_id, position=text)
+        update_id = self.update_id
+        out = self.out
         over = _over(pos)
         if over is not None:
             assert pos.outcome is not None
             from services.rules.servicer import outcome_message
 
-            ack.outcome.CopyFrom(outcome_message(pos.outcome))
-            self.out.put_nowait(ack)
+            out.put([update_id, text, None, False, outcome_message(pos.outcome), None, 0.0])
             return
-        self.out.put_nowait(ack)
+        # The acknowledgement: the evaluations delivered while it waits replace it.
+        ack: list[Any] = [
+            update_id,
+            text,
+            None,
+            False,
+            None,
+            None,
+            asyncio.get_running_loop().time() + self.s.config.ack_hold,
+        ]
+        out.put(ack)
         want = self.s._want(self.limits, 0, INTERACTIVE, self.all_moves, self.p, self.context)
-        out = self.out
 
         def deliver(item: Any) -> None:
-            # Called by the flight as each result comes: the message is built here and queued
-            # for the stream (no task between the flight and the stream).
+            # Called by the flight as each result comes: queued as a record for the stream (no
+            # task between the flight and the stream; the message is built when it is written).
             if isinstance(item, tuple):
                 r, final = item
-                out.put_nowait(
-                    analysis_pb2.LiveSessionResponse(
-                        session_id=session_id,
-                        update_id=update_id,
-                        position=text,
-                        evaluation=shared_evaluation(r, final),
-                    )
-                )
+                out.put([update_id, text, r, final, None, None, 0.0])
                 if not final:
                     return
             elif isinstance(item, BaseException):
-                out.put_nowait(item)
+                out.put(item)
             if self._drained is not None and not self._drained.done():
                 self._drained.set_result(None)
 
-        self.watch = self.s.evaluator.watch(pos, want, deliver)
+        self.watch = watch = self.s.evaluator.watch(pos, want, deliver)
+        ack[5] = watch.lookup()
+
+
+class Outbox:
+    """The messages a live stream has yet to write, as records ``[update_id, position text,
+    result or None, final, outcome or None, lookup or None, hold until]`` (or an exception to
+    raise, or None for the end), taken in order with what the later ones make useless left out:
+
+    - a record of an older update than the next one is dropped (the client drops it anyway);
+    - a record of the same update without an evaluation (the acknowledgement), or with a
+      non-final one, is replaced by a next one with an evaluation: the newest depth goes out;
+    - an acknowledgement alone in the box waits for its position's cache lookup (``lookup``, see
+      :meth:`~services.gateway.evaluator.Watch.lookup`) and until ``hold until`` (event loop
+      time, ``--ack-hold`` after the update) for an evaluation to carry: a cached one, the
+      latest depth of a search already running, or a depth done meanwhile."""
+
+    __slots__ = ("_wake", "items")
+
+    def __init__(self) -> None:
+        self.items: collections.deque[Any] = collections.deque()
+        self._wake: asyncio.Future[None] | None = None
+
+    def put(self, item: Any) -> None:
+        self.items.append(item)
+        wake = self._wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
+
+    def _woken(self, _: Any = None) -> None:
+        wake = self._wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
+
+    async def get(self) -> Any:
+        items = self.items
+        loop = asyncio.get_running_loop()
+        while True:
+            while not items:
+                self._wake = loop.create_future()
+                await self._wake
+            head = items[0]
+            if not isinstance(head, list):
+                return items.popleft()
+            if len(items) == 1 and head[2] is None and head[4] is None:
+                # A bare acknowledgement: hold it while an evaluation may come to fill it.
+                lookup = head[5]
+                if lookup is not None and lookup.done():
+                    lookup = head[5] = None
+                left = head[6] - loop.time()
+                if lookup is not None or left > 0:
+                    self._wake = loop.create_future()
+                    timer = None
+                    if lookup is not None:
+                        lookup.add_done_callback(self._woken)
+                    else:
+                        timer = loop.call_later(left, self._woken)
+                    try:
+                        await self._wake
+                    finally:
+                        if timer is not None:
+                            timer.cancel()
+                        if lookup is not None:
+                            lookup.remove_done_callback(self._woken)
+                    continue
+            items.popleft()
+            while items and isinstance(items[0], list):
+                nxt = items[0]
+                if nxt[0] > head[0] or (
+                    nxt[0] == head[0] and nxt[2] is not None and not head[3] and head[4] is None
+                ):
+                    head = items.popleft()
+                else:
+                    break
+            if (
+                not items
+                and head[2] is None
+                and head[4] is None
+                and (head[5] is not None or head[6] > loop.time())
+            ):
+                items.appendleft(head)  # a newer acknowledgement took the head's place: hold it
+                continue
+            return head

@@ -217,6 +217,43 @@ def test_live_session_and_reconnect(gateway: Gateway, variant: str) -> None:
         assert got[-1].evaluation.from_cache and got[-1].evaluation.depth == 4  # the saved limits
 
 
+def test_live_acknowledgement_carries_what_is_ready(gateway: Gateway, stack: Stack) -> None:
+    """An update's first message carries a cached evaluation (one message for the update); an
+    update that needs a search gets its acknowledgement, then its depths, the last one final."""
+    flush_cache(stack)
+    cached = midgame("abapa", 4, seed=21)
+    searched = midgame("abapa", 8, seed=22)
+    with AnalysisClient(gateway.target) as client:
+        list(client.evaluate(cached, search_limits(max_depth=6), timeout=60))
+        second = threading.Event()
+
+        def requests():
+            yield analysis_pb2.LiveSessionRequest(
+                update_id=1, position=str(cached), limits=search_limits(max_depth=6)
+            )
+            second.wait(30)
+            yield analysis_pb2.LiveSessionRequest(
+                update_id=2, position=str(searched), limits=search_limits(max_depth=17)
+            )
+
+        seen: list[analysis_pb2.LiveSessionResponse] = []
+        for msg in client.live_session(requests(), timeout=120):
+            seen.append(msg)
+            if msg.evaluation.final:
+                if msg.update_id == 2:
+                    break
+                second.set()
+    first = [m for m in seen if m.update_id == 1]
+    assert len(first) == 1 and first[0].session_id and first[0].position == str(cached)
+    assert first[0].evaluation.final and first[0].evaluation.from_cache and first[0].evaluation.depth == 6
+    later = [m for m in seen if m.update_id == 2]
+    assert all(m.session_id == first[0].session_id and m.position == str(searched) for m in later)
+    assert later[-1].evaluation.final and later[-1].evaluation.depth == 17
+    assert not any(m.evaluation.final for m in later[:-1])
+    depths = [m.evaluation.depth for m in later if m.HasField("evaluation")]
+    assert len(depths) >= 2 and depths == sorted(set(depths))  # the depths still stream
+
+
 # ---------------------------------------------------------------------------------------------
 # Aggregation: single flight, cache replacement, cancellation
 
@@ -377,8 +414,8 @@ def test_superseded_live_position_is_cancelled(gateway: Gateway, stack: Stack) -
             if msg.update_id == 2 and msg.evaluation.final:
                 break
     assert time.monotonic() - start < 20  # the depth-24 search did not have to finish
-    after_ack = seen[seen.index((2, False, False)) :]
-    assert all(u == 2 for u, _, _ in after_ack)  # nothing about the superseded position follows
+    first = next(i for i, (u, _, _) in enumerate(seen) if u == 2)
+    assert all(u == 2 for u, _, _ in seen[first:])  # nothing about the superseded position follows
     assert gateway.metric("griot_gateway_tasks_total", event="cancelled") == cancelled + 1
     time.sleep(0.5)
     assert len(list(broker.scan_iter("griot:cancel:*"))) > cancel_keys  # the workers' stop keys

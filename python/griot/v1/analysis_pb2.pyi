@@ -640,7 +640,9 @@ class LiveSessionResponse(google.protobuf.message.Message):
     """The session's current position, in canonical notation."""
     @property
     def evaluation(self) -> Global___Evaluation:
-        """An evaluation of the current position; unset on the message acknowledging an update."""
+        """An evaluation of the current position; unset on an acknowledgement that went out before any
+        evaluation of the update was ready.
+        """
 
     @property
     def outcome(self) -> griot.v1.common_pb2.GameOutcome:

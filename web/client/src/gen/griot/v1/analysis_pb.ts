@@ -736,7 +736,8 @@ export type LiveSessionResponse = Message<"griot.v1.LiveSessionResponse"> & {
   position: string;
 
   /**
-   * An evaluation of the current position; unset on the message acknowledging an update.
+   * An evaluation of the current position; unset on an acknowledgement that went out before any
+   * evaluation of the update was ready.
    *
    * @generated from field: griot.v1.Evaluation evaluation = 4;
    */
@@ -971,8 +972,16 @@ export const AnalysisService: GenService<{
   },
   /**
    * A live game: the client sends each new position or move, the server pushes evaluations of the
-   * current position (a superseded position's search is cancelled). The first response carries a
+   * current position (a superseded position's search is cancelled). Every response carries the
    * `session_id`; after a disconnect the client opens a new stream and sends it to resume.
+   *
+   * Each update is answered by one or more messages with its `update_id`. The first acknowledges
+   * it and carries an evaluation when one is ready by the time it goes out (a cached one, the
+   * latest depth of a search of the position already running, or a depth completed within the
+   * server's short hold, 50 ms by default); otherwise it has none and the evaluations follow, one
+   * message per completed depth, the last with `final`. A message still waiting to go out when a
+   * newer one replaces it is not sent: an earlier depth of the same update when a deeper one is
+   * ready, anything of an update that a newer update superseded.
    *
    * @generated from rpc griot.v1.AnalysisService.LiveSession
    */

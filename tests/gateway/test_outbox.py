@@ -1,0 +1,93 @@
+"""The live stream's outbox (services.gateway.servicer.Outbox): what one written message replaces,
+and how an acknowledgement waits for an evaluation to carry. The integration side (a cached
+evaluation in the acknowledgement, depths streamed) is in test_gateway.py."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from services.gateway.cache import EvalResult
+from services.gateway.servicer import Outbox
+
+
+def ack(update: int, lookup: Any = None, hold: float = 0.0) -> list[Any]:
+    return [update, f"pos{update}", None, False, None, lookup, hold]
+
+
+def result(update: int, depth: int, final: bool = False) -> list[Any]:
+    return [update, f"pos{update}", EvalResult(depth=depth, value=0, best="a"), final, None, None, 0.0]
+
+
+def taken(box: Outbox) -> list[tuple[int, int | None, bool]]:
+    """Everything the box gives now, as (update, depth or None, final)."""
+
+    async def drain() -> list[Any]:
+        out = []
+        while box.items:
+            out.append(await asyncio.wait_for(box.get(), 5))
+        return out
+
+    return [(r[0], r[2].depth if r[2] is not None else None, r[3]) for r in asyncio.run(drain())]
+
+
+def test_newest_depth_replaces_the_acknowledgement_and_older_depths() -> None:
+    box = Outbox()
+    for item in (ack(1), result(1, 4), result(1, 6), result(1, 8, final=True)):
+        box.put(item)
+    assert taken(box) == [(1, 8, True)]
+
+
+def test_an_older_update_is_dropped_for_a_newer_one() -> None:
+    box = Outbox()
+    for item in (ack(1), result(1, 4), ack(2)):
+        box.put(item)
+    assert taken(box) == [(2, None, False)]
+    for item in (result(2, 6, final=True), ack(3), result(3, 2)):
+        box.put(item)
+    assert taken(box) == [(3, 2, False)]
+
+
+def test_an_exception_ends_the_coalescing() -> None:
+    box = Outbox()
+    error = RuntimeError("boom")
+    for item in (ack(1), result(1, 4), error, result(1, 6)):
+        box.put(item)
+
+    async def drain() -> list[Any]:
+        return [await box.get() for _ in range(3)]
+
+    first, second, third = asyncio.run(drain())
+    assert first[2].depth == 4 and second is error and third[2].depth == 6
+
+
+def test_an_acknowledgement_waits_for_its_lookup_and_carries_what_it_delivered() -> None:
+    async def main() -> tuple[list[Any], bool]:
+        loop = asyncio.get_running_loop()
+        lookup: asyncio.Future[None] = loop.create_future()
+        box = Outbox()
+        box.put(ack(1, lookup))
+        getter = asyncio.ensure_future(box.get())
+        for _ in range(20):
+            await asyncio.sleep(0)
+        waited = not getter.done()  # the lookup is on its way: nothing goes out
+        box.put(result(1, 10, final=True))  # the cached answer, delivered as the lookup ends
+        lookup.set_result(None)
+        return await asyncio.wait_for(getter, 5), waited
+
+    got, waited = asyncio.run(main())
+    assert waited and got[2].depth == 10 and got[3]
+
+
+def test_a_bare_acknowledgement_goes_once_its_lookup_and_hold_are_over() -> None:
+    async def main() -> list[Any]:
+        loop = asyncio.get_running_loop()
+        lookup: asyncio.Future[None] = loop.create_future()
+        box = Outbox()
+        box.put(ack(1, lookup, hold=loop.time() + 0.05))
+        getter = asyncio.ensure_future(box.get())
+        lookup.set_result(None)  # a miss: nothing delivered
+        return await asyncio.wait_for(getter, 5)
+
+    got = asyncio.run(main())
+    assert got[0] == 1 and got[2] is None
