@@ -186,6 +186,7 @@ def _deadline(deadline: Any) -> float | None:
 
 CANCEL_PREFIX = "griot:cancel:"
 _last_cpu = [0.0]  # CPU seconds of this process's last search (its thread's own clock)
+_last_times: dict[str, float] = {}  # the last search's timestamps: received, search start and end
 
 
 ALIVE_PREFIX = "griot:alive:"
@@ -209,7 +210,9 @@ def _task_received(request: Any = None, **_: Any) -> None:
         return
     try:
         app.backend.client.set(
-            ALIVE_PREFIX + task_id, f"{socket.gethostname()}:{os.getpid()}:received", px=ALIVE_TTL_MS
+            ALIVE_PREFIX + task_id,
+            f"{socket.gethostname()}:{os.getpid()}:received:{time.time():.6f}",
+            px=ALIVE_TTL_MS,
         )
     except redis.RedisError as e:
         log.warning("cannot write the alive key of a received task: %s", e)
@@ -218,16 +221,27 @@ def _task_received(request: Any = None, **_: Any) -> None:
 SEARCH_TASKS = ("griot.search_subtree", "griot.search_position")
 
 
-def _cancelled(task_id: str | None, beat: bool = False) -> bool:
-    """Whether the caller asked ``task_id`` to stop; ``beat`` also renews its alive key."""
+def _cancelled(task_id: str | None, beat: bool = False, first: bool = False) -> bool:
+    """Whether the caller asked ``task_id`` to stop; ``beat`` also renews its alive key. ``first``
+    (the beat before the search starts) also reads the key's previous value: the time the worker's
+    main process received the message (:func:`_task_received`), in ``_last_times``."""
     if not task_id:
         return False
     try:
         pipe = app.backend.client.pipeline(transaction=False)
         pipe.exists(CANCEL_PREFIX + task_id)
         if beat:
-            pipe.set(ALIVE_PREFIX + task_id, f"{socket.gethostname()}:{os.getpid()}", px=ALIVE_TTL_MS)
-        return bool(pipe.execute()[0])
+            value = f"{socket.gethostname()}:{os.getpid()}"
+            pipe.set(ALIVE_PREFIX + task_id, value, px=ALIVE_TTL_MS, get=first)
+        replies = pipe.execute()
+        if first and isinstance(replies[1], bytes) and b":received:" in replies[1]:
+            try:
+                _last_times["taken"] = float(replies[1].rsplit(b":", 1)[1])
+            except ValueError:
+                pass
+        return bool(replies[0])
+    except redis.ResponseError:  # a Redis before 6.2 (no SET ... GET): beat without the read
+        return first and _cancelled(task_id, beat)
     except redis.RedisError:
         return False
 
@@ -240,8 +254,10 @@ def _run_interruptibly(fn: Any, stop: griot.SearchStop, task_id: str | None = No
 
     def target() -> None:
         cpu = time.thread_time()
+        _last_times["search_started"] = time.time()
         try:
             box["result"] = fn()
+            _last_times["search_ended"] = time.time()
             box["cpu"] = time.thread_time() - cpu
         except BaseException as e:  # re-raised on the task's thread
             box["error"] = e
@@ -253,7 +269,8 @@ def _run_interruptibly(fn: Any, stop: griot.SearchStop, task_id: str | None = No
     # The alive key is written before the search starts (one round trip, which also sees a cancel
     # that came while the task waited in the queue), so a worker that dies even in a short task
     # leaves a key that expires without a result.
-    interrupted = _cancelled(task_id, beat=True)
+    _last_times.clear()
+    interrupted = _cancelled(task_id, beat=True, first=True)
     if interrupted:
         stop.set()
     thread = threading.Thread(target=target, name="griot-search", daemon=True)
@@ -453,6 +470,9 @@ def search_subtree(
         nodes=r.nodes,
         search_time=r.time,
         search_cpu=_last_cpu[0],
+        # When the worker's main process took the message, and the search's own start and end:
+        # with ``started`` and ``finished`` they split a task's overheads (bench/distributed.py).
+        **{k: _last_times[k] for k in ("taken", "search_started", "search_ended") if k in _last_times},
         continued=bool(generation),
         source="search",
         finished=time.time(),

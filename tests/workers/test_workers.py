@@ -477,6 +477,71 @@ def test_redis_restart_mid_search_gives_the_right_answer_or_a_clear_error() -> N
         s.cache.stop()
 
 
+def test_lost_result_messages_are_recovered_by_the_safety_poll(
+    two_workers: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every other result message never reaches the caller (as when its subscriber connection
+    drops between two messages): the safety poll reads those results and the search returns the
+    in-process value. Without the poll the search would wait for ever on the first lost one."""
+    from workers import distributed
+
+    dropped: list[str] = []
+    original = distributed.Scheduler._on_message
+
+    def lossy(self: distributed.Scheduler, task_id: str, payload: bytes) -> None:
+        if len(dropped) < 1000 and (len(dropped) + self.stats.notified) % 2 == 0:
+            dropped.append(task_id)
+            return
+        original(self, task_id, payload)
+
+    monkeypatch.setattr(distributed.Scheduler, "_on_message", lossy)
+    app = two_workers.app()
+    redis.Redis.from_url(two_workers.cache.url).flushdb()
+    pos = positions("abapa", 1, seed=11, max_turns=10)[0]
+    depth = 9
+    ref = griot.search(pos, depth=depth)
+    cs = ClusterSearch(app, capacity=2, split=1, direct_depth=5, min_task_depth=2)
+    got = cs.search(pos, depth, time_limit=60)
+    assert got.depth == depth and got.value == ref.score.value
+    assert dropped and cs.stats.polled >= len(dropped) - 1  # the direct task's may be read by its own wait
+    assert cs.stats.notified > 0
+    assert cs.stats.notified + cs.stats.polled >= cs.stats.sent - cs.stats.redispatched
+
+
+def test_result_subscription_cut_mid_search_reconnects(two_workers: Stack) -> None:
+    """Redis drops the caller's result subscription (``CLIENT KILL``) several times during
+    a search: the subscriber connects again, subscribes every running task's channel again, reads
+    what it may have missed, and the search returns the in-process value."""
+    app = two_workers.app()
+    redis.Redis.from_url(two_workers.cache.url).flushdb()
+    pos = positions("abapa", 1, seed=12, max_turns=6)[0]
+    depth = 11
+    ref = griot.search(pos, depth=depth)
+    killer = redis.Redis.from_url(two_workers.broker.url)
+    kills: list[int] = []
+    stop = threading.Event()
+
+    def cut() -> None:
+        # Only the caller's subscriber (the workers' own pub/sub connections carry their
+        # remote control: cutting those is another test's business).
+        while not stop.wait(0.15) and len(kills) < 6:
+            for c in killer.client_list(_type="pubsub"):
+                if c.get("name") == "griot-results":
+                    kills.append(killer.client_kill_filter(_id=c["id"]))
+
+    t = threading.Thread(target=cut, daemon=True)
+    cs = ClusterSearch(app, capacity=2, split=1, direct_depth=7, min_task_depth=4)
+    t.start()
+    try:
+        got = cs.search(pos, depth, time_limit=90)
+    finally:
+        stop.set()
+        t.join(timeout=5)
+    assert got.depth == depth and got.value == ref.score.value
+    assert kills, "the search ended before any subscription was cut"
+    assert cs.stats.resubscribed >= 1
+
+
 def test_workers_import_no_grpc() -> None:
     """Nothing gRPC exists before the pool forks: the worker modules do not import it."""
     import subprocess
