@@ -86,15 +86,52 @@ def distributed(app: Any, pos: str, depth: int, workers: dict[str, int], **opts:
         caller_cpu_ms_per_task=round(1000 * (time.process_time() - cpu) / max(1, cs.stats.sent), 2),
         results_notified=getattr(cs.stats, "notified", None),
         results_polled=getattr(cs.stats, "polled", None),
-        wall_minus_task_s_per_task_ms=round(1000 * (elapsed - sum(t[1] for t in cs.stats.timings)) / max(1, cs.stats.sent), 2),
+        wall_minus_task_s_per_task_ms=round(1000 * (elapsed - sum(run)) / max(1, cs.stats.sent), 2),
         worker_search_cpu=cs.stats.cpu,
         queue_latency_ms_median=1000 * statistics.median(queue) if queue else None,
         task_seconds_median=statistics.median(run) if run else None,
         task_seconds_max=max(run) if run else None,
         task_seconds_sum=sum(run),
         depths=depths,
+        breakdown=breakdown(getattr(cs.stats, "trace", [])),
         timings=[(round(q, 4), round(x, 4), n, d, s) for q, x, n, d, s in last],
     )
+
+
+SEGMENTS = {
+    "broker_pickup": ("sent", "taken"),  # the caller's LPUSH to the worker's main process
+    "pool_handoff": ("taken", "started"),  # main process to the prefork pool process
+    "task_prologue": ("started", "search_started"),  # arguments, cache probe, in-flight marker
+    "search": ("search_started", "search_ended"),  # the native search
+    "task_epilogue": ("search_ended", "finished"),  # cache publish, the result dict
+    "store_and_notify": ("finished", "notified"),  # result store + publish + the caller's wake
+}
+
+
+def breakdown(trace: list[dict[str, float]]) -> dict[str, Any]:
+    """Per-task overheads (median and sum, ms) from the tasks' timestamps, and the time during the
+    distributed depths when no task was in flight (the caller's own work between results and the
+    next sends: with one worker, young-brothers-wait makes most of it sequential)."""
+    out: dict[str, Any] = {}
+    for name, (a, b) in SEGMENTS.items():
+        xs = [t[b] - t[a] for t in trace if a in t and b in t]
+        if xs:
+            out[name] = dict(median_ms=round(1000 * statistics.median(xs), 2), sum_s=round(sum(xs), 3))
+    idle = 0.0
+    by_depth: dict[float, list[tuple[float, float]]] = {}
+    for t in trace:
+        if "sent" in t and "notified" in t:
+            by_depth.setdefault(t["depth"], []).append((t["sent"], t["notified"]))
+    for spans in by_depth.values():
+        spans.sort()
+        end = spans[0][1]
+        for a, b in spans[1:]:
+            if a > end:
+                idle += a - end
+            end = max(end, b)
+    out["no_task_in_flight_s"] = round(idle, 3)
+    out["tasks_traced"] = len(trace)
+    return out
 
 
 def stack_with(n: int):  # type: ignore[no-untyped-def]

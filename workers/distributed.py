@@ -55,6 +55,7 @@ from celery.utils.nodenames import worker_direct
 from kombu.exceptions import OperationalError
 
 from workers.errors import BadTaskArguments, ClusterUnavailable, SearchDeadlineExceeded, TaskFailed
+from workers.messages import task_message
 from workers.notify import ResultNotifier
 
 log = logging.getLogger(__name__)
@@ -216,6 +217,8 @@ class Scheduler:
         self._poll_now = False
         self._steal_at: float | None = None  # when a job kept for its busy worker may be stolen
         self._watchers: dict[str, asyncio.Event] = {}  # single tasks awaited by ``wait_result``
+        self._broker: redis.Redis | None = None
+        self._reply_to = str(uuid.uuid4())
 
     async def run(
         self, kwargs: dict[str, Any], priority: tuple[int, int], prefer: str | None = None
@@ -265,6 +268,29 @@ class Scheduler:
         self._wake.set()
         for ev in self._watchers.values():
             ev.set()
+
+    def send(
+        self, name: str, task_id: str, kwargs: dict[str, Any], queue: str, kwargsrepr: str = ""
+    ) -> None:
+        """Puts task ``name`` on ``queue`` (a list of the broker's Redis): the message Celery's
+        ``send_task`` would write (:mod:`workers.messages`), pushed by one ``LPUSH`` on a kept
+        connection. A broker that is not Redis gets ``send_task``."""
+        url = self.app.conf.broker_url
+        if not isinstance(url, str) or not url.startswith(("redis://", "rediss://", "unix://")):
+            self.app.send_task(
+                name,
+                task_id=task_id,
+                kwargs=kwargs,
+                queue=queue,
+                expires=_expires(self.deadline),
+                retry=True,
+                retry_policy=RETRY_POLICY,
+            )
+            return
+        if self._broker is None:
+            self._broker = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+        data = task_message(name, task_id, kwargs, queue, self.deadline, self._reply_to, kwargsrepr)
+        self._broker.lpush(queue, data)
 
     def new_task_id(self) -> str:
         """A task id whose result channel is subscribed from now on (call before sending)."""
@@ -321,23 +347,22 @@ class Scheduler:
             cancel(self.app, ids)
 
     def _send(self, job: _Job, worker: str | None = None) -> None:
-        expires = _expires(self.deadline)
         kwargs = dict(job.kwargs, deadline=self.deadline)
-        r = self.app.send_task(
-            "griot.search_subtree",
-            task_id=self.new_task_id(),
-            kwargs=kwargs,
-            queue=worker_direct(worker) if worker else self.queue,
-            expires=expires,
-            retry=True,
-            retry_policy=RETRY_POLICY,
-        )
+        task_id = self.new_task_id()
+        queue = worker_direct(worker).name if worker else self.queue
+        k = kwargs
+        where = f"{k.get('position')} depth {k.get('depth')} ({k.get('alpha')}, {k.get('beta')})"
+        try:
+            self.send("griot.search_subtree", task_id, kwargs, queue, where)
+        except BaseException:
+            self.notifier.unwatch([task_id])
+            raise
         if worker:
-            self.on_worker[r.id] = worker
-        job.task_ids.append(r.id)
-        job.sent_at = self.sent_at[r.id] = time.time()
+            self.on_worker[task_id] = worker
+        job.task_ids.append(task_id)
+        job.sent_at = self.sent_at[task_id] = time.time()
         job.dispatches += 1
-        self.running[r.id] = job
+        self.running[task_id] = job
         self.stats.sent += 1
 
     def _in_flight(self) -> int:
@@ -891,17 +916,11 @@ class ClusterSearch:
             search_id=self._search_id,
         )
 
-        def send() -> Any:
+        def send() -> AsyncResult:
+            task_id = sched.new_task_id()
+            sched.send("griot.search_position", task_id, kwargs, self.queue, f"{root.text} depth {depth}")
             self.stats.sent += 1
-            return self.app.send_task(
-                "griot.search_position",
-                task_id=sched.new_task_id(),
-                kwargs=kwargs,
-                queue=self.queue,
-                expires=_expires(deadline),
-                retry=True,
-                retry_policy=RETRY_POLICY,
-            )
+            return AsyncResult(task_id, app=self.app)
 
         r = await self._guarded(send)
         seen_alive, checked = False, time.time()

@@ -211,7 +211,7 @@ def _task_received(request: Any = None, **_: Any) -> None:
     try:
         app.backend.client.set(
             ALIVE_PREFIX + task_id,
-            f"{socket.gethostname()}:{os.getpid()}:received:{time.time():.6f}",
+            f"{socket.gethostname()}:{os.getpid()}:{time.time():.6f}:received",
             px=ALIVE_TTL_MS,
         )
     except redis.RedisError as e:
@@ -234,9 +234,9 @@ def _cancelled(task_id: str | None, beat: bool = False, first: bool = False) -> 
             value = f"{socket.gethostname()}:{os.getpid()}"
             pipe.set(ALIVE_PREFIX + task_id, value, px=ALIVE_TTL_MS, get=first)
         replies = pipe.execute()
-        if first and isinstance(replies[1], bytes) and b":received:" in replies[1]:
+        if first and isinstance(replies[1], bytes) and replies[1].endswith(b":received"):
             try:
-                _last_times["taken"] = float(replies[1].rsplit(b":", 1)[1])
+                _last_times["taken"] = float(replies[1].rsplit(b":", 2)[1])
             except ValueError:
                 pass
         return bool(replies[0])
