@@ -169,11 +169,14 @@ def speed(args: argparse.Namespace) -> None:
                         min_task_depth=4,
                         pv_split=args.pv_split,
                         iteration_windows=not args.no_iteration_windows,
+                        **({"direct_seconds": args.direct_seconds} if args.direct_seconds else {}),
                     )
                     if not args.timings:
                         res.pop("timings")
                     emit(
                         pv_split=args.pv_split,
+                        direct=args.direct,
+                        direct_seconds=args.direct_seconds,
                         kind=f"{n}-worker",
                         position=name,
                         depth=args.depth,
@@ -470,6 +473,11 @@ def main() -> None:
     ap.add_argument("what", choices=["speed", "cache", "split", "model", "nodes"])
     ap.add_argument("--depth", type=int, default=19)
     ap.add_argument("--direct", type=int, default=12, help="depths run as one task")
+    ap.add_argument(
+        "--direct-seconds",
+        type=float,
+        help="the first task goes on past --direct while its next depth fits in this time",
+    )
     ap.add_argument("--split", type=int, action="append")
     ap.add_argument("--position", action="append", choices=list(POSITIONS))
     ap.add_argument("--pv-split", type=int, default=0, help="extra plies split along the PV")

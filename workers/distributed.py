@@ -781,7 +781,10 @@ class ClusterSearch:
     young-brothers-wait; splitting it deeper shortens that path); ``workers``: the
     worker nodes and their pool sizes (:func:`cluster_workers`): subtrees then go to the worker
     that searched them at the previous depth (its table holds that work), through its own queue;
-    None sends every task to ``queue``, for any free worker.
+    None sends every task to ``queue``, for any free worker. ``direct_seconds``: the first
+    task goes on past ``direct_depth`` (up to the search's depth) as long as its next iteration
+    is foreseen to end within that many seconds: the distributed iterations then start where a
+    depth's work is large enough for tasks to be worth their fixed cost (a few ms each).
     """
 
     def __init__(
@@ -801,8 +804,10 @@ class ClusterSearch:
         workers: dict[str, int] | None = None,
         pv_split: int = 2,
         iteration_windows: bool = True,
+        direct_seconds: float | None = None,
     ) -> None:
         self.app = app
+        self.direct_seconds = direct_seconds
         self.iteration_windows = iteration_windows
         self.workers = workers
         self.pv_split = pv_split
@@ -857,7 +862,9 @@ class ClusterSearch:
             first = min(depth, self.direct_depth)
             if not pos.legal_moves():
                 first = depth
-            yield await self._direct(sched, root, hist, first, start, deadline)
+            direct = await self._direct(sched, root, hist, first, start, deadline, depth)
+            first = max(first, direct.depth) if direct.depth <= depth else first
+            yield direct
             for d in range(first + 1, depth + 1):
                 if deadline is not None and time.time() >= deadline:
                     return
@@ -903,10 +910,12 @@ class ClusterSearch:
         depth: int,
         start: float,
         deadline: float | None,
+        max_depth: int | None = None,
     ) -> DepthResult:
         """The first depths in one task (multi-PV, so every root move gets an exact score that
-        orders the next iteration)."""
-        kwargs = dict(
+        orders the next iteration): ``depth``, or with ``direct_seconds`` as many up to
+        ``max_depth`` as fit in that time."""
+        kwargs: dict[str, Any] = dict(
             variant=root.position.variant.canonical,
             position=root.text,
             depth=depth,
@@ -915,6 +924,8 @@ class ClusterSearch:
             deadline=deadline,
             search_id=self._search_id,
         )
+        if self.direct_seconds is not None and max_depth is not None and max_depth > depth:
+            kwargs.update(depth=max_depth, min_depth=depth, budget=self.direct_seconds)
 
         def send() -> AsyncResult:
             task_id = sched.new_task_id()

@@ -542,6 +542,29 @@ class _ProgressReporter:
         except redis.RedisError as e:
             log.warning("progress report failed: %s", e)
 
+class _BudgetStop:
+    """A progress callback that stops the search before an iteration foreseen to end past
+    ``budget`` seconds (each iteration's time is the last one's times its growth over the one
+    before, at least 1.5 and at most 6: sowing games alternate cheaper and dearer depths)."""
+
+    def __init__(self, stop: griot.SearchStop, budget: float, min_depth: int, depth: int | None) -> None:
+        self.stop, self.budget, self.min_depth, self.depth = stop, budget, min_depth, depth
+        self.times: list[float] = []
+        self.stopped = 0  # the depth the search was stopped after (0: not stopped)
+
+    def __call__(self, r: griot.SearchResult) -> None:
+        self.times.append(r.time)
+        if r.depth < self.min_depth or (self.depth is not None and r.depth >= self.depth) or self.stopped:
+            return
+        t = self.times
+        last = t[-1] - (t[-2] if len(t) > 1 else 0.0)
+        before = (t[-2] - t[-3]) if len(t) > 2 else (t[-2] if len(t) > 1 else 0.0)
+        growth = min(6.0, max(1.5, last / before)) if before > 1e-4 else 3.0
+        if t[-1] + last * growth > self.budget:
+            self.stopped = r.depth
+            self.stop.set()
+
+
 @app.task(base=GriotTask, name="griot.search_position", bind=True)
 def search_position(
     self: Task,
@@ -555,12 +578,18 @@ def search_position(
     nodes: int | None = None,
     progress: bool = False,
     search_id: str | None = None,
+    budget: float | None = None,
+    min_depth: int | None = None,
 ) -> dict[str, Any]:
     """A whole search of ``position`` (no window): best move, score, line and per-move scores
     (``multipv`` exact ones, 0 = all). Needs ``depth``, ``time_limit`` (seconds) or ``nodes``.
     With ``progress`` the completed depths are reported as they come
     (:func:`griot.redis_keys.progress_key`, :data:`PROGRESS_EVERY`). ``search_id``: the
-    distributed search whose first depths this is (its subtree tasks here continue this table)."""
+    distributed search whose first depths this is (its subtree tasks here continue this table).
+    ``budget`` (seconds, with ``depth``): once ``min_depth`` is complete, no iteration starts
+    that would end past ``budget`` seconds, its time foreseen from the last ones' growth; the
+    result is then complete at the depth reached (the distributed search's first depths: as many
+    as fit in about that time, the rest split into tasks that are worth their cost)."""
     started = time.time()
     pos = _position(variant, position)
     if depth is None and time_limit is None and nodes is None:
@@ -576,6 +605,12 @@ def search_position(
     ):
         raise BadTaskArguments(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     multipv = _int("multipv", multipv, 0, 64)
+    if budget is not None and (
+        isinstance(budget, bool) or not isinstance(budget, int | float) or not 0 < budget < 86400
+    ):
+        raise BadTaskArguments(f"budget must be a positive number of seconds, got {budget!r}")
+    if min_depth is not None:
+        min_depth = _int("min_depth", min_depth, 1, depth or MAX_DEPTH)
     if search_id is not None and not isinstance(search_id, str):
         raise BadTaskArguments(f"search_id must be a string, got {search_id!r}")
     hist = _history(pos, history)
@@ -599,6 +634,14 @@ def search_position(
     if isinstance(search_id, str) and search_id:
         _table_search[canonical] = search_id
 
+    budget_stop = _BudgetStop(stop, budget, min_depth or 1, depth) if budget is not None else None
+
+    def on_depth(r: griot.SearchResult) -> None:
+        if reporter is not None:
+            reporter(r)
+        if budget_stop is not None:
+            budget_stop(r)
+
     def run() -> griot.SearchResult:
         return griot.search(
             pos,
@@ -610,16 +653,18 @@ def search_position(
             stop=stop,
             history=hist,
             shared=table,
-            progress=reporter,
+            progress=on_depth if reporter is not None or budget_stop is not None else None,
         )
 
     r, interrupted = _run_interruptibly(run, stop, self.request.id)
+    budgeted = budget_stop is not None and budget_stop.stopped and r.depth == budget_stop.stopped
     if table is not None:
         table.flush_stats()
     _observe("search_position", "complete", time.time() - started, canonical, r.nodes)
     return {
         **_summary(r),
-        "complete": depth is None or r.depth == depth or not pos.legal_moves(),
+        "complete": depth is None or r.depth == depth or not pos.legal_moves() or budgeted,
+        "budget_stopped": budgeted,
         "started": started,
         "finished": time.time(),
         "worker": socket.gethostname(),

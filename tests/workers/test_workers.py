@@ -575,6 +575,32 @@ def test_callers_task_message_matches_send_task(stack: Stack) -> None:
     assert body[0] == body[1]
 
 
+def test_first_task_sized_by_time_budget(two_workers: Stack) -> None:
+    """``direct_seconds``: the first task goes on past ``direct_depth`` while its next depth is
+    foreseen to fit in the budget; the distributed depths start where it stopped and the value is
+    the in-process one. A budget that holds the whole search makes it one task."""
+    app = two_workers.app()
+    pos = griot.Variant("abapa").start()
+    depth = 16
+    ref = griot.search(pos, depth=depth)
+    redis.Redis.from_url(two_workers.cache.url).flushdb()
+    seen: list[int] = []
+    cs = ClusterSearch(app, capacity=2, split=1, direct_depth=4, min_task_depth=2, direct_seconds=0.05)
+    got = cs.search(pos, depth, time_limit=120, on_depth=lambda r: seen.append(r.depth))
+    assert got.depth == depth and got.value == ref.score.value
+    assert 4 < seen[0] < depth, seen  # the first task went past direct_depth, not to the end
+    assert seen == list(range(seen[0], depth + 1))
+    assert got.tasks > 1
+    # Another position: the workers' kept tables hold deeper results of this one, which would
+    # answer a shallower search ("deeper wins", as in the core's table).
+    other = positions("abapa", 1, seed=21, max_turns=12)[0]
+    redis.Redis.from_url(two_workers.cache.url).flushdb()
+    whole = ClusterSearch(app, capacity=2, split=1, direct_depth=4, min_task_depth=2, direct_seconds=600)
+    got = whole.search(other, 10, time_limit=120)
+    assert got.depth == 10 and got.value == griot.search(other, depth=10).score.value
+    assert got.tasks == 1
+
+
 def test_workers_import_no_grpc() -> None:
     """Nothing gRPC exists before the pool forks: the worker modules do not import it."""
     import subprocess
