@@ -141,7 +141,7 @@ def stack_with(n: int):  # type: ignore[no-untyped-def]
         s.start_worker(
             f"b{i}",
             extra_env={
-                "GRIOT_HASH_MB": os.environ.get("BENCH_HASH_MB", "256"),
+                "GRIOT_HASH_MB": os.environ.get("BENCH_HASH_MB", "64"),  # production and in-process: 64
                 "GRIOT_CACHE_MIN_DEPTH": "10",
             },
         )
