@@ -153,7 +153,9 @@ def speed(args: argparse.Namespace) -> None:
     """A fresh stack per measurement: the workers' tables must start cold."""
     for name in args.position or list(POSITIONS):
         pos = POSITIONS[name]
-        emit(kind="in-process", position=name, depth=args.depth, load=load(), **in_process(pos, args.depth))
+        if not args.skip_in_process:
+            ref = in_process(pos, args.depth)
+            emit(kind="in-process", position=name, depth=args.depth, load=load(), **ref)
         for split in args.split or [1]:
             for n in (1, 2):
                 s, app = stack_with(n)
@@ -482,6 +484,7 @@ def main() -> None:
     ap.add_argument("--position", action="append", choices=list(POSITIONS))
     ap.add_argument("--pv-split", type=int, default=0, help="extra plies split along the PV")
     ap.add_argument("--timings", action="store_true", help="print every task's (queue, run, nodes)")
+    ap.add_argument("--skip-in-process", action="store_true", help="speed: the distributed runs only")
     ap.add_argument(
         "--no-iteration-windows",
         action="store_true",
