@@ -264,16 +264,22 @@ def _kill_a_searching_worker(stack: Stack, stop: threading.Event, killed: list[i
     mains = {p.pid for p in stack.workers}
     last = None
     while not stop.is_set() and not killed:
-        holders = [h for h in (cache.get(k) for k in cache.scan_iter("griot:tt:*:busy")) if h is not None]
-        current = holders[0] if len(holders) == 1 else None
+        marks = ((k, cache.get(k)) for k in cache.scan_iter("griot:tt:*:busy"))
+        held = [(k, h) for k, h in marks if h is not None]
+        current = held[0] if len(held) == 1 else None
         seen_twice, last = current is not None and current == last, current
         if current is not None and seen_twice:
-            _, pid, task_id, depth = current.decode().rsplit(":", 3)
+            busy_key, holder = current
+            _, pid, task_id, depth = holder.decode().rsplit(":", 3)
             parent = _main_process_of(int(pid))
             needed = (
                 broker.exists(f"griot:alive:{task_id}")
                 and not broker.exists(f"griot:cancel:{task_id}")
                 and not broker.exists(f"celery-task-meta-{task_id}")  # not finished already
+                # Still searching right now: the caller learns a result within a millisecond and
+                # the next task follows at once, so a subtree that ended since the last poll
+                # would make this a kill between tasks (see above).
+                and cache.get(busy_key) == holder
             )
             if int(depth) >= 10 and needed and parent is not None:
                 assert parent in mains, (parent, mains)
