@@ -83,14 +83,55 @@ def distributed(app: Any, pos: str, depth: int, workers: dict[str, int], **opts:
         cache_answers=cs.stats.cache_answers,
         redispatched=cs.stats.redispatched,
         caller_cpu=time.process_time() - cpu,
+        caller_cpu_ms_per_task=round(1000 * (time.process_time() - cpu) / max(1, cs.stats.sent), 2),
+        results_notified=getattr(cs.stats, "notified", None),
+        results_polled=getattr(cs.stats, "polled", None),
+        wall_minus_task_s_per_task_ms=round(1000 * (elapsed - sum(run)) / max(1, cs.stats.sent), 2),
         worker_search_cpu=cs.stats.cpu,
         queue_latency_ms_median=1000 * statistics.median(queue) if queue else None,
         task_seconds_median=statistics.median(run) if run else None,
         task_seconds_max=max(run) if run else None,
         task_seconds_sum=sum(run),
         depths=depths,
+        breakdown=breakdown(getattr(cs.stats, "trace", [])),
         timings=[(round(q, 4), round(x, 4), n, d, s) for q, x, n, d, s in last],
     )
+
+
+SEGMENTS = {
+    "broker_pickup": ("sent", "taken"),  # the caller's LPUSH to the worker's main process
+    "pool_handoff": ("taken", "started"),  # main process to the prefork pool process
+    "task_prologue": ("started", "search_started"),  # arguments, cache probe, in-flight marker
+    "search": ("search_started", "search_ended"),  # the native search
+    "task_epilogue": ("search_ended", "finished"),  # cache publish, the result dict
+    "store_and_notify": ("finished", "notified"),  # result store + publish + the caller's wake
+}
+
+
+def breakdown(trace: list[dict[str, float]]) -> dict[str, Any]:
+    """Per-task overheads (median and sum, ms) from the tasks' timestamps, and the time during the
+    distributed depths when no task was in flight (the caller's own work between results and the
+    next sends: with one worker, young-brothers-wait makes most of it sequential)."""
+    out: dict[str, Any] = {}
+    for name, (a, b) in SEGMENTS.items():
+        xs = [t[b] - t[a] for t in trace if a in t and b in t]
+        if xs:
+            out[name] = dict(median_ms=round(1000 * statistics.median(xs), 2), sum_s=round(sum(xs), 3))
+    idle = 0.0
+    by_depth: dict[float, list[tuple[float, float]]] = {}
+    for t in trace:
+        if "sent" in t and "notified" in t:
+            by_depth.setdefault(t["depth"], []).append((t["sent"], t["notified"]))
+    for spans in by_depth.values():
+        spans.sort()
+        end = spans[0][1]
+        for a, b in spans[1:]:
+            if a > end:
+                idle += a - end
+            end = max(end, b)
+    out["no_task_in_flight_s"] = round(idle, 3)
+    out["tasks_traced"] = len(trace)
+    return out
 
 
 def stack_with(n: int):  # type: ignore[no-untyped-def]
@@ -100,7 +141,7 @@ def stack_with(n: int):  # type: ignore[no-untyped-def]
         s.start_worker(
             f"b{i}",
             extra_env={
-                "GRIOT_HASH_MB": os.environ.get("BENCH_HASH_MB", "256"),
+                "GRIOT_HASH_MB": os.environ.get("BENCH_HASH_MB", "64"),  # production and in-process: 64
                 "GRIOT_CACHE_MIN_DEPTH": "10",
             },
         )
@@ -112,7 +153,9 @@ def speed(args: argparse.Namespace) -> None:
     """A fresh stack per measurement: the workers' tables must start cold."""
     for name in args.position or list(POSITIONS):
         pos = POSITIONS[name]
-        emit(kind="in-process", position=name, depth=args.depth, load=load(), **in_process(pos, args.depth))
+        if not args.skip_in_process:
+            ref = in_process(pos, args.depth)
+            emit(kind="in-process", position=name, depth=args.depth, load=load(), **ref)
         for split in args.split or [1]:
             for n in (1, 2):
                 s, app = stack_with(n)
@@ -128,11 +171,14 @@ def speed(args: argparse.Namespace) -> None:
                         min_task_depth=4,
                         pv_split=args.pv_split,
                         iteration_windows=not args.no_iteration_windows,
+                        **({"direct_seconds": args.direct_seconds} if args.direct_seconds else {}),
                     )
                     if not args.timings:
                         res.pop("timings")
                     emit(
                         pv_split=args.pv_split,
+                        direct=args.direct,
+                        direct_seconds=args.direct_seconds,
                         kind=f"{n}-worker",
                         position=name,
                         depth=args.depth,
@@ -429,10 +475,16 @@ def main() -> None:
     ap.add_argument("what", choices=["speed", "cache", "split", "model", "nodes"])
     ap.add_argument("--depth", type=int, default=19)
     ap.add_argument("--direct", type=int, default=12, help="depths run as one task")
+    ap.add_argument(
+        "--direct-seconds",
+        type=float,
+        help="the first task goes on past --direct while its next depth fits in this time",
+    )
     ap.add_argument("--split", type=int, action="append")
     ap.add_argument("--position", action="append", choices=list(POSITIONS))
     ap.add_argument("--pv-split", type=int, default=0, help="extra plies split along the PV")
     ap.add_argument("--timings", action="store_true", help="print every task's (queue, run, nodes)")
+    ap.add_argument("--skip-in-process", action="store_true", help="speed: the distributed runs only")
     ap.add_argument(
         "--no-iteration-windows",
         action="store_true",

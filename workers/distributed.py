@@ -42,7 +42,7 @@ import itertools
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -55,6 +55,8 @@ from celery.utils.nodenames import worker_direct
 from kombu.exceptions import OperationalError
 
 from workers.errors import BadTaskArguments, ClusterUnavailable, SearchDeadlineExceeded, TaskFailed
+from workers.messages import task_message
+from workers.notify import ResultNotifier
 
 log = logging.getLogger(__name__)
 
@@ -137,8 +139,16 @@ class TaskStats:
     redispatched: int = 0
     nodes: int = 0
     cpu: float = 0.0  # CPU seconds the workers' searches used (their threads' clocks)
+    notified: int = 0  # results the caller learnt from their pub/sub message
+    polled: int = 0  # results the caller found by its safety poll (a message lost or late)
+    resubscribed: int = 0  # times the result subscription's connection was lost and reopened
     # (queued s, run s, nodes, iteration depth, sent at) of every searched subtree: the model input.
     timings: list[tuple[float, float, int, int, float]] = field(default_factory=list)
+    # Every searched subtree's timestamps (Unix seconds): ``sent`` by the caller, ``taken`` off
+    # the queue by the worker's main process, ``started`` in its pool process, ``search_started``
+    # and ``search_ended`` (the native search), ``finished`` (the task returns), ``notified`` (the
+    # caller learnt the result), ``depth`` (the distributed iteration).
+    trace: list[dict[str, float]] = field(default_factory=list)
 
 
 # -- the scheduler: tasks in flight and their results ----------------------------------------
@@ -158,8 +168,12 @@ class _Job:
 
 
 class Scheduler:
-    """Sends subtree tasks (at most ``capacity`` queued or running), polls their results with one
-    MGET per ``poll`` seconds, re-dispatches lost ones and revokes abandoned ones."""
+    """Sends subtree tasks (at most ``capacity`` queued or running), learns of their results from
+    the result backend's pub/sub messages (:class:`workers.notify.ResultNotifier`, subscribed
+    before each task is sent) with a safety poll (one MGET every ``safety_poll`` seconds) for a
+    message lost with a connection, re-dispatches lost tasks and revokes abandoned ones. It never
+    polls while tasks run: it sleeps until a message, a new job, a worker's ping or the next
+    check is due."""
 
     def __init__(
         self,
@@ -196,6 +210,15 @@ class Scheduler:
         self.suspects: set[str] = set()  # workers that lost a task, pinged
         self.sent_at: dict[str, float] = {}  # task id -> when it was sent
         self.start_checked: set[str] = set()  # tasks whose late start made their worker a suspect
+        self.safety_poll = SAFETY_POLL
+        self.notified: dict[str, tuple[bytes, float]] = {}  # task id -> (message, when it came)
+        self.notifier = ResultNotifier(_backend_url(app), self._on_message, self._on_reconnect)
+        self._polled = 0.0
+        self._poll_now = False
+        self._steal_at: float | None = None  # when a job kept for its busy worker may be stolen
+        self._watchers: dict[str, asyncio.Event] = {}  # single tasks awaited by ``wait_result``
+        self._broker: redis.Redis | None = None
+        self._reply_to = str(uuid.uuid4())
 
     async def run(
         self, kwargs: dict[str, Any], priority: tuple[int, int], prefer: str | None = None
@@ -215,6 +238,7 @@ class Scheduler:
             raise
 
     def start(self) -> None:
+        self.notifier.start()
         self._loop_task = asyncio.get_running_loop().create_task(self._loop())
 
     async def close(self) -> None:
@@ -227,6 +251,88 @@ class Scheduler:
                 await self._loop_task
             except (asyncio.CancelledError, Exception):
                 pass
+        self.stats.resubscribed += self.notifier.reconnects
+        await self.notifier.close()
+
+    def _on_message(self, task_id: str, payload: bytes) -> None:
+        if task_id in self.running or task_id in self._watchers:
+            self.notified[task_id] = (payload, time.time())
+            self._wake.set()
+            ev = self._watchers.get(task_id)
+            if ev is not None:
+                ev.set()
+
+    def _on_reconnect(self) -> None:
+        # Messages may have been published while the subscription was down: read once now.
+        self._poll_now = True
+        self._wake.set()
+        for ev in self._watchers.values():
+            ev.set()
+
+    def send(
+        self, name: str, task_id: str, kwargs: dict[str, Any], queue: str, kwargsrepr: str = ""
+    ) -> None:
+        """Puts task ``name`` on ``queue`` (a list of the broker's Redis): the message Celery's
+        ``send_task`` would write (:mod:`workers.messages`), pushed by one ``LPUSH`` on a kept
+        connection. A broker that is not Redis gets ``send_task``."""
+        url = self.app.conf.broker_url
+        if not isinstance(url, str) or not url.startswith(("redis://", "rediss://", "unix://")):
+            self.app.send_task(
+                name,
+                task_id=task_id,
+                kwargs=kwargs,
+                queue=queue,
+                expires=_expires(self.deadline),
+                retry=True,
+                retry_policy=RETRY_POLICY,
+            )
+            return
+        if self._broker is None:
+            self._broker = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+        data = task_message(name, task_id, kwargs, queue, self.deadline, self._reply_to, kwargsrepr)
+        self._broker.lpush(queue, data)
+
+    def new_task_id(self) -> str:
+        """A task id whose result channel is subscribed from now on (call before sending)."""
+        task_id = str(uuid.uuid4())
+        self.notifier.watch([task_id])
+        return task_id
+
+    def done_with(self, task_ids: Sequence[str]) -> None:
+        """Unsubscribes and deletes these tasks' results (read, or no longer wanted)."""
+        if not task_ids:
+            return
+        self.notifier.unwatch(task_ids)
+        for i in task_ids:
+            self.notified.pop(i, None)
+            self._watchers.pop(i, None)
+            self.app.backend._cache.pop(i, None)
+        try:
+            self.app.backend.client.delete(*[self.app.backend.get_key_for_task(i) for i in task_ids])
+        except redis.RedisError as e:  # they expire anyway (result_expires)
+            log.debug("cannot delete read results: %s", e)
+
+    async def wait_result(self, task_id: str, timeout: float) -> dict[str, Any] | None:
+        """The result of one task sent with :meth:`new_task_id` (not a scheduled job), waiting at
+        most ``timeout`` seconds for its message; read directly at the end of the wait (the
+        safety poll) if no message came. None: not ready."""
+        ev = self._watchers.setdefault(task_id, asyncio.Event())
+        if task_id not in self.notified:
+            try:
+                await asyncio.wait_for(ev.wait(), timeout)
+            except TimeoutError:
+                pass
+        ev.clear()
+        got = self.notified.pop(task_id, None)
+        if got is not None:
+            meta = self.app.backend.decode_result(got[0])
+            if meta.get("status") in READY_STATES:
+                self.stats.notified += 1
+                return dict(meta)
+        for _, meta in self.app.backend.get_many([task_id], interval=0, max_iterations=1):
+            self.stats.polled += 1
+            return dict(meta)
+        return None
 
     def _abandon(self, job: _Job) -> None:
         if job in self.waiting:
@@ -237,36 +343,41 @@ class Scheduler:
             del self.running[i]
             self.sent_at.pop(i, None)
         if ids:
+            self.notifier.unwatch(ids)
             cancel(self.app, ids)
 
     def _send(self, job: _Job, worker: str | None = None) -> None:
-        expires = _expires(self.deadline)
         kwargs = dict(job.kwargs, deadline=self.deadline)
-        r = self.app.send_task(
-            "griot.search_subtree",
-            kwargs=kwargs,
-            queue=worker_direct(worker) if worker else self.queue,
-            expires=expires,
-            retry=True,
-            retry_policy=RETRY_POLICY,
-        )
+        task_id = self.new_task_id()
+        queue = worker_direct(worker).name if worker else self.queue
+        k = kwargs
+        where = f"{k.get('position')} depth {k.get('depth')} ({k.get('alpha')}, {k.get('beta')})"
+        try:
+            self.send("griot.search_subtree", task_id, kwargs, queue, where)
+        except BaseException:
+            self.notifier.unwatch([task_id])
+            raise
         if worker:
-            self.on_worker[r.id] = worker
-        job.task_ids.append(r.id)
-        job.sent_at = self.sent_at[r.id] = time.time()
+            self.on_worker[task_id] = worker
+        job.task_ids.append(task_id)
+        job.sent_at = self.sent_at[task_id] = time.time()
         job.dispatches += 1
-        self.running[r.id] = job
+        self.running[task_id] = job
         self.stats.sent += 1
 
     def _in_flight(self) -> int:
         return len({id(j) for j in self.running.values()})
 
     async def _loop(self) -> None:
+        # Tasks sent before the subscription is up are read by the poll that follows it.
+        await self.notifier.wait_connected(1.0)
         try:
             while True:
+                self._wake.clear()
                 try:
-                    self._dispatch()
+                    # Results first: the slots they free go to the waiting jobs at once.
                     self._collect()
+                    self._dispatch()
                     if self.outage_since is not None:
                         log.warning(
                             "broker back after %.1f s: dispatching lost tasks again",
@@ -287,9 +398,12 @@ class Scheduler:
                     await asyncio.sleep(0.2)
                     continue
                 if self.running or self.waiting:
-                    await asyncio.sleep(self._interval())
+                    timeout = max(0.0005, self._next_check() - time.time())
+                    try:
+                        await asyncio.wait_for(self._wake.wait(), timeout)
+                    except TimeoutError:
+                        pass
                 else:
-                    self._wake.clear()
                     await self._wake.wait()
         except asyncio.CancelledError:
             raise
@@ -301,14 +415,22 @@ class Scheduler:
             self.running.clear()
             self.waiting.clear()
 
-    def _interval(self) -> float:
-        """Seconds to the next poll: 5 % of the recent tasks' run time, between ``poll`` and
-        50 ms, so a long search costs the caller little CPU and a short one little latency."""
-        recent = self.stats.timings[-8:]
-        if not recent:
-            return self.poll
-        run = sorted(t[1] for t in recent)[len(recent) // 2]
-        return min(0.05, max(self.poll, 0.05 * run))
+    def _next_check(self) -> float:
+        """When the loop must look again without a message: the safety poll, the alive check, a
+        job kept for its busy worker becoming free to steal, the deadline's grace."""
+        due = self._polled + self.safety_poll
+        if self.running:
+            due = min(due, self._alive_checked + ALIVE_CHECK_EVERY)
+        if self._steal_at is not None:
+            due = min(due, self._steal_at)
+        if self.deadline is not None:
+            for t in (self.deadline, self.deadline + DEADLINE_GRACE):
+                if t > time.time():
+                    due = min(due, t)
+                    break
+        if not self.notifier.connected:
+            due = min(due, time.time() + self.poll * 25)  # no messages: poll every ~50 ms
+        return due
 
     def _free_slots(self) -> dict[str, int]:
         assert self.workers is not None
@@ -343,10 +465,14 @@ class Scheduler:
         now = time.time()
         recent = self.stats.timings[-8:]
         patience = 0.5 * sorted(t[1] for t in recent)[len(recent) // 2] if recent else 0.0
+        self._steal_at = None
         for job in jobs:
             if id(job) in sent:
                 continue
             if job.prefer in free and now - job.queued_at < patience:
+                if max(free.values()) > 0:  # another worker could take it once patience runs out
+                    steal = job.queued_at + patience
+                    self._steal_at = steal if self._steal_at is None else min(self._steal_at, steal)
                 continue
             w = max(free, key=lambda k: free[k])
             if free[w] <= 0:
@@ -363,17 +489,46 @@ class Scheduler:
             self.stats.redispatched += 1
             self._send(job, self.on_worker.get(task_id))
 
+    def _results(self, now: float) -> list[tuple[str, dict[str, Any], float]]:
+        """(task id, result meta, when the caller learnt it) of running tasks that finished:
+        those whose message came, and on a safety poll every other one that has a result."""
+        out = []
+        for task_id, (payload, at) in list(self.notified.items()):
+            if task_id not in self.running:
+                continue
+            del self.notified[task_id]
+            meta = self.app.backend.decode_result(payload)
+            if meta.get("status") in READY_STATES:
+                self.stats.notified += 1
+                out.append((task_id, meta, at))
+        if self._poll_now or now - self._polled >= self.safety_poll:
+            self._poll_now = False
+            self._polled = now
+            seen = {t for t, _, _ in out}
+            ids = [i for i in self.running if i not in seen]
+            for task_id, meta in self.app.backend.get_many(ids, interval=0, max_iterations=1):
+                self.stats.polled += 1
+                out.append((task_id, meta, now))
+        return out
+
     def _collect(self) -> None:
         if not self.running:
+            self._polled = time.time()
             return
-        ids = list(self.running)
         now = time.time()
-        for task_id, meta in self.app.backend.get_many(ids, interval=0, max_iterations=1):
+        finished: list[str] = []
+        try:
+            self._collect_results(now, finished)
+        finally:
+            self.done_with(finished)
+
+    def _collect_results(self, now: float, finished: list[str]) -> None:
+        for task_id, meta, at in self._results(now):
             job = self.running.pop(task_id, None)
             self.seen_alive.discard(task_id)
             self.sent_at.pop(task_id, None)
             self.start_checked.discard(task_id)
-            AsyncResult(task_id, app=self.app).forget()
+            finished.append(task_id)
             if job is None or job.future.done():
                 continue
             status = meta.get("status")
@@ -381,8 +536,9 @@ class Scheduler:
             if status == "SUCCESS" and isinstance(result, dict) and result.get("complete"):
                 for other in [i for i, j in self.running.items() if j is job]:
                     del self.running[other]
+                    self.notifier.unwatch([other])
                     self._revoke_quietly(other)
-                result["received"] = now
+                result["notified"] = at
                 result["sent"] = job.sent_at
                 job.future.set_result(result)
                 continue
@@ -466,6 +622,7 @@ class Scheduler:
         self.start_checked.discard(task_id)
         if job is None:
             return
+        self.notifier.unwatch([task_id])
         cancel(self.app, [task_id])  # should the broker redeliver it later: drop it
         if job.future.done() or any(j is job for j in self.running.values()):
             return
@@ -510,6 +667,12 @@ class Scheduler:
 
 ALIVE_PREFIX = "griot:alive:"
 """``griot:alive:<task id>``: renewed by a running task (``workers.tasks.ALIVE_PREFIX``)."""
+TRACE_KEYS = ("sent", "taken", "started", "search_started", "search_ended", "finished", "notified")
+SAFETY_POLL = 0.2
+"""Seconds between two reads of every running task's result: the safety net for a result message
+lost (the subscriber's connection dropped and came back between two messages); results normally
+arrive by message."""
+READY_STATES = frozenset({"SUCCESS", "FAILURE", "REVOKED"})
 ALIVE_CHECK_EVERY = 0.5
 START_PATIENCE = 3.0
 """Seconds a task sent to a worker's own queue may wait to start before the worker is pinged."""
@@ -575,6 +738,12 @@ class _Node:
         return None
 
 
+def _backend_url(app: Celery) -> str:
+    """The result backend's Redis URL (``workers.app`` prefixes it with the backend's class)."""
+    url = str(app.conf.result_backend or app.conf.broker_url)
+    return url.split("+", 1)[1] if "+" in url.split("://", 1)[0] else url
+
+
 def _expires(deadline: float | None) -> dt.datetime | None:
     return dt.datetime.fromtimestamp(deadline, tz=dt.UTC) if deadline is not None else None
 
@@ -612,7 +781,10 @@ class ClusterSearch:
     young-brothers-wait; splitting it deeper shortens that path); ``workers``: the
     worker nodes and their pool sizes (:func:`cluster_workers`): subtrees then go to the worker
     that searched them at the previous depth (its table holds that work), through its own queue;
-    None sends every task to ``queue``, for any free worker.
+    None sends every task to ``queue``, for any free worker. ``direct_seconds``: the first
+    task goes on past ``direct_depth`` (up to the search's depth) as long as its next iteration
+    is foreseen to end within that many seconds: the distributed iterations then start where a
+    depth's work is large enough for tasks to be worth their fixed cost (a few ms each).
     """
 
     def __init__(
@@ -632,8 +804,10 @@ class ClusterSearch:
         workers: dict[str, int] | None = None,
         pv_split: int = 2,
         iteration_windows: bool = True,
+        direct_seconds: float | None = None,
     ) -> None:
         self.app = app
+        self.direct_seconds = direct_seconds
         self.iteration_windows = iteration_windows
         self.workers = workers
         self.pv_split = pv_split
@@ -688,7 +862,9 @@ class ClusterSearch:
             first = min(depth, self.direct_depth)
             if not pos.legal_moves():
                 first = depth
-            yield await self._direct(sched, root, hist, first, start, deadline)
+            direct = await self._direct(sched, root, hist, first, start, deadline, depth)
+            first = max(first, direct.depth) if direct.depth <= depth else first
+            yield direct
             for d in range(first + 1, depth + 1):
                 if deadline is not None and time.time() >= deadline:
                     return
@@ -734,10 +910,12 @@ class ClusterSearch:
         depth: int,
         start: float,
         deadline: float | None,
+        max_depth: int | None = None,
     ) -> DepthResult:
         """The first depths in one task (multi-PV, so every root move gets an exact score that
-        orders the next iteration)."""
-        kwargs = dict(
+        orders the next iteration): ``depth``, or with ``direct_seconds`` as many up to
+        ``max_depth`` as fit in that time."""
+        kwargs: dict[str, Any] = dict(
             variant=root.position.variant.canonical,
             position=root.text,
             depth=depth,
@@ -746,26 +924,25 @@ class ClusterSearch:
             deadline=deadline,
             search_id=self._search_id,
         )
+        if self.direct_seconds is not None and max_depth is not None and max_depth > depth:
+            kwargs.update(depth=max_depth, min_depth=depth, budget=self.direct_seconds)
 
-        def send() -> Any:
+        def send() -> AsyncResult:
+            task_id = sched.new_task_id()
+            sched.send("griot.search_position", task_id, kwargs, self.queue, f"{root.text} depth {depth}")
             self.stats.sent += 1
-            return self.app.send_task(
-                "griot.search_position",
-                kwargs=kwargs,
-                queue=self.queue,
-                expires=_expires(deadline),
-                retry=True,
-                retry_policy=RETRY_POLICY,
-            )
+            return AsyncResult(task_id, app=self.app)
 
         r = await self._guarded(send)
         seen_alive, checked = False, time.time()
         while True:
-            got = await self._guarded(partial(self._poll_result, r.id))
-            if got:
+            # Woken by the result's message; read directly at least every safety poll.
+            meta = await self._guarded_async(partial(sched.wait_result, r.id, SAFETY_POLL))
+            if meta is not None:
                 break
             now = time.time()
             if deadline is not None and now > deadline:
+                sched.done_with([r.id])
                 cancel(self.app, [r.id])
                 raise SearchDeadlineExceeded("the first depth did not complete before the deadline")
             if now - checked >= ALIVE_CHECK_EVERY:
@@ -777,13 +954,12 @@ class ClusterSearch:
                     seen_alive = True
                 elif seen_alive and not await self._guarded(partial(self._poll_result, r.id)):
                     log.warning("position task %s died with its worker: dispatching it again", r.id)
+                    sched.done_with([r.id])
                     cancel(self.app, [r.id])
                     self.stats.redispatched += 1
                     r = await self._guarded(send)
                     seen_alive = False
-            await asyncio.sleep(min(0.05, max(self.poll, 0.02 * (time.time() - start))))
-        meta = got[0][1]
-        r.forget()
+        sched.done_with([r.id])
         res = meta.get("result")
         if meta.get("status") != "SUCCESS":
             if type(res).__name__ == "BadTaskArguments":
@@ -821,6 +997,21 @@ class ClusterSearch:
 
     def _poll_result(self, task_id: str) -> list[Any]:
         return list(self.app.backend.get_many([task_id], interval=0, max_iterations=1))
+
+    async def _guarded_async(self, fn: Callable[[], Awaitable[Any]]) -> Any:
+        """``await fn()``, retried while the broker is unreachable, as :meth:`_guarded`."""
+        since = None
+        while True:
+            try:
+                return await fn()
+            except (redis.ConnectionError, redis.TimeoutError, OperationalError, OSError) as e:
+                now = time.time()
+                since = since or now
+                if now - since > self.outage_grace:
+                    raise ClusterUnavailable(
+                        f"the broker or result backend has been unreachable for {now - since:.1f} s: {e}"
+                    ) from e
+                await asyncio.sleep(0.2)
 
     async def _guarded(self, fn: Callable[[], Any]) -> Any:
         """``fn()``, retried while the broker is unreachable, up to ``outage_grace`` seconds."""
@@ -898,6 +1089,9 @@ class ClusterSearch:
                     self._iteration,
                     r["sent"],
                 )
+            )
+            self.stats.trace.append(
+                {k: r[k] for k in TRACE_KEYS if isinstance(r.get(k), float)} | {"depth": self._iteration}
             )
         else:
             self.stats.cache_answers += 1

@@ -186,6 +186,7 @@ def _deadline(deadline: Any) -> float | None:
 
 CANCEL_PREFIX = "griot:cancel:"
 _last_cpu = [0.0]  # CPU seconds of this process's last search (its thread's own clock)
+_last_times: dict[str, float] = {}  # the last search's timestamps: received, search start and end
 
 
 ALIVE_PREFIX = "griot:alive:"
@@ -209,7 +210,9 @@ def _task_received(request: Any = None, **_: Any) -> None:
         return
     try:
         app.backend.client.set(
-            ALIVE_PREFIX + task_id, f"{socket.gethostname()}:{os.getpid()}:received", px=ALIVE_TTL_MS
+            ALIVE_PREFIX + task_id,
+            f"{socket.gethostname()}:{os.getpid()}:{time.time():.6f}:received",
+            px=ALIVE_TTL_MS,
         )
     except redis.RedisError as e:
         log.warning("cannot write the alive key of a received task: %s", e)
@@ -218,16 +221,27 @@ def _task_received(request: Any = None, **_: Any) -> None:
 SEARCH_TASKS = ("griot.search_subtree", "griot.search_position")
 
 
-def _cancelled(task_id: str | None, beat: bool = False) -> bool:
-    """Whether the caller asked ``task_id`` to stop; ``beat`` also renews its alive key."""
+def _cancelled(task_id: str | None, beat: bool = False, first: bool = False) -> bool:
+    """Whether the caller asked ``task_id`` to stop; ``beat`` also renews its alive key. ``first``
+    (the beat before the search starts) also reads the key's previous value: the time the worker's
+    main process received the message (:func:`_task_received`), in ``_last_times``."""
     if not task_id:
         return False
     try:
         pipe = app.backend.client.pipeline(transaction=False)
         pipe.exists(CANCEL_PREFIX + task_id)
         if beat:
-            pipe.set(ALIVE_PREFIX + task_id, f"{socket.gethostname()}:{os.getpid()}", px=ALIVE_TTL_MS)
-        return bool(pipe.execute()[0])
+            value = f"{socket.gethostname()}:{os.getpid()}"
+            pipe.set(ALIVE_PREFIX + task_id, value, px=ALIVE_TTL_MS, get=first)
+        replies = pipe.execute()
+        if first and isinstance(replies[1], bytes) and replies[1].endswith(b":received"):
+            try:
+                _last_times["taken"] = float(replies[1].rsplit(b":", 2)[1])
+            except ValueError:
+                pass
+        return bool(replies[0])
+    except redis.ResponseError:  # a Redis before 6.2 (no SET ... GET): beat without the read
+        return first and _cancelled(task_id, beat)
     except redis.RedisError:
         return False
 
@@ -240,8 +254,10 @@ def _run_interruptibly(fn: Any, stop: griot.SearchStop, task_id: str | None = No
 
     def target() -> None:
         cpu = time.thread_time()
+        _last_times["search_started"] = time.time()
         try:
             box["result"] = fn()
+            _last_times["search_ended"] = time.time()
             box["cpu"] = time.thread_time() - cpu
         except BaseException as e:  # re-raised on the task's thread
             box["error"] = e
@@ -253,7 +269,8 @@ def _run_interruptibly(fn: Any, stop: griot.SearchStop, task_id: str | None = No
     # The alive key is written before the search starts (one round trip, which also sees a cancel
     # that came while the task waited in the queue), so a worker that dies even in a short task
     # leaves a key that expires without a result.
-    interrupted = _cancelled(task_id, beat=True)
+    _last_times.clear()
+    interrupted = _cancelled(task_id, beat=True, first=True)
     if interrupted:
         stop.set()
     thread = threading.Thread(target=target, name="griot-search", daemon=True)
@@ -453,6 +470,9 @@ def search_subtree(
         nodes=r.nodes,
         search_time=r.time,
         search_cpu=_last_cpu[0],
+        # When the worker's main process took the message, and the search's own start and end:
+        # with ``started`` and ``finished`` they split a task's overheads (bench/distributed.py).
+        **{k: _last_times[k] for k in ("taken", "search_started", "search_ended") if k in _last_times},
         continued=bool(generation),
         source="search",
         finished=time.time(),
@@ -522,6 +542,29 @@ class _ProgressReporter:
         except redis.RedisError as e:
             log.warning("progress report failed: %s", e)
 
+class _BudgetStop:
+    """A progress callback that stops the search before an iteration foreseen to end past
+    ``budget`` seconds (each iteration's time is the last one's times its growth over the one
+    before, at least 1.5 and at most 6: sowing games alternate cheaper and dearer depths)."""
+
+    def __init__(self, stop: griot.SearchStop, budget: float, min_depth: int, depth: int | None) -> None:
+        self.stop, self.budget, self.min_depth, self.depth = stop, budget, min_depth, depth
+        self.times: list[float] = []
+        self.stopped = 0  # the depth the search was stopped after (0: not stopped)
+
+    def __call__(self, r: griot.SearchResult) -> None:
+        self.times.append(r.time)
+        if r.depth < self.min_depth or (self.depth is not None and r.depth >= self.depth) or self.stopped:
+            return
+        t = self.times
+        last = t[-1] - (t[-2] if len(t) > 1 else 0.0)
+        before = (t[-2] - t[-3]) if len(t) > 2 else (t[-2] if len(t) > 1 else 0.0)
+        growth = min(6.0, max(1.5, last / before)) if before > 1e-4 else 3.0
+        if t[-1] + last * growth > self.budget:
+            self.stopped = r.depth
+            self.stop.set()
+
+
 @app.task(base=GriotTask, name="griot.search_position", bind=True)
 def search_position(
     self: Task,
@@ -535,12 +578,18 @@ def search_position(
     nodes: int | None = None,
     progress: bool = False,
     search_id: str | None = None,
+    budget: float | None = None,
+    min_depth: int | None = None,
 ) -> dict[str, Any]:
     """A whole search of ``position`` (no window): best move, score, line and per-move scores
     (``multipv`` exact ones, 0 = all). Needs ``depth``, ``time_limit`` (seconds) or ``nodes``.
     With ``progress`` the completed depths are reported as they come
     (:func:`griot.redis_keys.progress_key`, :data:`PROGRESS_EVERY`). ``search_id``: the
-    distributed search whose first depths this is (its subtree tasks here continue this table)."""
+    distributed search whose first depths this is (its subtree tasks here continue this table).
+    ``budget`` (seconds, with ``depth``): once ``min_depth`` is complete, no iteration starts
+    that would end past ``budget`` seconds, its time foreseen from the last ones' growth; the
+    result is then complete at the depth reached (the distributed search's first depths: as many
+    as fit in about that time, the rest split into tasks that are worth their cost)."""
     started = time.time()
     pos = _position(variant, position)
     if depth is None and time_limit is None and nodes is None:
@@ -556,6 +605,12 @@ def search_position(
     ):
         raise BadTaskArguments(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     multipv = _int("multipv", multipv, 0, 64)
+    if budget is not None and (
+        isinstance(budget, bool) or not isinstance(budget, int | float) or not 0 < budget < 86400
+    ):
+        raise BadTaskArguments(f"budget must be a positive number of seconds, got {budget!r}")
+    if min_depth is not None:
+        min_depth = _int("min_depth", min_depth, 1, depth or MAX_DEPTH)
     if search_id is not None and not isinstance(search_id, str):
         raise BadTaskArguments(f"search_id must be a string, got {search_id!r}")
     hist = _history(pos, history)
@@ -579,6 +634,14 @@ def search_position(
     if isinstance(search_id, str) and search_id:
         _table_search[canonical] = search_id
 
+    budget_stop = _BudgetStop(stop, budget, min_depth or 1, depth) if budget is not None else None
+
+    def on_depth(r: griot.SearchResult) -> None:
+        if reporter is not None:
+            reporter(r)
+        if budget_stop is not None:
+            budget_stop(r)
+
     def run() -> griot.SearchResult:
         return griot.search(
             pos,
@@ -590,16 +653,18 @@ def search_position(
             stop=stop,
             history=hist,
             shared=table,
-            progress=reporter,
+            progress=on_depth if reporter is not None or budget_stop is not None else None,
         )
 
     r, interrupted = _run_interruptibly(run, stop, self.request.id)
+    budgeted = budget_stop is not None and budget_stop.stopped and r.depth == budget_stop.stopped
     if table is not None:
         table.flush_stats()
     _observe("search_position", "complete", time.time() - started, canonical, r.nodes)
     return {
         **_summary(r),
-        "complete": depth is None or r.depth == depth or not pos.legal_moves(),
+        "complete": depth is None or r.depth == depth or not pos.legal_moves() or budgeted,
+        "budget_stopped": budgeted,
         "started": started,
         "finished": time.time(),
         "worker": socket.gethostname(),

@@ -264,16 +264,22 @@ def _kill_a_searching_worker(stack: Stack, stop: threading.Event, killed: list[i
     mains = {p.pid for p in stack.workers}
     last = None
     while not stop.is_set() and not killed:
-        holders = [h for h in (cache.get(k) for k in cache.scan_iter("griot:tt:*:busy")) if h is not None]
-        current = holders[0] if len(holders) == 1 else None
+        marks = ((k, cache.get(k)) for k in cache.scan_iter("griot:tt:*:busy"))
+        held = [(k, h) for k, h in marks if h is not None]
+        current = held[0] if len(held) == 1 else None
         seen_twice, last = current is not None and current == last, current
         if current is not None and seen_twice:
-            _, pid, task_id, depth = current.decode().rsplit(":", 3)
+            busy_key, holder = current
+            _, pid, task_id, depth = holder.decode().rsplit(":", 3)
             parent = _main_process_of(int(pid))
             needed = (
                 broker.exists(f"griot:alive:{task_id}")
                 and not broker.exists(f"griot:cancel:{task_id}")
                 and not broker.exists(f"celery-task-meta-{task_id}")  # not finished already
+                # Still searching right now: the caller learns a result within a millisecond and
+                # the next task follows at once, so a subtree that ended since the last poll
+                # would make this a kill between tasks (see above).
+                and cache.get(busy_key) == holder
             )
             if int(depth) >= 10 and needed and parent is not None:
                 assert parent in mains, (parent, mains)
@@ -475,6 +481,130 @@ def test_redis_restart_mid_search_gives_the_right_answer_or_a_clear_error() -> N
         s.stop_workers()
         s.broker.stop()
         s.cache.stop()
+
+
+def test_lost_result_messages_are_recovered_by_the_safety_poll(
+    two_workers: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every other result message never reaches the caller (as when its subscriber connection
+    drops between two messages): the safety poll reads those results and the search returns the
+    in-process value. Without the poll the search would wait for ever on the first lost one."""
+    from workers import distributed
+
+    dropped: list[str] = []
+    original = distributed.Scheduler._on_message
+
+    def lossy(self: distributed.Scheduler, task_id: str, payload: bytes) -> None:
+        if len(dropped) < 1000 and (len(dropped) + self.stats.notified) % 2 == 0:
+            dropped.append(task_id)
+            return
+        original(self, task_id, payload)
+
+    monkeypatch.setattr(distributed.Scheduler, "_on_message", lossy)
+    app = two_workers.app()
+    redis.Redis.from_url(two_workers.cache.url).flushdb()
+    pos = positions("abapa", 1, seed=11, max_turns=10)[0]
+    depth = 9
+    ref = griot.search(pos, depth=depth)
+    cs = ClusterSearch(app, capacity=2, split=1, direct_depth=5, min_task_depth=2)
+    got = cs.search(pos, depth, time_limit=60)
+    assert got.depth == depth and got.value == ref.score.value
+    assert dropped and cs.stats.polled >= len(dropped) - 1  # the direct task's may be read by its own wait
+    assert cs.stats.notified > 0
+    assert cs.stats.notified + cs.stats.polled >= cs.stats.sent - cs.stats.redispatched
+
+
+def test_result_subscription_cut_mid_search_reconnects(two_workers: Stack) -> None:
+    """Redis drops the caller's result subscription (``CLIENT KILL``) several times during
+    a search: the subscriber connects again, subscribes every running task's channel again, reads
+    what it may have missed, and the search returns the in-process value."""
+    app = two_workers.app()
+    redis.Redis.from_url(two_workers.cache.url).flushdb()
+    pos = positions("abapa", 1, seed=12, max_turns=6)[0]
+    depth = 11
+    ref = griot.search(pos, depth=depth)
+    killer = redis.Redis.from_url(two_workers.broker.url)
+    kills: list[int] = []
+    stop = threading.Event()
+
+    def cut() -> None:
+        # Only the caller's subscriber (the workers' own pub/sub connections carry their
+        # remote control: cutting those is another test's business).
+        while not stop.wait(0.15) and len(kills) < 6:
+            for c in killer.client_list(_type="pubsub"):
+                if c.get("name") == "griot-results":
+                    kills.append(killer.client_kill_filter(_id=c["id"]))
+
+    t = threading.Thread(target=cut, daemon=True)
+    cs = ClusterSearch(app, capacity=2, split=1, direct_depth=7, min_task_depth=4)
+    t.start()
+    try:
+        got = cs.search(pos, depth, time_limit=90)
+    finally:
+        stop.set()
+        t.join(timeout=5)
+    assert got.depth == depth and got.value == ref.score.value
+    assert kills, "the search ended before any subscription was cut"
+    assert cs.stats.resubscribed >= 1
+
+
+def test_callers_task_message_matches_send_task(stack: Stack) -> None:
+    """The message the distributed search writes itself (workers.messages) carries what Celery's
+    send_task puts on the queue: same envelope, headers, properties (but the per-message ones)
+    and body; a worker runs it (every distributed test above)."""
+    import base64
+    import datetime
+    import json
+
+    from workers.messages import task_message
+
+    app = stack.app()
+    client = redis.Redis.from_url(stack.broker.url)
+    queue = "griot.test-nobody-consumes"
+    client.delete(queue)
+    kwargs = {"variant": "abapa", "position": "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", "depth": 5}
+    expires = time.time() + 60
+    when = datetime.datetime.fromtimestamp(expires, tz=datetime.UTC)
+    app.send_task("griot.search_subtree", task_id="a" * 36, kwargs=kwargs, queue=queue, expires=when)
+    client.lpush(queue, task_message("griot.search_subtree", "a" * 36, kwargs, queue, expires, "r"))
+    mine, celery_s = (json.loads(m) for m in client.lrange(queue, 0, -1))
+    client.delete(queue)
+    assert mine.keys() == celery_s.keys()
+    assert mine["headers"].keys() == celery_s["headers"].keys()
+    for k in ("lang", "task", "id", "root_id", "retries", "timelimit", "group", "eta", "ignore_result"):
+        assert mine["headers"][k] == celery_s["headers"][k], k
+    assert mine["headers"]["expires"][:19] == celery_s["headers"]["expires"][:19]
+    assert mine["properties"].keys() == celery_s["properties"].keys()
+    for k in ("correlation_id", "delivery_mode", "delivery_info", "priority", "body_encoding"):
+        assert mine["properties"][k] == celery_s["properties"][k], k
+    body = [json.loads(base64.b64decode(m["body"])) for m in (mine, celery_s)]
+    assert body[0] == body[1]
+
+
+def test_first_task_sized_by_time_budget(two_workers: Stack) -> None:
+    """``direct_seconds``: the first task goes on past ``direct_depth`` while its next depth is
+    foreseen to fit in the budget; the distributed depths start where it stopped and the value is
+    the in-process one. A budget that holds the whole search makes it one task."""
+    app = two_workers.app()
+    pos = griot.Variant("abapa").start()
+    depth = 16
+    ref = griot.search(pos, depth=depth)
+    redis.Redis.from_url(two_workers.cache.url).flushdb()
+    seen: list[int] = []
+    cs = ClusterSearch(app, capacity=2, split=1, direct_depth=4, min_task_depth=2, direct_seconds=0.05)
+    got = cs.search(pos, depth, time_limit=120, on_depth=lambda r: seen.append(r.depth))
+    assert got.depth == depth and got.value == ref.score.value
+    assert 4 < seen[0] < depth, seen  # the first task went past direct_depth, not to the end
+    assert seen == list(range(seen[0], depth + 1))
+    assert got.tasks > 1
+    # Another position: the workers' kept tables hold deeper results of this one, which would
+    # answer a shallower search ("deeper wins", as in the core's table).
+    other = positions("abapa", 1, seed=21, max_turns=12)[0]
+    redis.Redis.from_url(two_workers.cache.url).flushdb()
+    whole = ClusterSearch(app, capacity=2, split=1, direct_depth=4, min_task_depth=2, direct_seconds=600)
+    got = whole.search(other, 10, time_limit=120)
+    assert got.depth == 10 and got.value == griot.search(other, depth=10).score.value
+    assert got.tasks == 1
 
 
 def test_workers_import_no_grpc() -> None:
