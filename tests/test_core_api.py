@@ -601,3 +601,20 @@ def test_stubtest_core() -> None:
         timeout=300,
     )
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_near_turn_limit_follows_the_variant_limit_and_the_margin() -> None:
+    """A search may be cached only when it stays clear of the turn limit by the engine's margin
+    (8 turns): the same rule the engine's table, the workers' Redis tier and the gateway's cache
+    apply, from the variant's own `max_turns` (default and option)."""
+    start = griot.Variant("abapa").start()
+    assert start.turns == 0
+    assert not start.near_turn_limit(40)
+    assert start.near_turn_limit(2000 - 8)
+    assert not start.near_turn_limit(2000 - 9)
+    short = griot.Variant("abapa(max_turns=30)").start()
+    assert not short.near_turn_limit(21)
+    assert short.near_turn_limit(22)
+    after = short.play(short.legal_moves()[0])
+    assert after.turns == 1
+    assert after.near_turn_limit(21) and not after.near_turn_limit(20)

@@ -43,8 +43,6 @@ INFINITE = 1_000_001
 
 MAX_DEPTH = 120
 MAX_HISTORY = 4096
-TURN_LIMIT_MARGIN = 8
-"""As the core: near the turn limit a position's key does not say enough to reuse a result."""
 
 _cache_client: redis.Redis | None = None
 _tables: dict[str, griot.SearchTable] = {}
@@ -370,8 +368,7 @@ def search_subtree(
         out.update(complete=False, reason="deadline", value=0, bound="upper", depth=0, nodes=0)
         return out
 
-    max_turns = int(pos.variant.options.get("max_turns", 2000))
-    cacheable = use_cache and depth >= s.cache_min_depth and pos.turns + depth + TURN_LIMIT_MARGIN < max_turns
+    cacheable = use_cache and depth >= s.cache_min_depth and not pos.near_turn_limit(depth)
     cache = tt.Cache(cache_client(), canonical, s.cache_ttl) if cacheable else None
     key = pos.key
     holder = _holder(self, depth)
@@ -620,10 +617,9 @@ def search_position(
         time_limit = max(0.05, min(time_limit or left, left))
     s = settings()
     canonical = pos.variant.canonical
-    max_turns = int(pos.variant.options.get("max_turns", 2000))
     use_cache = depth is None or depth >= s.cache_min_depth
     table = None
-    if use_cache and pos.turns + (depth or 40) + TURN_LIMIT_MARGIN < max_turns:
+    if use_cache and not pos.near_turn_limit(depth or 40):
         table = tt.RedisTable(
             tt.Cache(cache_client(), canonical, s.cache_ttl), s.cache_min_depth, s.cache_plies
         )

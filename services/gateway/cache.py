@@ -31,7 +31,6 @@ from griot import redis_keys
 
 from services.gateway.resp import RespClient
 
-TURN_LIMIT_MARGIN = 8
 FLIGHT_PREFIX = "griot:gwflight:"
 
 STORE_SCRIPT = """
@@ -154,8 +153,7 @@ class EvalResult:
 
 def cacheable(pos: griot.Position, depth: int) -> bool:
     """Whether a search of ``pos`` to ``depth`` may be cached (far enough from the turn limit)."""
-    max_turns = int(pos.variant.options.get("max_turns", 2000))
-    return pos.turns + depth + TURN_LIMIT_MARGIN < max_turns
+    return not pos.near_turn_limit(depth)
 
 
 def entry_key(pos: griot.Position) -> str:

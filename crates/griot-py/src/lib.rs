@@ -440,6 +440,15 @@ impl Position {
         core(py, self.game.turns(&self.pos))
     }
 
+    /// Whether a search ``depth`` turns deep from here may meet the variant's turn limit (within
+    /// the engine's margin): its value then depends on the turns played, not only on the
+    /// position, so it must not be cached or shared across games.
+    fn near_turn_limit(&self, py: Python<'_>, depth: u32) -> PyResult<bool> {
+        let turns = core(py, self.game.turns(&self.pos))?;
+        let max_turns = self.game.variant().max_turns();
+        Ok(griot_core::search::near_turn_limit(turns, depth, max_turns))
+    }
+
     /// What each cell holds, indexed like the variant's geometry cells.
     #[getter]
     fn cells(&self, py: Python<'_>) -> PyResult<Vec<i32>> {

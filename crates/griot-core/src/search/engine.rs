@@ -39,7 +39,16 @@ pub const MAX_DEPTH: u32 = 120;
 const TABLE_MIN_DEPTH: u32 = 2;
 
 /// Turns kept clear of the turn limit before the table is trusted again.
-const TURN_LIMIT_MARGIN: u32 = 8;
+pub const TURN_LIMIT_MARGIN: u32 = 8;
+
+/// Whether a search `depth` turns deep from a position `turns` turns into a game may meet the
+/// game's `max_turns` limit (within [`TURN_LIMIT_MARGIN`]): its value then depends on how many
+/// turns were played, not only on the position, so it must not be stored in or read from a table
+/// shared with other paths (this engine's, the Redis tier, the gateway's cache).
+#[inline]
+pub fn near_turn_limit(turns: u32, depth: u32, max_turns: u32) -> bool {
+    turns.saturating_add(depth).saturating_add(TURN_LIMIT_MARGIN) >= max_turns
+}
 
 /// When a search stops. `None` everywhere searches until [`SearchOptions::stop`] is set (or
 /// [`MAX_DEPTH`]).
@@ -830,7 +839,7 @@ impl<G: Game> Searcher<G> {
 
     #[inline]
     fn near_turn_limit(&self, pos: &G::Position, depth: u32) -> bool {
-        self.game.turns(pos) + depth + TURN_LIMIT_MARGIN >= self.max_turns
+        near_turn_limit(self.game.turns(pos), depth, self.max_turns)
     }
 
     #[inline]

@@ -23,7 +23,10 @@ pub mod score;
 pub mod shared;
 pub mod tt;
 
-pub use engine::{Hooks, Limits, RootMove, SearchOptions, SearchResult, Searcher, MAX_DEPTH};
+pub use engine::{
+    near_turn_limit, Hooks, Limits, RootMove, SearchOptions, SearchResult, Searcher, MAX_DEPTH,
+    TURN_LIMIT_MARGIN,
+};
 pub use eval::{EvalStyle, EvalWeights};
 pub use score::{Bound, Score, Value};
 pub use shared::{MemoryTable, SharedEntry, SharedRequest, SharedTable};
