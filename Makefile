@@ -49,6 +49,7 @@ lint: tools
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(PYTHON) -m ruff check python tests bench services $(wildcard workers)
+	$(PYTHON) -m ruff format --check python tests bench services $(wildcard workers)
 	$(PYTHON) -m mypy
 	$(MAKE) buf-lint
 	$(MAKE) web-gen-check
@@ -56,7 +57,8 @@ lint: tools
 ## fmt: format Rust and Python
 fmt:
 	cargo fmt --all
-	$(PYTHON) -m ruff check --fix python tests bench
+	$(PYTHON) -m ruff check --fix python tests bench services workers
+	$(PYTHON) -m ruff format python tests bench services workers
 
 ## test: every test (the README's test command): Rust, TypeScript, then Python (which includes the
 ## services, workers, launcher and the browser end to end)

@@ -47,8 +47,10 @@ def main() -> None:
             t0 = time.perf_counter()
             turns = start.random_playouts(args.games, args.seed)
             dt = min(dt, time.perf_counter() - t0)
-        print(f"| `{variant}` | {args.games} | {turns} | {turns / args.games:.0f} | {dt:.3f} "
-              f"| {args.games / dt:,.0f} | {turns / dt / 1e6:.2f} M |")
+        print(
+            f"| `{variant}` | {args.games} | {turns} | {turns / args.games:.0f} | {dt:.3f} "
+            f"| {args.games / dt:,.0f} | {turns / dt / 1e6:.2f} M |"
+        )
 
 
 if __name__ == "__main__":

@@ -19,11 +19,20 @@ def _variants(name: str) -> set[str]:
 def test_every_leb_board_size_has_a_table() -> None:
     leb = "leb-bbut-ahbochen"
     assert _variants("leb-bbut-ahbochen.txt") == {
-        f"{leb}(holes=2)", f"{leb}(holes=4)", leb, f"{leb}(holes=8)", f"{leb}(holes=10)"}
+        f"{leb}(holes=2)",
+        f"{leb}(holes=4)",
+        leb,
+        f"{leb}(holes=8)",
+        f"{leb}(holes=10)",
+    }
 
 
 def test_every_bechi_board_and_option_has_a_table() -> None:
     assert _variants("bechi.txt") == {
-        "bechi", "bechi(holes=3)", "bechi(empty_breaks_chain=false)",
-        "bechi(empty_breaks_chain=false,holes=3)", "bechi(empty_holes_in_play=true)",
-        "bechi(empty_holes_in_play=true,holes=3)"}
+        "bechi",
+        "bechi(holes=3)",
+        "bechi(empty_breaks_chain=false)",
+        "bechi(empty_breaks_chain=false,holes=3)",
+        "bechi(empty_holes_in_play=true)",
+        "bechi(empty_holes_in_play=true,holes=3)",
+    }

@@ -22,6 +22,7 @@ def res(position, move):
 
 # --- notation --------------------------------------------------------------------------
 
+
 def test_variants_and_start_positions():
     assert len(A.VARIANTS) == 17 and len(set(A.VARIANTS)) == 17
     assert A.start("abapa") == "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -"
@@ -39,6 +40,7 @@ def test_variants_and_start_positions():
 
 
 # --- abapa -----------------------------------------------------------------------------
+
 
 def test_abapa_grand_slam_captures_nothing():
     # f(2) -> A 1->2, B 1->2: B and A would be taken, leaving North nothing -> no capture.
@@ -61,14 +63,13 @@ def test_abapa_must_feed_and_store_over_24():
 def test_awale_and_kale_on_the_songo_grand_slam_position():
     # f(3) -> A 1->2, B 2->3, C 1->2 (last).
     # Awale (2,3): C, B, A all match -> would take all of North -> nothing captured.
-    assert res("awale 0,0,0,0,0,3/1,2,1,0,0,0 0-0 S 0 -", "f") == \
-        "awale 0,0,0,0,0,0/2,3,2,0,0,0 0-0 N 1 -"
+    assert res("awale 0,0,0,0,0,3/1,2,1,0,0,0 0-0 S 0 -", "f") == "awale 0,0,0,0,0,0/2,3,2,0,0,0 0-0 N 1 -"
     # Kale (2,4): C(2) taken, B(3) breaks the chain.
-    assert res("kale 0,0,0,0,0,3/1,2,1,0,0,0 0-0 S 0 -", "f") == \
-        "kale 0,0,0,0,0,0/2,3,0,0,0,0 2-0 N 1 -"
+    assert res("kale 0,0,0,0,0,3/1,2,1,0,0,0 0-0 S 0 -", "f") == "kale 0,0,0,0,0,0/2,3,0,0,0,0 2-0 N 1 -"
 
 
 # --- Songo Duala -----------------------------------------------------------------------
+
 
 def test_songo_duala_grand_slam_spares_only_the_last_hole():
     # f(3) -> A 2, B 3, C 2 (last): C, B, A match 2..4; taking them all leaves North
@@ -85,6 +86,7 @@ def test_songo_duala_chain_stops_at_the_row_boundary():
 
 
 # --- 2-4 -------------------------------------------------------------------------------
+
 
 def test_2_4_leave_one_multiple_sowing_and_chain_across_rows():
     # c(3): grab 2, leave 1; d 0->1, e 2->3 (last, 3 is not an end value).
@@ -110,10 +112,13 @@ def test_2_4_none_can_play_leaves_single_seeds_uncounted():
 
 # --- Adji-Boto -------------------------------------------------------------------------
 
+
 def test_adji_boto_leave_one_skip_origin_and_capture():
     # f(2): grab 1 -> A 0->1, a 1 in North's row -> captured.
-    assert res("adji-boto 0,0,0,0,0,2/0,4,0,0,0,0 0-0 S 0 -", "f") == \
-        "adji-boto 0,0,0,0,0,1/0,4,0,0,0,0 1-0 N 1 -"
+    assert (
+        res("adji-boto 0,0,0,0,0,2/0,4,0,0,0,0 0-0 S 0 -", "f")
+        == "adji-boto 0,0,0,0,0,1/0,4,0,0,0,0 1-0 N 1 -"
+    )
     # a(13): grab 12, leave 1; b..f, A..F (11), skip a, b (12th, last, own row).
     q = res("adji-boto 13,0,0,0,0,0/0,0,0,0,0,0 0-0 S 0 -", "a")
     assert q == "adji-boto 1,2,1,1,1,1/1,1,1,1,1,1 0-0 N 1 -"
@@ -123,14 +128,21 @@ def test_adji_boto_leave_one_skip_origin_and_capture():
 
 def test_adji_boto_remaining_seeds():
     # South stuck, North could play F: the player not stuck (North) takes all 4.
-    assert A.outcome("adji-boto 1,1,0,0,0,0/0,0,0,0,0,2 40-52 S 60 -") == \
-        {"winner": "N", "score": (40, 56), "reason": "stuck"}
+    assert A.outcome("adji-boto 1,1,0,0,0,0/0,0,0,0,0,2 40-52 S 60 -") == {
+        "winner": "N",
+        "score": (40, 56),
+        "reason": "stuck",
+    }
     # Nobody can play: "otherwise" -> the player who did the last move (North) takes 3.
-    assert A.outcome("adji-boto 1,1,0,0,0,0/0,0,0,0,0,1 41-52 S 60 -") == \
-        {"winner": "N", "score": (41, 55), "reason": "none-can-play"}
+    assert A.outcome("adji-boto 1,1,0,0,0,0/0,0,0,0,0,1 41-52 S 60 -") == {
+        "winner": "N",
+        "score": (41, 55),
+        "reason": "none-can-play",
+    }
 
 
 # --- Adjito ----------------------------------------------------------------------------
+
 
 def test_adjito_captures_the_opposite_hole():
     # b(2) -> c 1, d 1 (last, own row): take the hole opposite d, i.e. C (3).
@@ -143,6 +155,7 @@ def test_adjito_captures_the_opposite_hole():
 
 # --- Dakar -----------------------------------------------------------------------------
 
+
 def test_dakar_starving_forbidden_ends_the_game():
     # e(1) would sow into f only, leaving North empty: illegal even though it is the
     # only move, so South is stuck (and North has nothing either).
@@ -152,8 +165,11 @@ def test_dakar_starving_forbidden_ends_the_game():
     # Awale ("if possible") lets the same move be played.
     assert A.legal_moves("awale 0,0,0,0,1,0/0,0,0,0,0,0 24-23 S 40 -") == ["e"]
     # South to move with an empty row while North could feed: stuck, own rows counted.
-    assert A.outcome("dakar 0,0,0,0,0,0/0,0,0,0,0,2 23-23 S 30 -") == \
-        {"winner": "N", "score": (23, 25), "reason": "stuck"}
+    assert A.outcome("dakar 0,0,0,0,0,0/0,0,0,0,0,2 23-23 S 30 -") == {
+        "winner": "N",
+        "score": (23, 25),
+        "reason": "stuck",
+    }
 
 
 def test_dakar_even_capture_and_store_over_24():
@@ -167,6 +183,7 @@ def test_dakar_even_capture_and_store_over_24():
 
 
 # --- Darra / Oware / Wouri: flow capture ----------------------------------------------
+
 
 def test_oware_flow_capture_belongs_to_the_row_owner():
     # c(5): d 3->4 (flow, South's row: South takes 4), e 1, f 1, A 3->4 (flow, North's
@@ -199,6 +216,7 @@ def test_wouri_flow_capture_only_on_the_opponent_row_by_the_mover():
 
 # --- French Wari / Jodu ----------------------------------------------------------------
 
+
 def test_french_wari_takes_the_opposite_hole_even_its_own():
     # e(2) -> f 3->4, A 0->1 (last, 1 ends): the hole opposite A is South's own f (4).
     p = "french-wari 0,0,0,0,2,3/0,0,0,0,0,0 0-0 S 0 -"
@@ -225,6 +243,7 @@ def test_relay_cut_after_1000_laps():
 
 # --- Halusa ----------------------------------------------------------------------------
 
+
 def test_halusa_own_row_even_capture_with_chain():
     # a(3) -> b 2, c 2, d 2 (last, even, own row): d, c, b taken; a (origin, 0) stops.
     p = "halusa 3,1,1,1,0,0/0,0,0,0,0,1 0-0 S 0 -"
@@ -235,14 +254,21 @@ def test_halusa_own_row_even_capture_with_chain():
 
 def test_halusa_remaining_seeds():
     # South has nothing; North's F feeds South, so North is not stuck and takes all.
-    assert A.outcome("halusa 0,0,0,0,0,0/0,0,0,0,0,1 30-41 S 50 -") == \
-        {"winner": "N", "score": (30, 42), "reason": "stuck"}
+    assert A.outcome("halusa 0,0,0,0,0,0/0,0,0,0,0,1 30-41 S 50 -") == {
+        "winner": "N",
+        "score": (30, 42),
+        "reason": "stuck",
+    }
     # North's only move (A -> B) would starve South: nobody can play -> own rows.
-    assert A.outcome("halusa 0,0,0,0,0,0/2,0,0,0,0,0 30-40 S 50 -") == \
-        {"winner": "N", "score": (30, 42), "reason": "none-can-play"}
+    assert A.outcome("halusa 0,0,0,0,0,0/2,0,0,0,0,0 30-40 S 50 -") == {
+        "winner": "N",
+        "score": (30, 42),
+        "reason": "none-can-play",
+    }
 
 
 # --- Nyakun / Vai Lung Thlan / Ot-Tjin -------------------------------------------------
+
 
 def test_nyakun_any_hole_playable():
     assert A.legal_moves("nyakun 0,0,0,0,0,5/0,0,2,0,0,0 10-10 S 5 -") == ["f", "C"]
@@ -268,11 +294,15 @@ def test_vai_lung_thlan_chain_crosses_rows_until_board_empty():
 
 
 def test_ot_tjin_remaining_to_last_mover():
-    assert A.outcome("ot-tjin 0,0,0,0,0,0/0,0,1,1,0,0 10-24 S 30 -") == \
-        {"winner": "N", "score": (10, 26), "reason": "stuck"}
+    assert A.outcome("ot-tjin 0,0,0,0,0,0/0,0,1,1,0,0 10-24 S 30 -") == {
+        "winner": "N",
+        "score": (10, 26),
+        "reason": "stuck",
+    }
     # b(2) -> c 1, d 2->3 (last): 3 ends the sowing and is captured.
-    assert res("ot-tjin 0,2,0,2,0,0/1,0,0,0,0,0 0-0 S 0 -", "b") == \
-        "ot-tjin 0,0,1,0,0,0/1,0,0,0,0,0 3-0 N 1 -"
+    assert (
+        res("ot-tjin 0,2,0,2,0,0/1,0,0,0,0,0 0-0 S 0 -", "b") == "ot-tjin 0,0,1,0,0,0/1,0,0,0,0,0 3-0 N 1 -"
+    )
 
 
 def test_turn_limit_counts_own_rows():

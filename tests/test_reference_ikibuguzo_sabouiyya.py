@@ -63,7 +63,8 @@ def test_iki_variant_and_start():
     assert K.start("ikibuguzo") == start
     assert K.start("ikibuguzo(max_turns=2000,end_holes_win=true)") == start
     assert K.start("ikibuguzo(max_turns=50,end_holes_win=false)").startswith(
-        "ikibuguzo(end_holes_win=false,max_turns=50) ")
+        "ikibuguzo(end_holes_win=false,max_turns=50) "
+    )
     for bad in ("ikibuguzo(holes=4)", "ikibuguzo(end_holes_win=1)", "awale", "ikibuguzo(max_turns=0)"):
         with pytest.raises(ValueError):
             K.start(bad)
@@ -170,13 +171,21 @@ def test_iki_multiple_clockwise_captures_on_the_first_sowing():
     assert K.legal_moves(position) == ["i2", "i2:cw"]
     # The capture into i2 offers a choice: the turn pauses, South stays to move.
     paused = K.play(position, "i2:cw")
-    assert paused == iki([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 1, 3, 0],
-                         loop(i5=0, o5=0, i4=1, o4=1, o1=2), turns=11, flags="choose=i2,laps=1,cw=all")
+    assert paused == iki(
+        [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 1, 3, 0],
+        loop(i5=0, o5=0, i4=1, o4=1, o1=2),
+        turns=11,
+        flags="choose=i2,laps=1,cw=all",
+    )
     assert K.legal_moves(paused) == ["ccw", "cw"]
     assert board_of(turn(position, "i2:cw", "cw")) == (
-        [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 2, 0, 1], loop(o1=2))
+        [1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 2, 0, 1],
+        loop(o1=2),
+    )
     assert board_of(turn(position, "i2:cw", "ccw")) == (
-        [1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 1, 0, 1], loop(o1=2, i4=1, o4=1))
+        [1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 1, 0, 1],
+        loop(o1=2, i4=1, o4=1),
+    )
     assert K.play(paused, "cw").endswith(" N 12 0 -")
 
 
@@ -194,11 +203,15 @@ def test_iki_only_one_clockwise_capture_after_an_anticlockwise_start():
     assert K.legal_moves(K.play(position, "o1")) == ["ccw", "cw"]
     assert K.play(position, "o1").endswith(" S 11 0 choose=o1,laps=1,cw=none")
     assert board_of(turn(position, "o1", "cw")) == (
-        [0, 2, 2, 0, 2, 0, 2, 0, 2, 0, 1, 1, 1, 1, 2, 1], [0, 0, 0, 3, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0])
+        [0, 2, 2, 0, 2, 0, 2, 0, 2, 0, 1, 1, 1, 1, 2, 1],
+        [0, 0, 0, 3, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0],
+    )
     # ccw instead: o1 (2) -> 1, 2 (relay) -> 3, 4 (relay) -> 5, 6 (relay) -> 7, 8 (column 7, North 15
     # empty: relay) -> 9 (3), 10 (1): end.
     assert board_of(turn(position, "o1", "ccw")) == (
-        [0, 2, 0, 2, 0, 2, 0, 2, 0, 3, 1, 0, 0, 1, 1, 0], [0, 0, 0, 3, 0, 1, 1, 0, 0, 2, 1, 0, 0, 0, 0, 0])
+        [0, 2, 0, 2, 0, 2, 0, 2, 0, 3, 1, 0, 0, 1, 1, 0],
+        [0, 0, 0, 3, 0, 1, 1, 0, 0, 2, 1, 0, 0, 0, 0, 0],
+    )
 
 
 def test_iki_keep_and_play_the_other_special_hole():
@@ -214,18 +227,26 @@ def test_iki_keep_and_play_the_other_special_hole():
     north_after = loop(o3=3)
     # ccw: o1 (2) -> o2, o3.
     assert board_of(turn(position, "o1:cw", "ccw")) == (
-        loop(o2=1, o3=1, i4=1, i2=2, i1=1), loop(o3=3, i5=1, o5=1))
+        loop(o2=1, o3=1, i4=1, i2=2, i1=1),
+        loop(o3=3, i5=1, o5=1),
+    )
     # keep 2 in o1; i2 (2) cw -> i3, i4 (2): capture 2 into i2; ccw: i2 (2) -> i1 (2), o1 (3): relay
     # 3 -> o2, o3, o4: end.
     assert board_of(turn(position, "o1:cw", "keep+i2:cw", "ccw")) == (
-        loop(o2=1, o3=1, o4=1, i4=2, i3=1, i1=2), north_after)
+        loop(o2=1, o3=1, o4=1, i4=2, i3=1, i1=2),
+        north_after,
+    )
     # keep again, then o1 (2) anticlockwise -> o2, o3.
     assert board_of(turn(position, "o1:cw", "keep+i2:cw", "keep+o1")) == (
-        loop(o2=1, o3=1, i4=2, i3=1, i2=2, i1=1), north_after)
+        loop(o2=1, o3=1, i4=2, i3=1, i2=2, i1=1),
+        north_after,
+    )
     # keep again, then i4 (2) anticlockwise -> i3 (2), i2 (3, facing emptied North 9): relay 3 ->
     # i1 (2), o1 (3), o2 (1): end.
     assert board_of(turn(position, "o1:cw", "keep+i2:cw", "keep+i4")) == (
-        loop(o1=3, o2=1, i3=2, i1=2), north_after)
+        loop(o1=3, o2=1, i3=2, i1=2),
+        north_after,
+    )
     with pytest.raises(ValueError):
         K.play(position, "o1:cw+keep+i2:cw")  # whole turns are no longer one move
     with pytest.raises(ValueError):
@@ -242,16 +263,18 @@ def test_iki_end_holes_win_stops_the_turn():
     position = iki(south, north)
     assert K.legal_moves(position) == ["o7"]
     after = K.play(position, "o7")
-    assert after == iki([0, 0, 0, 0, 0, 0, 2, 2, 3, 1, 1, 1, 1, 1, 1, 2], loop(o4=2), side="N",
-                        turns=11, flags="win=S")
+    assert after == iki(
+        [0, 0, 0, 0, 0, 0, 2, 2, 3, 1, 1, 1, 1, 1, 1, 2], loop(o4=2), side="N", turns=11, flags="win=S"
+    )
     assert K.outcome(after) == {"winner": "S", "score": (15, 2), "reason": "end-holes"}
     assert K.legal_moves(after) == []
     # Option off: the turn goes on: o7 (2) -> 7 (3), 8 (4): column 7, North 15 empty: relay 4 -> 9..12
     # (2 each): column 3, North 11 empty: relay 2 -> 13 (2), 14 (2): relay 2 -> 15 (3), 0 (1): end.
     variant = "ikibuguzo(end_holes_win=false)"
     off = K.play(iki(south, north, variant=variant), "o7")
-    assert off == iki([1, 0, 0, 0, 0, 0, 0, 3, 0, 2, 2, 2, 0, 2, 0, 3], loop(o4=2), side="N",
-                      turns=11, variant=variant)
+    assert off == iki(
+        [1, 0, 0, 0, 0, 0, 0, 3, 0, 2, 2, 2, 0, 2, 0, 3], loop(o4=2), side="N", turns=11, variant=variant
+    )
     assert K.outcome(off) is None
 
 
@@ -363,7 +386,17 @@ def test_sab_capture_chain_same_piece_every_prefix():
     position = "sabouiyya ...../.SSS./.NNN./...../..S.. S 20 0-0 -"
     # c1-c2 takes c3 (c4 behind); from c2, b2 takes b3 (b4), d2 takes d3 (d4); c3 captures nothing.
     assert Y.legal_moves(position) == [
-        "b4-a4", "b4-b5", "c1-b1", "c1-c2", "c1-c2-b2", "c1-c2-d2", "c1-d1", "c4-c5", "d4-d5", "d4-e4"]
+        "b4-a4",
+        "b4-b5",
+        "c1-b1",
+        "c1-c2",
+        "c1-c2-b2",
+        "c1-c2-d2",
+        "c1-d1",
+        "c4-c5",
+        "d4-d5",
+        "d4-e4",
+    ]
     assert Y.play(position, "c1-c2") == "sabouiyya ...../.SSS./.N.N./..S../..... N 21 0-0 -"
     assert Y.play(position, "c1-c2-b2") == "sabouiyya ...../.SSS./...N./.S.../..... N 21 0-0 -"
     for illegal in ("c1-c2-c3", "c1-c2-b2-a2", "b4-a4-a3", "c1-c3", "c1-d2"):
@@ -394,7 +427,10 @@ def test_sab_hajeb_declaration_needs_a_safe_mover():
     assert Y.legal_moves(position) == ["a3-a4", "a5-a4", "b4-a4", "hajeb"]
     # Without the option: no declaration.
     assert Y.legal_moves(position.replace("sabouiyya ", "sabouiyya(hajeb=false) ")) == [
-        "a3-a4", "a5-a4", "b4-a4"]
+        "a3-a4",
+        "a5-a4",
+        "b4-a4",
+    ]
     # North pieces all in contact with South's area: no safe mover, no hajeb.
     assert "hajeb" not in Y.legal_moves("sabouiyya ..S../..N../SN.NS/..S../N.... N 20 0-0 -")
     # South can never declare.

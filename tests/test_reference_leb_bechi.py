@@ -27,7 +27,8 @@ def test_leb_every_board_size_starts_right(holes):
 
 def test_leb_variant_strings():
     assert leb.start(f"{LEB}(max_turns=50,holes=4)") == (
-        f"{LEB}(holes=4,max_turns=50) 4,4,4,4/4,4,4,4 0-0 S 0 -")
+        f"{LEB}(holes=4,max_turns=50) 4,4,4,4/4,4,4,4 0-0 S 0 -"
+    )
     assert leb.start(f"{LEB}(holes=6,max_turns=2000)").startswith(f"{LEB} ")
     for bad in (f"{LEB}(holes=5)", f"{LEB}(holes=12)", f"{LEB}(holes=0)", f"{LEB}(seeds=4)", "oware"):
         with pytest.raises(ValueError):
@@ -142,9 +143,13 @@ def test_leb_turn_limit_ends_like_an_endless_cycle():
 
 
 def test_leb_parse_errors():
-    for bad in (f"{LEB} 4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", f"{LEB} 4,4,4,4,4,4/4,4,4,4,4,4 0-0 X 0 -",
-                f"{LEB} 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0", f"{LEB} 4,4,4,4,4,x/4,4,4,4,4,4 0-0 S 0 -",
-                f"{LEB} 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 cap=S"):
+    for bad in (
+        f"{LEB} 4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -",
+        f"{LEB} 4,4,4,4,4,4/4,4,4,4,4,4 0-0 X 0 -",
+        f"{LEB} 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0",
+        f"{LEB} 4,4,4,4,4,x/4,4,4,4,4,4 0-0 S 0 -",
+        f"{LEB} 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 cap=S",
+    ):
         with pytest.raises(ValueError):
             leb.legal_moves(bad)
 
@@ -160,7 +165,8 @@ def test_bechi_start_positions_and_variant_strings():
     assert three == "bechi(holes=3) 6,6,6/6,6,6 0-0 S 0 1 play - - 0-0"
     assert bechi.legal_moves(three) == ["a", "b:cw", "b:ccw", "c"]
     assert bechi.start("bechi(holes=3,empty_breaks_chain=false)").startswith(
-        "bechi(empty_breaks_chain=false,holes=3) ")
+        "bechi(empty_breaks_chain=false,holes=3) "
+    )
     for bad in ("bechi(holes=5)", "bechi(empty_breaks_chain=yes)", "bechi(seeds=6)"):
         with pytest.raises(ValueError):
             bechi.start(bad)
@@ -276,7 +282,13 @@ def test_bechi_round_end_refill_choices_and_carry():
     assert south_filled == "bechi 6,6,6,6/0,0,0,0 0-16 N 16 1 fill-N - - 8-0"
     # North has 16: two holes of its choice, 4 put aside.
     assert bechi.legal_moves(south_filled) == [
-        "fill:AB", "fill:AC", "fill:AD", "fill:BC", "fill:BD", "fill:CD"]
+        "fill:AB",
+        "fill:AC",
+        "fill:AD",
+        "fill:BC",
+        "fill:BD",
+        "fill:CD",
+    ]
     with pytest.raises(ValueError):
         bechi.play(south_filled, "fill:A")
     # Round 2 starts with North; B and C are out of play.
@@ -334,11 +346,13 @@ def test_bechi_turn_limit():
 
 
 def test_bechi_parse_errors():
-    for bad in ("bechi 6,6,6,6/6,6,6,6 0-0 S 0 1 play - - 0",  # carry
-                "bechi 6,6,6,6/6,6,6,6 0-0 S 0 1 sow - - 0-0",  # phase
-                "bechi 6,6,6,6/6,6,6,6 0-0 S 0 1 play - a 0-0",  # off hole with counters
-                "bechi 6,6,6,6/6,6,6,6 0-0 S 0 1 play ba - 0-0",  # moved not in board order
-                "bechi 0,0,0,0/0,0,0,0 0-0 N 0 1 fill-S - - 24-24",  # side vs phase
-                "bechi 6,6,6/6,6,6,6 0-0 S 0 1 play - - 0-0"):
+    for bad in (
+        "bechi 6,6,6,6/6,6,6,6 0-0 S 0 1 play - - 0",  # carry
+        "bechi 6,6,6,6/6,6,6,6 0-0 S 0 1 sow - - 0-0",  # phase
+        "bechi 6,6,6,6/6,6,6,6 0-0 S 0 1 play - a 0-0",  # off hole with counters
+        "bechi 6,6,6,6/6,6,6,6 0-0 S 0 1 play ba - 0-0",  # moved not in board order
+        "bechi 0,0,0,0/0,0,0,0 0-0 N 0 1 fill-S - - 24-24",  # side vs phase
+        "bechi 6,6,6/6,6,6,6 0-0 S 0 1 play - - 0-0",
+    ):
         with pytest.raises(ValueError):
             bechi.legal_moves(bad)

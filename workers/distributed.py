@@ -269,9 +269,7 @@ class Scheduler:
         for ev in self._watchers.values():
             ev.set()
 
-    def send(
-        self, name: str, task_id: str, kwargs: dict[str, Any], queue: str, kwargsrepr: str = ""
-    ) -> None:
+    def send(self, name: str, task_id: str, kwargs: dict[str, Any], queue: str, kwargsrepr: str = "") -> None:
         """Puts task ``name`` on ``queue`` (a list of the broker's Redis): the message Celery's
         ``send_task`` would write (:mod:`workers.messages`), pushed by one ``LPUSH`` on a kept
         connection. A broker that is not Redis gets ``send_task``."""

@@ -487,7 +487,6 @@ def _move_index(pos: griot.Position, r: griot.SearchResult) -> int | None:
     return texts.index(str(r.best_move)) if str(r.best_move) in texts else None
 
 
-
 MAX_NODES = 10**12
 PROGRESS_EVERY = 0.05
 """Seconds between two progress writes of one search: depths completing faster are folded into
@@ -538,6 +537,7 @@ class _ProgressReporter:
             pipe.execute()
         except redis.RedisError as e:
             log.warning("progress report failed: %s", e)
+
 
 class _BudgetStop:
     """A progress callback that stops the search before an iteration foreseen to end past

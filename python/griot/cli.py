@@ -35,8 +35,13 @@ class _GriotGroup(click.Group):
 
 @click.group(cls=_GriotGroup)
 @click.version_option(griot.ENGINE_VERSION, prog_name="griot")
-@click.option("--rules-file", "rules_files", multiple=True, type=click.Path(exists=True, dir_okay=False),
-              help="Load a user rule file (TOML) first; repeatable.")
+@click.option(
+    "--rules-file",
+    "rules_files",
+    multiple=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="Load a user rule file (TOML) first; repeatable.",
+)
 def main(rules_files: tuple[str, ...]) -> None:
     """Griot: rules and analysis of traditional board games."""
     for path in rules_files:

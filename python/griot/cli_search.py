@@ -41,9 +41,14 @@ def _table(result: griot.SearchResult, multipv: int) -> Table:
 @click.option("--nodes", "-n", type=click.IntRange(1), default=None, help="Node limit.")
 @click.option("--multipv", "-k", type=click.IntRange(0), default=1, help="Lines to score exactly (0 = all).")
 @click.option("--hash", "hash_mb", type=click.IntRange(0), default=64, help="Table size in MB.")
-@click.option("--gateway", "gateway", envvar="GRIOT_GATEWAY_TARGET", default=None,
-              help="Gateway host:port; 'off' searches in this process. Default: the running "
-              "`griot up`'s gateway, else this process [GRIOT_GATEWAY_TARGET].")
+@click.option(
+    "--gateway",
+    "gateway",
+    envvar="GRIOT_GATEWAY_TARGET",
+    default=None,
+    help="Gateway host:port; 'off' searches in this process. Default: the running "
+    "`griot up`'s gateway, else this process [GRIOT_GATEWAY_TARGET].",
+)
 def analyze(
     variant: str,
     position: str | None,

@@ -126,4 +126,3 @@ def test_choose_move_interface() -> None:
     capture = griot.Position("abapa 0,0,0,0,0,3/1,2,0,0,0,0 20-22 S 100 -")
     assert engine.choose_move(capture, 5).text == "f"
     assert "best f" in engine.evaluate(capture, seconds=0.2)
-

@@ -62,9 +62,13 @@ def sample_positions(variant: str, seed: int, want: list[str]) -> list[str]:
                 fields = str(pos).split(" ")
                 if wish == "mid" and pos.turns >= 20 + rng.randrange(20):
                     found = pos
-                elif (wish == "later" and fields[6] == "play" and int(fields[5]) >= 2
-                      and (fields[8] != "-" or "empty_holes_in_play=true" in variant)
-                      and rng.random() < 0.2):
+                elif (
+                    wish == "later"
+                    and fields[6] == "play"
+                    and int(fields[5]) >= 2
+                    and (fields[8] != "-" or "empty_holes_in_play=true" in variant)
+                    and rng.random() < 0.2
+                ):
                     found = pos
                 elif wish == "fill" and fields[6] == "fill-S":
                     found = pos

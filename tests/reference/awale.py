@@ -173,6 +173,8 @@ EVEN = _EvenValues()
 #   remaining       who takes the remaining seeds at a (non-cycle) end
 # ---------------------------------------------------------------------------------------
 
+# One variant per block, the seed's parameter table kept compact.
+# fmt: off
 RULES = {
     "2-4": dict(
         seeds=4, playable="own", min_seeds=2, leave_one=True, skip_origin=False,
@@ -316,10 +318,25 @@ RULES = {
         end_store_over=24, pass_when_stuck=False, remaining="own",
     ),
 }
+# fmt: on
 
 VARIANTS = [
-    "2-4", "adji-boto", "adjito", "awale", "dakar", "darra", "french-wari", "halusa",
-    "jodu", "kale", "nyakun", "ot-tjin", "oware", "songo-duala", "vai-lung-thlan", "wouri",
+    "2-4",
+    "adji-boto",
+    "adjito",
+    "awale",
+    "dakar",
+    "darra",
+    "french-wari",
+    "halusa",
+    "jodu",
+    "kale",
+    "nyakun",
+    "ot-tjin",
+    "oware",
+    "songo-duala",
+    "vai-lung-thlan",
+    "wouri",
     "abapa",
 ]
 
@@ -330,6 +347,7 @@ _SIDES = ("S", "N")
 # ---------------------------------------------------------------------------------------
 # Variant strings and positions
 # ---------------------------------------------------------------------------------------
+
 
 def _parse_variant(text):
     """Return (id, options dict with holes/seeds/max_turns filled in)."""
@@ -381,9 +399,9 @@ class _State:
         self.n = opts["holes"]
         self.board = list(board)
         self.stores = list(stores)
-        self.side = side          # 0 = South, 1 = North (to move)
+        self.side = side  # 0 = South, 1 = North (to move)
         self.turns = turns
-        self.cap = cap            # None, 0 or 1: last capturer (written only where needed)
+        self.cap = cap  # None, 0 or 1: last capturer (written only where needed)
         self.cycle = cycle
 
     def format(self):
@@ -395,9 +413,11 @@ class _State:
             flags.append("cap=" + _SIDES[self.cap])
         if self.cycle:
             flags.append("cycle")
-        return (f"{_canonical_variant(self.vid, self.opts)} {south}/{north} "
-                f"{self.stores[0]}-{self.stores[1]} {_SIDES[self.side]} {self.turns} "
-                f"{','.join(flags) if flags else '-'}")
+        return (
+            f"{_canonical_variant(self.vid, self.opts)} {south}/{north} "
+            f"{self.stores[0]}-{self.stores[1]} {_SIDES[self.side]} {self.turns} "
+            f"{','.join(flags) if flags else '-'}"
+        )
 
 
 def _parse_position(text):
@@ -436,8 +456,9 @@ def _parse_position(text):
                 cycle = True
             else:
                 raise ValueError(f"field 6 (flags): unknown flag {flag!r}")
-    return _State(vid, opts, board, [int(s) for s in stores], _SIDES.index(fields[3]),
-                  int(fields[4]), cap, cycle)
+    return _State(
+        vid, opts, board, [int(s) for s in stores], _SIDES.index(fields[3]), int(fields[4]), cap, cycle
+    )
 
 
 def _label(n, i):
@@ -456,6 +477,7 @@ def _index(n, label):
 # ---------------------------------------------------------------------------------------
 # Board helpers
 # ---------------------------------------------------------------------------------------
+
 
 def _row_of(n, i):
     """0 if hole i is on South's row, 1 if on North's."""
@@ -482,6 +504,7 @@ def _in_territory(rules, n, hole, mover, key):
 # ---------------------------------------------------------------------------------------
 # One whole turn
 # ---------------------------------------------------------------------------------------
+
 
 def _turn(st, mover, origin):
     """Play the sowing from `origin` for `mover`; return (board, stores, cap, cut)."""
@@ -551,7 +574,7 @@ def _turn(st, mover, origin):
 
     if r["chain"] is not None:
         h = last
-        while h != lap_origin:                 # never step past the final lap's origin
+        while h != lap_origin:  # never step past the final lap's origin
             h = (h - 1) % size
             if r["chain"] == "territory" and _row_of(n, h) != _row_of(n, last):
                 break
@@ -607,6 +630,7 @@ def _moves_for(st, side):
 # End of game
 # ---------------------------------------------------------------------------------------
 
+
 def _natural_end(st):
     """The variant's own end condition met by the position, or None."""
     r = st.rules
@@ -661,21 +685,21 @@ def _share_remaining(st, reason):
 
     rule = st.rules["remaining"]
     if reason in ("cycle", "turn-limit"):
-        each_own()                                   # R4
+        each_own()  # R4
     elif rule == "own":
         each_own()
     elif rule == "nobody" or rule is None:
         pass
     elif rule == "last_capturer":
         if st.cap is None:
-            each_own()                               # R5
+            each_own()  # R5
         else:
             give_all(st.cap)
     elif rule == "last_mover":
         last_mover()
     elif rule in ("not_stuck_else_last_mover", "not_stuck_else_own"):
         if reason == "stuck":
-            give_all(1 - st.side)                    # the player not stuck
+            give_all(1 - st.side)  # the player not stuck
         elif rule == "not_stuck_else_last_mover":
             last_mover()
         else:
@@ -688,6 +712,7 @@ def _share_remaining(st, reason):
 # ---------------------------------------------------------------------------------------
 # Public API
 # ---------------------------------------------------------------------------------------
+
 
 def start(variant: str) -> str:
     vid, opts = _parse_variant(variant)

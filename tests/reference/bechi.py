@@ -52,8 +52,7 @@ from itertools import combinations
 
 GAME_ID = "bechi"
 COUNTERS_PER_HOLE = 6
-DEFAULT_OPTIONS = {"empty_breaks_chain": True, "empty_holes_in_play": False, "holes": 4,
-                   "max_turns": 2000}
+DEFAULT_OPTIONS = {"empty_breaks_chain": True, "empty_holes_in_play": False, "holes": 4, "max_turns": 2000}
 BOOL_OPTIONS = ("empty_breaks_chain", "empty_holes_in_play")
 SIDES = "SN"
 PHASES = ("play", "fill-S", "fill-N", "over")
@@ -110,8 +109,7 @@ def _option_text(value) -> str:
 
 def format_variant(options: dict) -> str:
     """Canonical form: only non-default options, sorted by key."""
-    changed = [f"{k}={_option_text(options[k])}" for k in sorted(options)
-               if options[k] != DEFAULT_OPTIONS[k]]
+    changed = [f"{k}={_option_text(options[k])}" for k in sorted(options) if options[k] != DEFAULT_OPTIONS[k]]
     return GAME_ID + (f"({','.join(changed)})" if changed else "")
 
 
@@ -136,9 +134,18 @@ class Position:
         return self.options["holes"]
 
     def copy(self) -> Position:
-        return Position(dict(self.options), list(self.board), list(self.stores), self.side,
-                        self.turns, self.round, self.phase, set(self.moved), set(self.off),
-                        list(self.carry))
+        return Position(
+            dict(self.options),
+            list(self.board),
+            list(self.stores),
+            self.side,
+            self.turns,
+            self.round,
+            self.phase,
+            set(self.moved),
+            set(self.off),
+            list(self.carry),
+        )
 
 
 def _label(h: int, index: int) -> str:
@@ -224,9 +231,11 @@ def format_position(pos: Position) -> str:
     h = pos.h
     south = ",".join(str(c) for c in pos.board[:h])
     north = ",".join(str(c) for c in pos.board[h:])
-    return (f"{format_variant(pos.options)} {south}/{north} {pos.stores[0]}-{pos.stores[1]} "
-            f"{SIDES[pos.side]} {pos.turns} {pos.round} {pos.phase} {_hole_text(h, pos.moved)} "
-            f"{_hole_text(h, pos.off)} {pos.carry[0]}-{pos.carry[1]}")
+    return (
+        f"{format_variant(pos.options)} {south}/{north} {pos.stores[0]}-{pos.stores[1]} "
+        f"{SIDES[pos.side]} {pos.turns} {pos.round} {pos.phase} {_hole_text(h, pos.moved)} "
+        f"{_hole_text(h, pos.off)} {pos.carry[0]}-{pos.carry[1]}"
+    )
 
 
 def start(variant: str) -> str:
@@ -283,8 +292,10 @@ def _fill_moves(pos: Position) -> list:
     k = min(pos.h, total // COUNTERS_PER_HOLE)
     if k == 0:
         return []
-    return [("fill:" + "".join(_label(pos.h, i) for i in chosen), chosen)
-            for chosen in combinations(_row(pos.h, filler), k)]
+    return [
+        ("fill:" + "".join(_label(pos.h, i) for i in chosen), chosen)
+        for chosen in combinations(_row(pos.h, filler), k)
+    ]
 
 
 def _finished(pos: Position) -> bool:
@@ -402,8 +413,7 @@ def _result(south: int, north: int, reason: str, winner=None) -> dict:
 
 def outcome(position: str) -> dict | None:
     pos = parse(position)
-    scores = [pos.stores[s] + pos.carry[s] + sum(pos.board[i] for i in _row(pos.h, s))
-              for s in (0, 1)]
+    scores = [pos.stores[s] + pos.carry[s] + sum(pos.board[i] for i in _row(pos.h, s)) for s in (0, 1)]
     if pos.phase == "over":
         short = [s for s in (0, 1) if pos.stores[s] + pos.carry[s] < COUNTERS_PER_HOLE]
         if len(short) != 1:

@@ -112,6 +112,7 @@ def parse_variant(text: str) -> dict:
 
 def format_variant(options: dict) -> str:
     """Canonical form: only non-default options, sorted by key."""
+
     def text(value):
         if isinstance(value, bool):
             return "true" if value else "false"
@@ -153,8 +154,9 @@ def parse_position(text: str) -> Position:
         holes = row.split(",")
         if len(holes) != HOLES:
             raise ValueError(f"field 2 (board): {player} has {len(holes)} holes, not {HOLES}")
-        loops.append([_parse_int(h, f"field 2 (board): hole {i + 1} of {player}")
-                      for i, h in enumerate(holes)])
+        loops.append(
+            [_parse_int(h, f"field 2 (board): hole {i + 1} of {player}") for i, h in enumerate(holes)]
+        )
     if fields[2] not in SIDES:
         raise ValueError(f"field 3 (side): {fields[2]!r} is not S or N")
     side = SIDES.index(fields[2])
@@ -198,21 +200,28 @@ def format_pause(turn: _Turn, hole: int, end_holes_win: bool) -> str:
 
 def _paused_turn(pos: Position) -> tuple[_Turn, int]:
     """The turn in progress recorded in a `choose=` flags field, and its capture hole."""
-    bad = ValueError(f"field 6 (flags): {pos.flags!r} is not choose=<hole>,laps=<n>,cw=<none|some|all>"
-                     "[,kept][,end=<i1|i8>]")
+    bad = ValueError(
+        f"field 6 (flags): {pos.flags!r} is not choose=<hole>,laps=<n>,cw=<none|some|all>"
+        "[,kept][,end=<i1|i8>]"
+    )
     parts = pos.flags.split(",")
     if len(parts) < 3 or not parts[1].startswith("laps=") or not parts[2].startswith("cw="):
         raise bad
     labels = {_label(h): h for h in range(HOLES)}
-    hole = labels.get(parts[0][len("choose="):])
-    laps_text, cw = parts[1][len("laps="):], parts[2][len("cw="):]
+    hole = labels.get(parts[0][len("choose=") :])
+    laps_text, cw = parts[1][len("laps=") :], parts[2][len("cw=") :]
     if hole is None or not laps_text.isdigit() or cw not in CW_MEMORY:
         raise bad
     laps = int(laps_text)
     if not 1 <= laps < LAP_LIMIT:
         raise ValueError(f"field 6 (flags): laps must be 1 to {LAP_LIMIT - 1}")
-    turn = _Turn(list(pos.loops[pos.side]), list(pos.loops[1 - pos.side]), laps=laps,
-                 cw_laps=0 if cw == "none" else 1, all_cw=cw == "all")
+    turn = _Turn(
+        list(pos.loops[pos.side]),
+        list(pos.loops[1 - pos.side]),
+        laps=laps,
+        cw_laps=0 if cw == "none" else 1,
+        all_cw=cw == "all",
+    )
     for part in parts[3:]:
         if part == "kept":
             turn.kept = True
@@ -225,14 +234,12 @@ def _paused_turn(pos: Position) -> tuple[_Turn, int]:
 
 def format_position(pos: Position) -> str:
     board = "/".join(",".join(str(n) for n in loop) for loop in pos.loops)
-    return (f"{format_variant(pos.options)} {board} {SIDES[pos.side]} {pos.turns} "
-            f"{pos.opening} {pos.flags}")
+    return f"{format_variant(pos.options)} {board} {SIDES[pos.side]} {pos.turns} {pos.opening} {pos.flags}"
 
 
 def start(variant: str) -> str:
     options = parse_variant(variant)
-    return format_position(Position(options, [list(START_LOOP), list(START_LOOP)], 0, 0,
-                                    OPENING_TURNS, "-"))
+    return format_position(Position(options, [list(START_LOOP), list(START_LOOP)], 0, 0, OPENING_TURNS, "-"))
 
 
 # --------------------------------------------------------------------------- holes and labels
@@ -289,6 +296,7 @@ def _lap_captures(mine: list, theirs: list, origin: int, direction: int) -> bool
 @dataclass
 class _Turn:
     """A turn in progress: the mover's and the opponent's loops and the turn's memory."""
+
     mine: list
     theirs: list
     laps: int = 0  # laps started so far (the first sowing is lap 1)
@@ -300,15 +308,27 @@ class _Turn:
     cut: bool = False  # relay cut after LAP_LIMIT laps
 
     def copy(self) -> _Turn:
-        return _Turn(list(self.mine), list(self.theirs), self.laps, self.cw_laps, self.all_cw,
-                     self.kept, set(self.end_columns), self.won, self.cut)
+        return _Turn(
+            list(self.mine),
+            list(self.theirs),
+            self.laps,
+            self.cw_laps,
+            self.all_cw,
+            self.kept,
+            set(self.end_columns),
+            self.won,
+            self.cut,
+        )
 
 
 def _decisions(turn: _Turn, capture_hole: int) -> list:
     """Options after a capture (K5, K6): (token, origin, direction, is_keep)."""
     options = [("ccw", capture_hole, CCW, False)]
-    cw_resow = (capture_hole in SPECIAL_HOLES and (turn.all_cw or turn.cw_laps == 0)
-                and _lap_captures(turn.mine, turn.theirs, capture_hole, CW))
+    cw_resow = (
+        capture_hole in SPECIAL_HOLES
+        and (turn.all_cw or turn.cw_laps == 0)
+        and _lap_captures(turn.mine, turn.theirs, capture_hole, CW)
+    )
     if cw_resow:
         options.append(("cw", capture_hole, CW, False))
     if turn.all_cw:  # the capture was made by a clockwise play from a special hole
@@ -372,8 +392,7 @@ def _successors(pos: Position) -> dict:
     def finish(loops_by_side, flags):
         loops = [None, None]
         loops[pos.side], loops[other_side] = loops_by_side
-        return Position(pos.options, loops, other_side, pos.turns + 1,
-                        max(pos.opening - 1, 0), flags)
+        return Position(pos.options, loops, other_side, pos.turns + 1, max(pos.opening - 1, 0), flags)
 
     if pos.opening:
         hole = OPENING_HOLES[(OPENING_TURNS - pos.opening) // 2]
@@ -389,8 +408,9 @@ def _successors(pos: Position) -> dict:
         loops = [None, None]
         loops[pos.side], loops[other_side] = turn.mine, turn.theirs
         if pause is not None:  # the same player chooses how the turn goes on
-            return Position(pos.options, loops, pos.side, pos.turns + 1, 0,
-                            format_pause(turn, pause, end_holes_win))
+            return Position(
+                pos.options, loops, pos.side, pos.turns + 1, 0, format_pause(turn, pause, end_holes_win)
+            )
         flags = f"win={SIDES[pos.side]}" if turn.won else ("cycle" if turn.cut else "-")
         return Position(pos.options, loops, other_side, pos.turns + 1, 0, flags)
 

@@ -109,8 +109,9 @@ class Position:
         return self.options["holes"]
 
     def copy(self) -> Position:
-        return Position(dict(self.options), list(self.board), list(self.stores), self.side,
-                        self.turns, self.cycle)
+        return Position(
+            dict(self.options), list(self.board), list(self.stores), self.side, self.turns, self.cycle
+        )
 
 
 def _count(field: str, what: str, text: str) -> int:
@@ -152,8 +153,10 @@ def format_position(pos: Position) -> str:
     south = ",".join(str(c) for c in pos.board[:n])
     north = ",".join(str(c) for c in pos.board[n:])
     flags = "cycle" if pos.cycle else "-"
-    return (f"{format_variant(pos.options)} {south}/{north} {pos.stores[0]}-{pos.stores[1]} "
-            f"{SIDES[pos.side]} {pos.turns} {flags}")
+    return (
+        f"{format_variant(pos.options)} {south}/{north} {pos.stores[0]}-{pos.stores[1]} "
+        f"{SIDES[pos.side]} {pos.turns} {flags}"
+    )
 
 
 def start(variant: str) -> str:
@@ -220,8 +223,7 @@ def _rule_moves(pos: Position) -> list:
     opponent_row = _row(n, 1 - pos.side)
     if any(pos.board[i] for i in opponent_row):
         return own
-    return [i for i in own
-            if any(_sow_and_capture(pos, i).board[j] for j in opponent_row)]
+    return [i for i in own if any(_sow_and_capture(pos, i).board[j] for j in opponent_row)]
 
 
 def _over_by_limit(pos: Position) -> bool:

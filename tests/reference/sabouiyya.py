@@ -104,6 +104,7 @@ def parse_variant(text: str) -> dict:
 
 def format_variant(options: dict) -> str:
     """Canonical form: only non-default options, sorted by key."""
+
     def text(value):
         if isinstance(value, bool):
             return "true" if value else "false"
@@ -199,10 +200,15 @@ def parse_position(text: str) -> Position:
             raise ValueError("field 6 (hajeb): H'ajeb during placement")
     if hajeb != "-" and not options["hajeb"]:
         raise ValueError("field 6 (hajeb): H'ajeb state but hajeb=false")
-    if ((hajeb == "settle-N" and side != "N") or (hajeb in ("settle-S", "chain") and side != "S")):
+    if (hajeb == "settle-N" and side != "N") or (hajeb in ("settle-S", "chain") and side != "S"):
         raise ValueError(f"field 6 (hajeb): {hajeb} with {side} to move")
-    if (hajeb == "on" and side == "S" and pos.count("S") and pos.count("N")
-            and not _has_powered_capture(board)):
+    if (
+        hajeb == "on"
+        and side == "S"
+        and pos.count("S")
+        and pos.count("N")
+        and not _has_powered_capture(board)
+    ):
         raise ValueError("field 6 (hajeb): on, South to move without a capture (settle-N is due)")
     if hajeb == "chain" and not (pos.count("N") and _has_powered_capture(board)):
         raise ValueError("field 6 (hajeb): chain without a capture left (the turn would have ended)")
@@ -210,9 +216,11 @@ def parse_position(text: str) -> Position:
 
 
 def format_position(pos: Position) -> str:
-    ranks = ["".join(pos.board[r * SIZE:(r + 1) * SIZE]) for r in reversed(range(SIZE))]
-    return (f"{format_variant(pos.options)} {'/'.join(ranks)} {pos.side} {pos.turns} "
-            f"{pos.hands['S']}-{pos.hands['N']} {pos.hajeb}")
+    ranks = ["".join(pos.board[r * SIZE : (r + 1) * SIZE]) for r in reversed(range(SIZE))]
+    return (
+        f"{format_variant(pos.options)} {'/'.join(ranks)} {pos.side} {pos.turns} "
+        f"{pos.hands['S']}-{pos.hands['N']} {pos.hajeb}"
+    )
 
 
 def start(variant: str) -> str:
@@ -325,8 +333,7 @@ def _safe_movers(board: list) -> list:
                 continue
             zone.add(current)
             stack.extend(_steps_of(board, current))
-        touched = any(board[n] == "S" for z in zone for d in ORTHOGONAL
-                      if (n := _step(z, d)) is not None)
+        touched = any(board[n] == "S" for z in zone for d in ORTHOGONAL if (n := _step(z, d)) is not None)
         if not touched:
             movers.append(cell)
     return movers
@@ -377,7 +384,7 @@ def _apply(pos: Position, move: str) -> Position:
     elif move == "rescind":
         hajeb = "done"
     elif move.startswith("remove:"):
-        for name in move[len("remove:"):].split(","):
+        for name in move[len("remove:") :].split(","):
             board[_cell(name)] = "."
         hajeb = "settle-S" if hajeb == "settle-N" else "done"
     elif move == "stop":
@@ -392,8 +399,13 @@ def _apply(pos: Position, move: str) -> Position:
         cells = [_cell(name) for name in move.split("-")]
         for origin, target in pairwise(cells):
             board, _ = _move(board, origin, target)
-    if (hajeb == "on" and side == "S" and board.count("S") and board.count("N")
-            and not _has_powered_capture(board)):
+    if (
+        hajeb == "on"
+        and side == "S"
+        and board.count("S")
+        and board.count("N")
+        and not _has_powered_capture(board)
+    ):
         hajeb, side = "settle-N", "N"  # South cannot capture: the settlement starts at once
     return Position(pos.options, board, side, pos.turns + 1, hands, hajeb)
 

@@ -150,10 +150,22 @@ def test_bad_arguments_fail_without_retries(two_workers: Stack) -> None:
         dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=0, alpha=0, beta=1),
         dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=5, alpha=5, beta=5),
         dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth="5", alpha=0, beta=1),
-        dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=5, alpha=0, beta=1,
-             windows=[[3, 7, 7]]),
-        dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=5, alpha=0, beta=1,
-             windows=[[5, 0, 1]]),
+        dict(
+            variant="abapa",
+            position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -",
+            depth=5,
+            alpha=0,
+            beta=1,
+            windows=[[3, 7, 7]],
+        ),
+        dict(
+            variant="abapa",
+            position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -",
+            depth=5,
+            alpha=0,
+            beta=1,
+            windows=[[5, 0, 1]],
+        ),
     ]
     for kwargs in cases:
         r = app.send_task("griot.search_subtree", kwargs=kwargs, queue="griot.interactive")
