@@ -1003,13 +1003,7 @@ class ClusterSearch:
             try:
                 return await fn()
             except (redis.ConnectionError, redis.TimeoutError, OperationalError, OSError) as e:
-                now = time.time()
-                since = since or now
-                if now - since > self.outage_grace:
-                    raise ClusterUnavailable(
-                        f"the broker or result backend has been unreachable for {now - since:.1f} s: {e}"
-                    ) from e
-                await asyncio.sleep(0.2)
+                since = await self._outage(since, e)
 
     async def _guarded(self, fn: Callable[[], Any]) -> Any:
         """``fn()``, retried while the broker is unreachable, up to ``outage_grace`` seconds."""
@@ -1018,13 +1012,20 @@ class ClusterSearch:
             try:
                 return fn()
             except (redis.ConnectionError, redis.TimeoutError, OperationalError, OSError) as e:
-                now = time.time()
-                since = since or now
-                if now - since > self.outage_grace:
-                    raise ClusterUnavailable(
-                        f"the broker or result backend has been unreachable for {now - since:.1f} s: {e}"
-                    ) from e
-                await asyncio.sleep(0.2)
+                since = await self._outage(since, e)
+
+    async def _outage(self, since: float | None, error: Exception) -> float:
+        """One failed attempt of an outage that began at ``since`` (now if None): raises
+        ClusterUnavailable once it has lasted ``outage_grace`` seconds, else waits 0.2 s before
+        the next attempt. Returns when the outage began."""
+        now = time.time()
+        since = since or now
+        if now - since > self.outage_grace:
+            raise ClusterUnavailable(
+                f"the broker or result backend has been unreachable for {now - since:.1f} s: {error}"
+            ) from error
+        await asyncio.sleep(0.2)
+        return since
 
     def _result(self, root: _Node, depth: int, found: _Found, start: float) -> DepthResult:
         assert found.bound == EXACT, found

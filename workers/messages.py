@@ -40,10 +40,12 @@ def task_message(
     expires: float | None,
     reply_to: str,
     kwargsrepr: str = "",
+    origin: str = ORIGIN,
 ) -> str:
     """The message of task ``name`` (id ``task_id``, keyword arguments ``kwargs``) for the list
     ``queue``, expiring at the Unix time ``expires`` if given. ``kwargsrepr`` is what a worker's
-    log shows of the arguments (Celery's would repr them all)."""
+    log shows of the arguments (Celery's would repr them all); ``origin`` names the sender. The
+    gateway's publisher writes its messages with this function too."""
     body = f"[[], {json.dumps(kwargs)}, {_TAIL}]"
     headers: dict[str, Any] = {
         "lang": "py",
@@ -60,7 +62,7 @@ def task_message(
         "parent_id": None,
         "argsrepr": "()",
         "kwargsrepr": kwargsrepr,
-        "origin": ORIGIN,
+        "origin": origin,
         "ignore_result": None,
         "replaced_task_nesting": 0,
         "stamped_headers": None,

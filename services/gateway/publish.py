@@ -6,7 +6,9 @@ producer pool, a synchronous Redis ``LPUSH`` that blocks the event loop for the 
 message only (a task by name, keyword arguments, a queue, an optional expiry), so it writes that
 message itself, in Celery's task protocol 2 inside kombu's Redis envelope, exactly what
 ``send_task`` puts on the queue (``tests/gateway/test_dispatch.py`` compares the two), and pushes
-every message of a dispatch round in one write (:class:`~services.gateway.resp.RespClient`).
+every message of a dispatch round in one write (:class:`~services.gateway.resp.RespClient`). The
+message itself is built by :func:`workers.messages.task_message`, which the distributed search's
+caller uses too.
 
 The Redis transport's anonymous exchange delivers a message whose routing key is the queue name by
 ``LPUSH`` on the list of that name (priority 0 keeps the plain name), where the workers' ``BRPOP``
@@ -15,20 +17,14 @@ takes it.
 
 from __future__ import annotations
 
-import base64
-import datetime as dt
-import json
 import os
 import socket
-import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
 
 from services.gateway.resp import RespClient
-
-#: The part of a protocol-2 body after the arguments: no callbacks, errbacks, chain or chord.
-_EMBED = '{"callbacks": null, "errbacks": null, "chain": null, "chord": null}'
+from workers.messages import task_message
 
 
 @dataclass(frozen=True)
@@ -54,48 +50,8 @@ class TaskPublisher:
         """The message of task ``name`` with ``kwargs`` for ``queue``, expiring at ``expires``
         (a Unix time) if given."""
         task_id = task_id or str(uuid.uuid4())
-        body = f"[[], {json.dumps(kwargs)}, {_EMBED}]"
-        headers = {
-            "lang": "py",
-            "task": name,
-            "id": task_id,
-            "shadow": None,
-            "eta": None,
-            "expires": None,
-            "group": None,
-            "group_index": None,
-            "retries": 0,
-            "timelimit": [None, None],
-            "root_id": task_id,
-            "parent_id": None,
-            "argsrepr": "()",
-            "kwargsrepr": repr(kwargs),
-            "origin": self.origin,
-            "ignore_result": None,
-            "replaced_task_nesting": 0,
-            "stamped_headers": None,
-            "stamps": {},
-        }
-        properties: dict[str, Any] = {
-            "correlation_id": task_id,
-            "reply_to": self.reply_to,
-            "delivery_mode": 2,
-            "delivery_info": {"exchange": "", "routing_key": queue},
-            "priority": 0,
-            "body_encoding": "base64",
-            "delivery_tag": str(uuid.uuid4()),
-        }
-        if expires is not None:
-            headers["expires"] = dt.datetime.fromtimestamp(expires, tz=dt.UTC).isoformat()
-            properties["expiration"] = str(max(0, int((expires - time.time()) * 1000)))
-        envelope = {
-            "body": base64.b64encode(body.encode()).decode(),
-            "content-encoding": "utf-8",
-            "content-type": "application/json",
-            "headers": headers,
-            "properties": properties,
-        }
-        return TaskMessage(task_id, queue, json.dumps(envelope))
+        data = task_message(name, task_id, kwargs, queue, expires, self.reply_to, repr(kwargs), self.origin)
+        return TaskMessage(task_id, queue, data)
 
     async def push(self, messages: list[TaskMessage]) -> None:
         """Pushes ``messages`` in one round trip (raises the Redis error if it fails)."""
