@@ -29,60 +29,14 @@ from typing import Any
 
 from redis.connection import parse_url
 
+from workers.resp import MORE, pack, parse
+
 log = logging.getLogger(__name__)
 
 RESULT_PREFIX = b"celery-task-meta-"
 RECONNECT_EVERY = 0.2
 CLIENT_NAME = b"griot-results"
 """The subscriber connection's name in ``CLIENT LIST``."""
-
-
-def pack(*args: bytes | str) -> bytes:
-    """One command in RESP."""
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        b = a.encode() if isinstance(a, str) else a
-        out.append(b"$%d\r\n%s\r\n" % (len(b), b))
-    return b"".join(out)
-
-
-_MORE = object()
-
-
-def parse(buf: bytearray, pos: int) -> tuple[Any, int]:
-    """One RESP2 reply from ``buf`` at ``pos``: (reply, next position), or (``_MORE``, pos) when
-    the buffer does not hold all of it yet. Errors come back as ``Exception`` values."""
-    end = buf.find(b"\r\n", pos)
-    if end < 0:
-        return _MORE, pos
-    kind = buf[pos : pos + 1]
-    line = bytes(buf[pos + 1 : end])
-    nxt = end + 2
-    if kind == b"+":
-        return line, nxt
-    if kind == b"-":
-        return Exception(line.decode(errors="replace")), nxt
-    if kind == b":":
-        return int(line), nxt
-    if kind == b"$":
-        n = int(line)
-        if n < 0:
-            return None, nxt
-        if len(buf) < nxt + n + 2:
-            return _MORE, pos
-        return bytes(buf[nxt : nxt + n]), nxt + n + 2
-    if kind == b"*":
-        n = int(line)
-        if n < 0:
-            return None, nxt
-        items = []
-        for _ in range(n):
-            item, nxt = parse(buf, nxt)
-            if item is _MORE:
-                return _MORE, pos
-            items.append(item)
-        return items, nxt
-    raise ValueError(f"unexpected RESP type {kind!r}")
 
 
 class _Protocol(asyncio.Protocol):
@@ -101,7 +55,7 @@ class _Protocol(asyncio.Protocol):
         pos = 0
         while pos < len(self.buf):
             reply, nxt = parse(self.buf, pos)
-            if reply is _MORE:
+            if reply is MORE:
                 break
             pos = nxt
             self.on_reply(reply)
@@ -169,7 +123,7 @@ class ResultNotifier:
     def _write(self, *args: bytes) -> None:
         proto = self.proto
         if proto is not None and proto.transport is not None:
-            proto.transport.write(pack(*args))
+            proto.transport.write(pack(args))
         # Not connected: the reconnection subscribes every watched channel.
 
     def _reply(self, reply: Any) -> None:
