@@ -12,7 +12,7 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import griot
@@ -372,14 +372,13 @@ class LiveStream:
                     return
                 if isinstance(item, BaseException):
                     raise item
-                update_id, text, result, final, outcome = item[:5]
                 message = analysis_pb2.LiveSessionResponse(
-                    session_id=self.session_id, update_id=update_id, position=text
+                    session_id=self.session_id, update_id=item.update_id, position=item.text
                 )
-                if result is not None:
-                    message.evaluation.CopyFrom(shared_evaluation(result, final))
-                elif outcome is not None:
-                    message.outcome.CopyFrom(outcome)
+                if item.result is not None:
+                    message.evaluation.CopyFrom(shared_evaluation(item.result, item.final))
+                elif item.outcome is not None:
+                    message.outcome.CopyFrom(item.outcome)
                 yield message
         finally:
             reader.cancel()
@@ -483,18 +482,11 @@ class LiveStream:
             assert pos.outcome is not None
             from services.rules.servicer import outcome_message
 
-            out.put([update_id, text, None, False, outcome_message(pos.outcome), None, 0.0])
+            out.put(OutRecord(update_id, text, outcome=outcome_message(pos.outcome)))
             return
         # The acknowledgement: the evaluations delivered while it waits replace it.
-        ack: list[Any] = [
-            update_id,
-            text,
-            None,
-            False,
-            None,
-            None,
-            asyncio.get_running_loop().time() + self.s.config.ack_hold,
-        ]
+        hold_until = asyncio.get_running_loop().time() + self.s.config.ack_hold
+        ack = OutRecord(update_id, text, hold_until=hold_until)
         out.put(ack)
         want = self.s._want(self.limits, 0, INTERACTIVE, self.all_moves, self.p, self.context)
 
@@ -503,7 +495,7 @@ class LiveStream:
             # task between the flight and the stream; the message is built when it is written).
             if isinstance(item, tuple):
                 r, final = item
-                out.put([update_id, text, r, final, None, None, 0.0])
+                out.put(OutRecord(update_id, text, r, final))
                 if not final:
                     return
             elif isinstance(item, BaseException):
@@ -512,12 +504,32 @@ class LiveStream:
                 self._drained.set_result(None)
 
         self.watch = watch = self.s.evaluator.watch(pos, want, deliver)
-        ack[5] = watch.lookup()
+        ack.lookup = watch.lookup()
+
+
+@dataclass(slots=True)
+class OutRecord:
+    """A message a live stream has yet to write: about ``update_id`` (its position ``text``), an
+    evaluation (``result``, ``final``), a finished game's ``outcome``, or neither (a bare
+    acknowledgement, which waits for its position's cache ``lookup`` and until ``hold_until``,
+    event loop time)."""
+
+    update_id: int
+    text: str
+    result: EvalResult | None = None
+    final: bool = False
+    outcome: Any = None
+    lookup: asyncio.Future[Any] | None = None
+    hold_until: float = 0.0
+
+    @property
+    def bare(self) -> bool:
+        """An acknowledgement with nothing to carry yet."""
+        return self.result is None and self.outcome is None
 
 
 class Outbox:
-    """The messages a live stream has yet to write, as records ``[update_id, position text,
-    result or None, final, outcome or None, lookup or None, hold until]`` (or an exception to
+    """The messages a live stream has yet to write, as :class:`OutRecord` s (or an exception to
     raise, or None for the end), taken in order with what the later ones make useless left out:
 
     - a record of an older update than the next one is dropped (the client drops it anyway);
@@ -536,9 +548,7 @@ class Outbox:
 
     def put(self, item: Any) -> None:
         self.items.append(item)
-        wake = self._wake
-        if wake is not None and not wake.done():
-            wake.set_result(None)
+        self._woken()
 
     def _woken(self, _: Any = None) -> None:
         wake = self._wake
@@ -553,14 +563,14 @@ class Outbox:
                 self._wake = loop.create_future()
                 await self._wake
             head = items[0]
-            if not isinstance(head, list):
+            if not isinstance(head, OutRecord):
                 return items.popleft()
-            if len(items) == 1 and head[2] is None and head[4] is None:
+            if len(items) == 1 and head.bare:
                 # A bare acknowledgement: hold it while an evaluation may come to fill it.
-                lookup = head[5]
+                lookup = head.lookup
                 if lookup is not None and lookup.done():
-                    lookup = head[5] = None
-                left = head[6] - loop.time()
+                    lookup = head.lookup = None
+                left = head.hold_until - loop.time()
                 if lookup is not None or left > 0:
                     self._wake = loop.create_future()
                     timer = None
@@ -577,20 +587,18 @@ class Outbox:
                             lookup.remove_done_callback(self._woken)
                     continue
             items.popleft()
-            while items and isinstance(items[0], list):
+            while items and isinstance(items[0], OutRecord):
                 nxt = items[0]
-                if nxt[0] > head[0] or (
-                    nxt[0] == head[0] and nxt[2] is not None and not head[3] and head[4] is None
+                if nxt.update_id > head.update_id or (
+                    nxt.update_id == head.update_id
+                    and nxt.result is not None
+                    and not head.final
+                    and head.outcome is None
                 ):
                     head = items.popleft()
                 else:
                     break
-            if (
-                not items
-                and head[2] is None
-                and head[4] is None
-                and (head[5] is not None or head[6] > loop.time())
-            ):
+            if not items and head.bare and (head.lookup is not None or head.hold_until > loop.time()):
                 items.appendleft(head)  # a newer acknowledgement took the head's place: hold it
                 continue
             return head

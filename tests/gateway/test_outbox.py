@@ -8,15 +8,15 @@ import asyncio
 from typing import Any
 
 from services.gateway.cache import EvalResult
-from services.gateway.servicer import Outbox
+from services.gateway.servicer import Outbox, OutRecord
 
 
-def ack(update: int, lookup: Any = None, hold: float = 0.0) -> list[Any]:
-    return [update, f"pos{update}", None, False, None, lookup, hold]
+def ack(update: int, lookup: Any = None, hold: float = 0.0) -> OutRecord:
+    return OutRecord(update, f"pos{update}", lookup=lookup, hold_until=hold)
 
 
-def result(update: int, depth: int, final: bool = False) -> list[Any]:
-    return [update, f"pos{update}", EvalResult(depth=depth, value=0, best="a"), final, None, None, 0.0]
+def result(update: int, depth: int, final: bool = False) -> OutRecord:
+    return OutRecord(update, f"pos{update}", EvalResult(depth=depth, value=0, best="a"), final)
 
 
 def taken(box: Outbox) -> list[tuple[int, int | None, bool]]:
@@ -28,7 +28,8 @@ def taken(box: Outbox) -> list[tuple[int, int | None, bool]]:
             out.append(await asyncio.wait_for(box.get(), 5))
         return out
 
-    return [(r[0], r[2].depth if r[2] is not None else None, r[3]) for r in asyncio.run(drain())]
+    records = asyncio.run(drain())
+    return [(r.update_id, r.result.depth if r.result is not None else None, r.final) for r in records]
 
 
 def test_newest_depth_replaces_the_acknowledgement_and_older_depths() -> None:
@@ -58,7 +59,7 @@ def test_an_exception_ends_the_coalescing() -> None:
         return [await box.get() for _ in range(3)]
 
     first, second, third = asyncio.run(drain())
-    assert first[2].depth == 4 and second is error and third[2].depth == 6
+    assert first.result.depth == 4 and second is error and third.result.depth == 6
 
 
 def test_an_acknowledgement_waits_for_its_lookup_and_carries_what_it_delivered() -> None:
@@ -76,7 +77,7 @@ def test_an_acknowledgement_waits_for_its_lookup_and_carries_what_it_delivered()
         return await asyncio.wait_for(getter, 5), waited
 
     got, waited = asyncio.run(main())
-    assert waited and got[2].depth == 10 and got[3]
+    assert waited and got.result.depth == 10 and got.final
 
 
 def test_a_bare_acknowledgement_goes_once_its_lookup_and_hold_are_over() -> None:
@@ -90,4 +91,4 @@ def test_a_bare_acknowledgement_goes_once_its_lookup_and_hold_are_over() -> None
         return await asyncio.wait_for(getter, 5)
 
     got = asyncio.run(main())
-    assert got[0] == 1 and got[2] is None
+    assert got.update_id == 1 and got.result is None
