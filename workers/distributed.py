@@ -322,11 +322,9 @@ class Scheduler:
                 pass
         ev.clear()
         got = self.notified.pop(task_id, None)
-        if got is not None:
-            meta = self.app.backend.decode_result(got[0])
-            if meta.get("status") in READY_STATES:
-                self.stats.notified += 1
-                return dict(meta)
+        meta = self._ready(got[0]) if got is not None else None
+        if meta is not None:
+            return meta
         for _, meta in self.app.backend.get_many([task_id], interval=0, max_iterations=1):
             self.stats.polled += 1
             return dict(meta)
@@ -487,6 +485,14 @@ class Scheduler:
             self.stats.redispatched += 1
             self._send(job, self.on_worker.get(task_id))
 
+    def _ready(self, payload: bytes) -> dict[str, Any] | None:
+        """The result meta a notification carried, if the task is over (counted as notified)."""
+        meta = self.app.backend.decode_result(payload)
+        if meta.get("status") not in READY_STATES:
+            return None
+        self.stats.notified += 1
+        return dict(meta)
+
     def _results(self, now: float) -> list[tuple[str, dict[str, Any], float]]:
         """(task id, result meta, when the caller learnt it) of running tasks that finished:
         those whose message came, and on a safety poll every other one that has a result."""
@@ -495,9 +501,8 @@ class Scheduler:
             if task_id not in self.running:
                 continue
             del self.notified[task_id]
-            meta = self.app.backend.decode_result(payload)
-            if meta.get("status") in READY_STATES:
-                self.stats.notified += 1
+            meta = self._ready(payload)
+            if meta is not None:
                 out.append((task_id, meta, at))
         if self._poll_now or now - self._polled >= self.safety_poll:
             self._poll_now = False
