@@ -315,9 +315,8 @@ class Evaluator:
                 self.metrics.count("cache_hits")
                 flight.last = entry
                 self._publish(flight, (entry, True))
-                flight.lookup_over()
-                return
-            flight.lookup_over()
+                return  # the lookup is over (finally, below)
+            flight.lookup_over()  # before the search: an acknowledgement waiting on it goes now
             self._miss.inc()
             self.metrics.count("cache_misses")
             if lookup is not None and lookup.claimed:
