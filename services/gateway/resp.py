@@ -38,8 +38,6 @@ from redis.connection import parse_url
 from workers.resp import MORE as _MORE
 from workers.resp import ReplyError, pack, parse
 
-__all__ = ["ReplyError", "RespClient", "Script", "Subscription", "pack", "parse"]
-
 
 class _Protocol(asyncio.Protocol):
     """Parses replies as they arrive and hands each to ``on_reply``."""
