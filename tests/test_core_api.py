@@ -618,3 +618,17 @@ def test_near_turn_limit_follows_the_variant_limit_and_the_margin() -> None:
     after = short.play(short.legal_moves()[0])
     assert after.turns == 1
     assert after.near_turn_limit(21) and not after.near_turn_limit(20)
+
+
+@pytest.mark.parametrize(("variant", "steps"), [("ikibuguzo", 9), ("sabouiyya", 13)])
+def test_near_turn_limit_counts_every_step_a_turn_can_take(variant: str, steps: int) -> None:
+    """Ikibuguzo and Sabou'iyya count a turn's steps in `turns` (a choice after a capture, the
+    H'ajeb capture sequence): a search d turns deep can move the count by (d + 1) x the longest
+    turn's steps (9 and 13), so caching stops that much earlier than one step a turn would."""
+    start = griot.Variant(f"{variant}(max_turns=100)").start()
+    # (d + 1) * steps + 8 >= 100 first holds at the d below.
+    first = next(d for d in range(100) if (d + 1) * steps + 8 >= 100)
+    assert start.near_turn_limit(first)
+    assert not start.near_turn_limit(first - 1)
+    # A game of one step a turn is still clear of the same limit at that depth.
+    assert not griot.Variant("abapa(max_turns=100)").start().near_turn_limit(first)

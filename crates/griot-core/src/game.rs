@@ -299,6 +299,13 @@ pub trait Game: Clone + Send + Sync + 'static {
         false
     }
 
+    /// The most steps one turn can take (1 where every turn is one step): [`Game::turns`] counts
+    /// steps, so a search `d` turns deep can move it by up to `d` times this (see
+    /// [`crate::search::near_turn_limit`]).
+    fn max_steps_per_turn(&self) -> u32 {
+        1
+    }
+
     /// Appends the legal moves to `moves` (which the caller has cleared). A finished game has none.
     fn legal_moves(&self, pos: &Self::Position, moves: &mut MoveList<Self::Move>);
 

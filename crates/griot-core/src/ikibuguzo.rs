@@ -762,6 +762,12 @@ impl Game for IkibuguzoGame {
         true
     }
 
+    fn max_steps_per_turn(&self) -> u32 {
+        // The first play, then at most one pause per capture, and a turn captures each of the
+        // opponent's 8 columns at most once (the opponent's holes receive nothing during it).
+        1 + (HOLES / 2) as u32
+    }
+
     fn mid_turn(&self, pos: &IkibuguzoPosition) -> bool {
         pos.is_paused()
     }

@@ -375,6 +375,17 @@ impl AnyGame {
         with_move!(self, pos, mv, g, p, m => Ok(g.play_unchecked(p, *m).into()))
     }
 
+    /// Whether a search `depth` turns deep from `pos` may meet the variant's turn limit, so that
+    /// its value must not be cached or shared (see [`crate::search::near_turn_limit`]).
+    pub fn near_turn_limit(&self, pos: &AnyPosition, depth: u32) -> Result<bool, Error> {
+        with_pos!(self, pos, g, p, _w => Ok(crate::search::near_turn_limit(
+            g.turns(p),
+            depth,
+            g.variant().max_turns(),
+            g.max_steps_per_turn(),
+        )))
+    }
+
     /// Whether the position is inside a turn (see [`Game::mid_turn`]).
     pub fn mid_turn(&self, pos: &AnyPosition) -> Result<bool, Error> {
         with_pos!(self, pos, g, p, _w => Ok(g.mid_turn(p)))

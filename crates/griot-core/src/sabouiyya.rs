@@ -691,6 +691,11 @@ impl Game for SabouiyyaGame {
         true
     }
 
+    fn max_steps_per_turn(&self) -> u32 {
+        // South's H'ajeb turn: every step but `stop` captures at least one of North's pieces.
+        PIECES as u32 + 1
+    }
+
     fn mid_turn(&self, pos: &SabouiyyaPosition) -> bool {
         pos.hajeb == Hajeb::Chain
     }

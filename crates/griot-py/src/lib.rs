@@ -441,12 +441,11 @@ impl Position {
     }
 
     /// Whether a search ``depth`` turns deep from here may meet the variant's turn limit (within
-    /// the engine's margin): its value then depends on the turns played, not only on the
-    /// position, so it must not be cached or shared across games.
+    /// the engine's margin; in games that count a turn's steps, as many steps a turn as one can
+    /// take): its value then depends on the turns played, not only on the position, so it must
+    /// not be cached or shared across games.
     fn near_turn_limit(&self, py: Python<'_>, depth: u32) -> PyResult<bool> {
-        let turns = core(py, self.game.turns(&self.pos))?;
-        let max_turns = self.game.variant().max_turns();
-        Ok(griot_core::search::near_turn_limit(turns, depth, max_turns))
+        core(py, self.game.near_turn_limit(&self.pos, depth))
     }
 
     /// What each cell holds, indexed like the variant's geometry cells.

@@ -41,13 +41,18 @@ const TABLE_MIN_DEPTH: u32 = 2;
 /// Turns kept clear of the turn limit before the table is trusted again.
 pub const TURN_LIMIT_MARGIN: u32 = 8;
 
-/// Whether a search `depth` turns deep from a position `turns` turns into a game may meet the
-/// game's `max_turns` limit (within [`TURN_LIMIT_MARGIN`]): its value then depends on how many
-/// turns were played, not only on the position, so it must not be stored in or read from a table
-/// shared with other paths (this engine's, the Redis tier, the gateway's cache).
+/// Whether a search `depth` turns deep from a position `turns` turns (as the game counts them)
+/// into a game may meet the game's `max_turns` limit (within [`TURN_LIMIT_MARGIN`]): its value then
+/// depends on how many turns were played, not only on the position, so it must not be stored in or
+/// read from a table shared with other paths (this engine's, the Redis tier, the gateway's cache).
+/// `steps_per_turn` is [`Game::max_steps_per_turn`]: where the game counts the steps of a turn
+/// (Ikibuguzo, Sabou'iyya), a turn of the search, and the rest of the turn under way, can move the
+/// count by that much each.
 #[inline]
-pub fn near_turn_limit(turns: u32, depth: u32, max_turns: u32) -> bool {
-    turns.saturating_add(depth).saturating_add(TURN_LIMIT_MARGIN) >= max_turns
+pub fn near_turn_limit(turns: u32, depth: u32, max_turns: u32, steps_per_turn: u32) -> bool {
+    let span =
+        if steps_per_turn <= 1 { depth } else { depth.saturating_add(1).saturating_mul(steps_per_turn) };
+    turns.saturating_add(span).saturating_add(TURN_LIMIT_MARGIN) >= max_turns
 }
 
 /// When a search stops. `None` everywhere searches until [`SearchOptions::stop`] is set (or
@@ -245,6 +250,7 @@ pub struct Searcher<G: Game> {
     scratch: Vec<Vec<Scored<G::Position>>>,
     tried: Vec<Vec<G::Move>>,
     max_turns: u32,
+    steps_per_turn: u32,
 }
 
 impl<G: Game> Searcher<G> {
@@ -258,6 +264,7 @@ impl<G: Game> Searcher<G> {
     /// the same subtrees one depth deeper each time); `options.hash_mb` is then ignored.
     pub fn with_table(game: G, options: SearchOptions, tt: TranspositionTable) -> Self {
         let max_turns = game.variant().max_turns();
+        let steps_per_turn = game.max_steps_per_turn();
         Searcher {
             tt,
             ordering: Ordering::new(),
@@ -272,6 +279,7 @@ impl<G: Game> Searcher<G> {
             scratch: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             tried: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
             max_turns,
+            steps_per_turn,
             game,
         }
     }
@@ -839,7 +847,7 @@ impl<G: Game> Searcher<G> {
 
     #[inline]
     fn near_turn_limit(&self, pos: &G::Position, depth: u32) -> bool {
-        near_turn_limit(self.game.turns(pos), depth, self.max_turns)
+        near_turn_limit(self.game.turns(pos), depth, self.max_turns, self.steps_per_turn)
     }
 
     #[inline]

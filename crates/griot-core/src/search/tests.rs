@@ -355,6 +355,59 @@ fn a_turn_of_several_steps_is_one_ply() {
     }
 }
 
+/// The longest turn (in steps) met along seeded random games; checks on the way that `turns`
+/// counts every step.
+fn longest_turn<G: Game>(g: &G, games: u32, seed: u64) -> u32 {
+    let mut rng = SplitMix64(seed);
+    let mut moves = MoveList::new();
+    let mut longest = 0;
+    for _ in 0..games {
+        let mut pos = g.start();
+        let mut steps = 0;
+        loop {
+            moves.clear();
+            g.legal_moves(&pos, &mut moves);
+            if moves.is_empty() {
+                break;
+            }
+            let next = g.play_unchecked(&pos, moves[rng.below(moves.len())]);
+            assert_eq!(g.turns(&next), g.turns(&pos) + 1, "a step that is not counted");
+            steps += 1;
+            if !g.mid_turn(&next) {
+                longest = longest.max(steps);
+                steps = 0;
+            }
+            pos = next;
+        }
+    }
+    longest
+}
+
+/// The turn-limit rule's bound on a turn's steps holds, and matters: where `turns` counts steps, a
+/// search near the limit by steps (not by turns) is kept out of the tables.
+#[test]
+fn turn_limit_margin_counts_the_steps_of_a_turn() {
+    for variant in ["ikibuguzo", "sabouiyya"] {
+        let (longest, bound) = match &*registry::game(variant).unwrap() {
+            AnyGame::Ikibuguzo(g) => (longest_turn(g, 60, 11), g.max_steps_per_turn()),
+            AnyGame::Sabouiyya(g) => (longest_turn(g, 20, 11), g.max_steps_per_turn()),
+            _ => unreachable!("{variant} is a module game"),
+        };
+        assert!(longest <= bound, "{variant}: a turn of {longest} steps, bound {bound}");
+        if variant == "ikibuguzo" {
+            assert!(longest > 1, "random Ikibuguzo games met no turn of several steps");
+        }
+        // 10 turns of up to `bound` steps, plus the rest of the turn under way, reach the limit.
+        let max_turns = 11 * bound + TURN_LIMIT_MARGIN;
+        assert!(near_turn_limit(0, 10, max_turns, bound));
+        assert!(!near_turn_limit(0, 9, max_turns, bound));
+        assert!(near_turn_limit(0, 10, max_turns, 1) == (10 + TURN_LIMIT_MARGIN >= max_turns));
+    }
+    // One step a turn: the margin alone, as before.
+    assert!(near_turn_limit(12, 20, 40, 1));
+    assert!(!near_turn_limit(11, 20, 40, 1));
+}
+
 /// A search that continues its table's previous one (`new_generation: false`, the subtree tasks of
 /// one distributed search) keeps that search's deeper results where a new search's shallow bounds
 /// replace them, and finds the same values.
