@@ -455,6 +455,9 @@ class Evaluator:
             split=2,
             direct_depth=min(8, want.depth),
             min_task_depth=4,
+            # The first task searches on while a depth is foreseen to fit this time: the split
+            # iterations start where a depth is worth its tasks' fixed cost.
+            direct_seconds=self.config.distributed_direct_seconds or None,
         )
         time_limit = want.time
         if want.deadline is not None:
