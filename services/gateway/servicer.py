@@ -376,20 +376,15 @@ class LiveStream:
                         return
                     if isinstance(item, BaseException):
                         raise item
+                    message = Response(
+                        session_id=self.session_id, update_id=item.update_id, position=item.text
+                    )
                     if item.result is not None:
-                        yield Response(
-                            session_id=self.session_id,
-                            update_id=item.update_id,
-                            position=item.text,
-                            evaluation=shared_evaluation(item.result, item.final),
-                        )
-                    else:
-                        yield Response(
-                            session_id=self.session_id,
-                            update_id=item.update_id,
-                            position=item.text,
-                            outcome=item.outcome,
-                        )
+                        # CopyFrom: ~1 us cheaper than the constructor's evaluation= (upb).
+                        message.evaluation.CopyFrom(shared_evaluation(item.result, item.final))
+                    elif item.outcome is not None:
+                        message.outcome.CopyFrom(item.outcome)
+                    yield message
             finally:
                 reader.cancel()
                 if self.watch is not None:
