@@ -3,6 +3,8 @@
     python bench/gateway_load.py live --games 100 --moves 4 --depth 12
     python bench/gateway_load.py live --games 1000 --moves 3 --depth 12
     python bench/gateway_load.py games --games 6 --plies 40 --depth 9
+    python bench/gateway_load.py live --games 1000 --moves 3 --depth 14 --warm
+    python bench/gateway_load.py echo --games 1000 --moves 3 --replies 2
 
 By default the tool starts its own stack on loopback (two redis-servers, ``--workers`` Celery
 workers with one pool process each, one gateway) and stops it afterwards; ``--gateway HOST:PORT``
@@ -13,6 +15,14 @@ clients); it sends its start position, then plays ``--moves`` random moves (seed
 games share openings as real ones do), each time waiting for the final evaluation at ``--depth``.
 Latency is from sending an update to its final evaluation. CPU is read from /proc: the gateway's
 process against the worker processes and their pool children (the engine).
+
+``--warm`` plays the same games a second time once the first pass is over (new streams, the
+same positions): every update is then answered from the cache, so its ``warm`` figures are the
+gateway's CPU per cached evaluation, with no search, dispatch or result message in it.
+
+echo: the same streams and updates against ``bench/grpc_echo.py``, a ``grpc.aio`` server that
+answers each update with ``--replies`` messages and does nothing else: gRPC-Python's own CPU per
+evaluation on this machine, the floor under the gateway's.
 
 games: analyses random games through ``AnalyzeGame`` (empty cache), then searches the same
 positions with the engine in-process, one process per worker (``multiprocessing``), with the same
@@ -344,9 +354,82 @@ def engine_throughput(positions: list[tuple[str, int]], processes: int) -> float
 # ---------------------------------------------------------------------------------------------
 
 
+class EchoServer:
+    """``bench/grpc_echo.py`` in its own process."""
+
+    def __init__(self, replies: int) -> None:
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                str(ROOT / "bench" / "grpc_echo.py"),
+                "--port",
+                str(self.port),
+                "--replies",
+                str(replies),
+            ],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            start_new_session=True,
+        )
+        self.target = f"127.0.0.1:{self.port}"
+        ch = grpc.insecure_channel(self.target)
+        try:
+            grpc.channel_ready_future(ch).result(timeout=30)
+        except grpc.FutureTimeoutError:
+            self.stop()
+            raise RuntimeError("bench/grpc_echo.py did not start") from None
+        finally:
+            ch.close()
+
+    def cpu(self) -> float:
+        return cpu_of_tree(self.proc.pid)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        self.proc.wait(timeout=20)
+
+
+def live_report(r: dict[str, Any]) -> dict[str, Any]:
+    lat = r["latency"]
+    return {
+        "evaluations": r["evaluations"],
+        "seconds": round(r["seconds"], 2),
+        "throughput_per_s": round(r["evaluations"] / r["seconds"], 1),
+        "p50_ms": round(1000 * percentile(lat, 0.5), 1),
+        "p95_ms": round(1000 * percentile(lat, 0.95), 1),
+        "p99_ms": round(1000 * percentile(lat, 0.99), 1),
+        "errors": len(r["errors"]),
+        "error_samples": r["errors"][:3],
+        "cache_hit_rate": round(r["cached"] / max(1, r["evaluations"]), 3),
+        "messages_per_evaluation": round(r["messages"] / max(1, r["evaluations"]), 2),
+        # Of which: messages without an evaluation (acknowledgements) and non-final depths.
+        "bare_per_evaluation": round(r["bare"] / max(1, r["evaluations"]), 2),
+        "depths_per_evaluation": round(r["depths"] / max(1, r["evaluations"]), 2),
+    }
+
+
+def run_echo(a: argparse.Namespace) -> dict[str, Any]:
+    server = EchoServer(a.replies)
+    try:
+        time.sleep(0.5)
+        cpu0 = server.cpu()
+        r = asyncio.run(run_live(server.target, a.games, a.moves, a.depth, a.channels))
+        cpu = server.cpu() - cpu0
+    finally:
+        server.stop()
+    report = {"games": a.games, "moves": a.moves, "replies": a.replies, **live_report(r)}
+    report.update(
+        server_cpu_s=round(cpu, 2),
+        server_cpu_ms_per_evaluation=round(1000 * cpu / max(1, r["evaluations"]), 3),
+    )
+    return report
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("mode", choices=["live", "games"])
+    ap.add_argument("mode", choices=["live", "games", "echo"])
     ap.add_argument("--gateway", help="use a running gateway (no CPU figures)")
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--moves", type=int, default=4, help="live: moves each game plays")
@@ -356,7 +439,12 @@ def main() -> None:
     ap.add_argument("--window", type=int, default=4)
     ap.add_argument("--channels", type=int, default=8)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--warm", action="store_true", help="live: play the same games again (all cached)")
+    ap.add_argument("--replies", type=int, default=2, help="echo: messages per update")
     a = ap.parse_args()
+    if a.mode == "echo":
+        print(json.dumps(run_echo(a), indent=None if a.json else 2))
+        return
     stack = None if a.gateway else LocalStack(a.workers, a.window, [])
     target = a.gateway or stack.target  # type: ignore[union-attr]
     try:
@@ -366,25 +454,22 @@ def main() -> None:
             r = asyncio.run(run_live(target, a.games, a.moves, a.depth, a.channels))
             cpu1 = stack.cpu() if stack else (0.0, 0.0)
             time.sleep(1.5)
-            lat = r["latency"]
-            report = {
-                "games": a.games,
-                "moves": a.moves,
-                "depth": a.depth,
-                "evaluations": r["evaluations"],
-                "seconds": round(r["seconds"], 2),
-                "throughput_per_s": round(r["evaluations"] / r["seconds"], 1),
-                "p50_ms": round(1000 * percentile(lat, 0.5), 1),
-                "p95_ms": round(1000 * percentile(lat, 0.95), 1),
-                "p99_ms": round(1000 * percentile(lat, 0.99), 1),
-                "errors": len(r["errors"]),
-                "error_samples": r["errors"][:3],
-                "cache_hit_rate": round(r["cached"] / max(1, r["evaluations"]), 3),
-                "messages_per_evaluation": round(r["messages"] / max(1, r["evaluations"]), 2),
-                # Of which: messages without an evaluation (acknowledgements) and non-final depths.
-                "bare_per_evaluation": round(r["bare"] / max(1, r["evaluations"]), 2),
-                "depths_per_evaluation": round(r["depths"] / max(1, r["evaluations"]), 2),
-            }
+            report = {"games": a.games, "moves": a.moves, "depth": a.depth, **live_report(r)}
+            if a.warm:
+                # The same games again: every position is in the cache now.
+                w0 = stack.cpu() if stack else (0.0, 0.0)
+                w = asyncio.run(run_live(target, a.games, a.moves, a.depth, a.channels))
+                w1 = stack.cpu() if stack else (0.0, 0.0)
+                warm = live_report(w)
+                if stack:
+                    warm.update(
+                        gateway_cpu_s=round(w1[0] - w0[0], 2),
+                        workers_cpu_s=round(w1[1] - w0[1], 2),
+                        gateway_cpu_ms_per_evaluation=round(
+                            1000 * (w1[0] - w0[0]) / max(1, w["evaluations"]), 3
+                        ),
+                    )
+                report["warm"] = warm
         else:
             r = asyncio.run(run_games(target, a.games, a.plies, a.depth))
             cpu1 = stack.cpu() if stack else (0.0, 0.0)

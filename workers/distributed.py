@@ -940,7 +940,14 @@ class ClusterSearch:
         seen_alive, checked = False, time.time()
         while True:
             # Woken by the result's message; read directly at least every safety poll.
-            meta = await self._guarded_async(partial(sched.wait_result, r.id, SAFETY_POLL))
+            try:
+                meta = await self._guarded_async(partial(sched.wait_result, r.id, SAFETY_POLL))
+            except asyncio.CancelledError:
+                # The search was cancelled: its first task stops too (with ``direct_seconds`` it
+                # may have a second of work left).
+                sched.done_with([r.id])
+                cancel(self.app, [r.id])
+                raise
             if meta is not None:
                 break
             now = time.time()

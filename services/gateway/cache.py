@@ -21,6 +21,7 @@ replica holds.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import dataclass, field
@@ -185,6 +186,16 @@ def _parse_marker(raw: bytes | str) -> tuple[int, bool]:
     return int(depth), all_moves == "1"
 
 
+def _lookup_of(reply: list[Any]) -> Lookup:
+    """The :data:`LOOKUP_SCRIPT` reply as a :class:`Lookup`."""
+    raw, other, claimed = reply
+    return Lookup(
+        EvalResult.decode(raw) if raw is not None else None,
+        _parse_marker(other) if other is not None else None,
+        bool(claimed),
+    )
+
+
 class EvalCache:
     """Reads and depth-preferred writes of evaluations (a pipelined
     :class:`~services.gateway.resp.RespClient` of the cache Redis)."""
@@ -206,14 +217,22 @@ class EvalCache:
     ) -> Lookup:
         """The entry; if it does not answer (``depth``, ``all_moves``), the in-flight marker:
         with ``claim``, set for ``replica`` when nobody holds it. One round trip."""
-        raw, other, claimed = await self._lookup(
+        return _lookup_of(
+            await self._lookup(
+                keys=[entry_key(pos), flight_key(pos)],
+                args=[depth, int(all_moves), _marker(depth, all_moves, replica) if claim else "", ttl_ms],
+            )
+        )
+
+    def lookup_soon(
+        self, pos: griot.Position, depth: int, all_moves: bool, replica: str, ttl_ms: int, claim: bool = True
+    ) -> asyncio.Future[Lookup] | None:
+        """:meth:`lookup` as a future, its command sent now (no task); None while the client is
+        not connected (then use :meth:`lookup`)."""
+        return self._lookup.send(
             keys=[entry_key(pos), flight_key(pos)],
             args=[depth, int(all_moves), _marker(depth, all_moves, replica) if claim else "", ttl_ms],
-        )
-        return Lookup(
-            EvalResult.decode(raw) if raw is not None else None,
-            _parse_marker(other) if other is not None else None,
-            bool(claimed),
+            then=_lookup_of,
         )
 
     async def watch(self, pos: griot.Position) -> tuple[EvalResult | None, bool]:

@@ -39,6 +39,9 @@ class GatewayConfig:
     default_depth: int = 12
     #: Evaluations at least this deep run as a distributed search (one message per depth).
     distributed_depth: int = 18
+    #: A distributed search's first task goes on past its direct depth while its next iteration
+    #: is foreseen to end within this many seconds (0 = it stops at the direct depth).
+    distributed_direct_seconds: float = 1.0
     #: API keys file ("key name [limit=value ...]" a line); unset = no authentication.
     api_keys_file: str | None = None
     #: TLS certificate chain and private key (PEM); both unset = plaintext.
@@ -94,6 +97,11 @@ def add_gateway_arguments(parser: argparse.ArgumentParser) -> None:
         ("max_pending_per_client", int, "searches one client may have waiting"),
         ("default_depth", int, "depth when a request gives no limit"),
         ("distributed_depth", int, "evaluations this deep run across the cluster"),
+        (
+            "distributed_direct_seconds",
+            float,
+            "seconds a distributed search's first task may take (0 = its direct depth only)",
+        ),
         ("max_depth", int, "deepest search a caller without a key limit may ask"),
         ("max_time", float, "longest search time (s) a caller may ask"),
         ("max_game_moves", int, "longest game AnalyzeGame accepts"),

@@ -133,6 +133,12 @@ class Dispatcher:
         self._stale: list[str] = []  # result and progress keys read or abandoned, deleted in batches
         self._poll_now = asyncio.Event()
         self._listening = False
+        # The metrics of every task, their labels looked up once (by priority where labelled so).
+        self._queued = [metrics.queue_depth.labels(n) for n in PRIORITY_NAMES]
+        self._latency = [metrics.search_latency.labels(n) for n in PRIORITY_NAMES]
+        self._sent, self._done, self._failed, self._cancelled = (
+            metrics.tasks.labels(e) for e in ("sent", "done", "failed", "cancelled")
+        )
 
     # -- the caller's side -----------------------------------------------------------------------
 
@@ -162,7 +168,7 @@ class Dispatcher:
         self.waiting[priority].setdefault(client, deque()).append(s)
         self.pending += 1
         self.pending_by_client[client] += 1
-        self.metrics.queue_depth.labels(PRIORITY_NAMES[priority]).inc()
+        self._queued[priority].inc()
         self._wake.set()
         return s
 
@@ -189,8 +195,8 @@ class Dispatcher:
         q.remove(s)
         if not q:
             del self.waiting[BATCH][s.client]
-        self.metrics.queue_depth.labels("batch").dec()
-        self.metrics.queue_depth.labels("interactive").inc()
+        self._queued[BATCH].dec()
+        self._queued[INTERACTIVE].inc()
         s.priority = INTERACTIVE
         self.waiting[INTERACTIVE].setdefault(s.client, deque()).append(s)
         self._wake.set()
@@ -206,7 +212,7 @@ class Dispatcher:
                 self._unpend(s)
         elif self.running.pop(s.task_id, None) is not None:
             self._finish_running(s)
-            self.metrics.tasks.labels("cancelled").inc()
+            self._cancelled.inc()
             self.metrics.count("tasks_cancelled")
             from workers.distributed import cancel
 
@@ -384,7 +390,7 @@ class Dispatcher:
                     )
             self._wake.set()
             return
-        self.metrics.tasks.labels("sent").inc(len(sent))
+        self._sent.inc(len(sent))
         self.metrics.count("tasks_sent", len(sent))
 
     async def _push(self, messages: list[TaskMessage]) -> None:
@@ -439,18 +445,18 @@ class Dispatcher:
         elapsed = now - self._last_done
         self._last_done = now
         self._rate = 0.9 * self._rate + 0.1 * (1.0 / max(elapsed, 1e-3))
-        self.metrics.search_latency.labels(PRIORITY_NAMES[s.priority]).observe(now - s.submitted)
+        self._latency[s.priority].observe(now - s.submitted)
         if s.future.done():
             return
         result = meta.get("result")
         if status == "SUCCESS" and isinstance(result, dict):
-            self.metrics.tasks.labels("done").inc()
+            self._done.inc()
             s.future.set_result(result)
         elif status == "REVOKED":
-            self.metrics.tasks.labels("failed").inc()
+            self._failed.inc()
             s.future.set_exception(deadline_exceeded())
         else:
-            self.metrics.tasks.labels("failed").inc()
+            self._failed.inc()
             s.future.set_exception(task_error(result))
 
     def _progress(self, s: Search, value: bytes | str) -> None:
@@ -484,7 +490,7 @@ class Dispatcher:
         self.pending_by_client[s.client] -= 1
         if self.pending_by_client[s.client] <= 0:
             del self.pending_by_client[s.client]
-        self.metrics.queue_depth.labels(PRIORITY_NAMES[s.priority]).dec()
+        self._queued[s.priority].dec()
 
     def _finish_running(self, s: Search) -> None:
         self.metrics.in_flight.dec()

@@ -240,9 +240,9 @@ class Evaluator:
         if not cacheable(pos, want.depth):
             return None
         claim = not want.budgeted
-        job = asyncio.ensure_future(
-            self.cache.lookup(pos, self._need(want), want.all_moves, self.replica, FLIGHT_TTL_MS, claim=claim)
-        )
+        args = (pos, self._need(want), want.all_moves, self.replica, FLIGHT_TTL_MS, claim)
+        # Sent at once, no task for it; while the client (re)connects, a task that waits for it.
+        job = self.cache.lookup_soon(*args) or asyncio.ensure_future(self.cache.lookup(*args))
         try:
             return await asyncio.shield(job)
         except asyncio.CancelledError:
@@ -455,6 +455,9 @@ class Evaluator:
             split=2,
             direct_depth=min(8, want.depth),
             min_task_depth=4,
+            # The first task searches on while a depth is foreseen to fit this time: the split
+            # iterations start where a depth is worth its tasks' fixed cost.
+            direct_seconds=self.config.distributed_direct_seconds or None,
         )
         time_limit = want.time
         if want.deadline is not None:

@@ -136,6 +136,12 @@ class RespClient:
             raise error
         return replies
 
+    def send(self, *args: Any) -> asyncio.Future[Any] | None:
+        """:meth:`execute` without a coroutine: the command is queued now and its reply comes in
+        the future returned; None (nothing sent) while the client is not connected."""
+        conn = self._conn
+        return None if conn is None else self._send(conn, pack(args))
+
     def _send(self, conn: _Connection, data: bytes) -> asyncio.Future[Any]:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         if not conn.out:
@@ -258,6 +264,41 @@ class Script:
             if not str(e).startswith("NOSCRIPT"):
                 raise
         return await self.client.execute("EVAL", self.source, len(keys), *keys, *args)
+
+    def send(
+        self, keys: Sequence[Any] = (), args: Sequence[Any] = (), then: Callable[[Any], Any] | None = None
+    ) -> asyncio.Future[Any] | None:
+        """The script's reply (passed through ``then`` if given) in a future, with no task
+        between the command and its caller (:meth:`RespClient.send`); None while the client is
+        not connected. Cancelling the future does not take the command back."""
+        first = self.client.send("EVALSHA", self.sha, len(keys), *keys, *args)
+        if first is None:
+            return None
+        result: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        def settle(f: asyncio.Future[Any]) -> None:
+            if result.done():
+                return
+            if f.cancelled():
+                result.cancel()
+                return
+            e = f.exception()
+            if e is None:
+                try:
+                    result.set_result(f.result() if then is None else then(f.result()))
+                except Exception as bad:
+                    result.set_exception(bad)
+            elif f is first and isinstance(e, ReplyError) and str(e).startswith("NOSCRIPT"):
+                second = self.client.send("EVAL", self.source, len(keys), *keys, *args)
+                if second is None:
+                    result.set_exception(ConnectionError("connection to Redis lost"))
+                else:
+                    second.add_done_callback(settle)
+            else:
+                result.set_exception(e)
+
+        first.add_done_callback(settle)
+        return result
 
 
 class Subscription:

@@ -94,6 +94,42 @@ def test_script_is_loaded_once_and_db_from_the_url(stack: Stack) -> None:
     assert r.script_exists(sha) == [True]
 
 
+def test_script_sent_without_a_task(stack: Stack) -> None:
+    """``Script.send`` (the evaluator's cache lookup): nothing sent while the client is not
+    connected; once it is, the reply comes in the future returned, through ``then``, including
+    after the server forgot the script (sent whole once more); an error reply fails the future."""
+    source = "return redis.call('INCRBY', KEYS[1], ARGV[1]) + 0 * 17"
+    sha = hashlib.sha1(source.encode()).hexdigest()
+    r = redis.Redis.from_url(stack.cache.url)
+    r.delete("griot:test:resp:soon")
+
+    async def run() -> tuple[Any, list[Any], Any]:
+        c = RespClient(stack.cache.url)
+        try:
+            script = c.script(source)
+            before = script.send(keys=["griot:test:resp:soon"], args=[1])
+            await c.execute("PING")  # connected now
+            r.script_flush()  # the server does not know the script: EVALSHA fails, EVAL follows
+            got = []
+            for n in (2, 3):
+                f = script.send(keys=["griot:test:resp:soon"], args=[n], then=lambda v: ("then", v))
+                assert f is not None
+                got.append(await _bounded(lambda f=f: f))  # type: ignore[misc]
+            bad = script.send(keys=["griot:test:resp:soon"], args=["not a number"])
+            assert bad is not None
+            with pytest.raises(ReplyError):
+                await _bounded(lambda: bad)
+            return before, got, None
+        finally:
+            await c.aclose()
+
+    before, got, _ = asyncio.run(run())
+    assert before is None
+    assert got == [("then", 2), ("then", 5)]
+    assert r.get("griot:test:resp:soon") == b"5"
+    assert r.script_exists(sha) == [True]
+
+
 def test_lost_connection_fails_waiting_commands_and_reconnects(stack: Stack) -> None:
     """A connection killed under a waiting command fails it with ``ConnectionError``; a server
     that stops answering is disconnected by the watchdog; the next command connects again."""
