@@ -36,6 +36,7 @@ made from a partial task: incomplete subtree results are searched again or fail 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import datetime as dt
 import heapq
 import itertools
@@ -148,7 +149,13 @@ class TaskStats:
     # the queue by the worker's main process, ``started`` in its pool process, ``search_started``
     # and ``search_ended`` (the native search), ``finished`` (the task returns), ``notified`` (the
     # caller learnt the result), ``depth`` (the distributed iteration).
+    # (``chain``: how many plies from the root the task's ancestors are all eldest brothers; 0: a
+    # younger brother of the root's eldest, 1 + ``pv_split`` + ``split``: the PV leaf itself.)
     trace: list[dict[str, float]] = field(default_factory=list)
+    # The first depths' task: ``sent``, ``started``, ``finished``, ``notified`` (Unix seconds).
+    first: dict[str, float] = field(default_factory=dict)
+    # Distributed depth -> when the caller had its exact value (Unix seconds).
+    depth_done: dict[int, float] = field(default_factory=dict)
 
 
 # -- the scheduler: tasks in flight and their results ----------------------------------------
@@ -670,6 +677,8 @@ class Scheduler:
 
 ALIVE_PREFIX = "griot:alive:"
 """``griot:alive:<task id>``: renewed by a running task (``workers.tasks.ALIVE_PREFIX``)."""
+_TAG: contextvars.ContextVar[tuple[int, int]] = contextvars.ContextVar("griot_cluster_tag")
+"""(distributed iteration, eldest chain) of the subtree searches made in this asyncio task."""
 TRACE_KEYS = ("sent", "taken", "started", "search_started", "search_ended", "finished", "notified")
 SAFETY_POLL = 0.2
 """Seconds between two reads of every running task's result: the safety net for a result message
@@ -876,6 +885,7 @@ class ClusterSearch:
                     found = await self._node(sched, root, d, -INFINITE, INFINITE, [*hist], 0)
                 except SearchDeadlineExceeded:
                     return
+                self.stats.depth_done[d] = time.time()
                 yield self._result(root, d, found, start)
         finally:
             await sched.close()
@@ -936,6 +946,7 @@ class ClusterSearch:
             self.stats.sent += 1
             return AsyncResult(task_id, app=self.app)
 
+        sent_at = time.time()
         r = await self._guarded(send)
         seen_alive, checked = False, time.time()
         while True:
@@ -964,6 +975,9 @@ class ClusterSearch:
                     seen_alive = False
         sched.done_with([r.id])
         res = meta.get("result")
+        self.stats.first = {"sent": sent_at, "notified": time.time()}
+        if isinstance(res, dict):
+            self.stats.first |= {k: res[k] for k in ("started", "finished") if isinstance(res.get(k), float)}
         if meta.get("status") != "SUCCESS":
             if type(res).__name__ == "BadTaskArguments":
                 raise BadTaskArguments(str(res))
@@ -1085,17 +1099,19 @@ class ClusterSearch:
             node.worker = r.get("worker")
             self.stats.nodes += r["nodes"]
             self.stats.cpu += r.get("search_cpu", 0.0)
+            iteration, chain = _TAG.get((self._iteration, 0))
             self.stats.timings.append(
                 (
                     r["started"] - r["sent"],
                     r["finished"] - r["started"],
                     r["nodes"],
-                    self._iteration,
+                    iteration,
                     r["sent"],
                 )
             )
             self.stats.trace.append(
-                {k: r[k] for k in TRACE_KEYS if isinstance(r.get(k), float)} | {"depth": self._iteration}
+                {k: r[k] for k in TRACE_KEYS if isinstance(r.get(k), float)}
+                | {"depth": iteration, "chain": chain, "ply": priority[-1]}
             )
         else:
             self.stats.cache_answers += 1
@@ -1164,6 +1180,8 @@ class ClusterSearch:
             child_limit = self.split + (self.pv_split if child_pv else 0)
 
             async def go() -> _Found:
+                it, chain = _TAG.get((self._iteration, 0))
+                _TAG.set((it, ply + 1 if child_pv else chain))
                 if ply + 1 >= child_limit or depth - 2 < self.min_task_depth:
                     return await self._leaf_or_terminal(
                         sched, child, depth - 1, ca, cb, child_path, prio, ply + 1
