@@ -253,6 +253,7 @@ def speed(args: argparse.Namespace) -> None:
                     if not args.timings:
                         res.pop("timings")
                     line = dict(
+                        overlap=args.overlap,
                         pv_split=args.pv_split,
                         direct=args.direct,
                         direct_seconds=args.direct_seconds,
@@ -275,7 +276,10 @@ def speed(args: argparse.Namespace) -> None:
 
 def extra_options(args: argparse.Namespace) -> dict[str, Any]:
     """ClusterSearch options the command line sets only when given (their defaults otherwise)."""
-    return {}
+    out: dict[str, Any] = {}
+    if args.overlap is not None:
+        out["overlap"] = args.overlap == "on"
+    return out
 
 
 def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -603,6 +607,9 @@ def main() -> None:
     ap.add_argument("--timings", action="store_true", help="print every task's (queue, run, nodes)")
     ap.add_argument(
         "--repeat", type=int, default=1, help="speed: 1 and 2 workers alternately N times, then a summary"
+    )
+    ap.add_argument(
+        "--overlap", choices=["on", "off"], help="speed: depth d + 1 beside depth d (ClusterSearch(overlap=))"
     )
     ap.add_argument("--skip-in-process", action="store_true", help="speed: the distributed runs only")
     ap.add_argument(

@@ -163,7 +163,7 @@ class TaskStats:
 
 @dataclass(order=True)
 class _Job:
-    priority: tuple[int, int]
+    priority: tuple[int, ...]  # (distributed iteration, speculative, ply): lowest first
     seq: int
     kwargs: dict[str, Any] = field(compare=False)
     future: asyncio.Future[dict[str, Any]] = field(compare=False)
@@ -172,6 +172,12 @@ class _Job:
     dispatches: int = field(default=0, compare=False)
     prefer: str | None = field(default=None, compare=False)
     queued_at: float = field(default_factory=time.time, compare=False)
+    # The top-of-tree node this job searches (its ``worker`` is where its table is) and whether
+    # the job was made while an earlier iteration was in flight (its node's worker may change).
+    node: Any = field(default=None, compare=False)
+    early: bool = field(default=False, compare=False)
+    # Makes the task's arguments when it is sent (what earlier tasks on its node learnt by then).
+    prepare: Callable[[], dict[str, Any]] | None = field(default=None, compare=False)
 
 
 class Scheduler:
@@ -226,16 +232,29 @@ class Scheduler:
         self._watchers: dict[str, asyncio.Event] = {}  # single tasks awaited by ``wait_result``
         self._broker: redis.Redis | None = None
         self._reply_to = str(uuid.uuid4())
+        self._last_iteration = 1 << 30  # of the last result read
 
     async def run(
-        self, kwargs: dict[str, Any], priority: tuple[int, int], prefer: str | None = None
+        self,
+        kwargs: dict[str, Any],
+        priority: tuple[int, ...],
+        prefer: str | None = None,
+        node: Any = None,
+        prepare: Callable[[], dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """Runs one subtree task (on worker ``prefer`` if it is free); cancelling the caller
-        revokes it."""
+        revokes it. Jobs go out lowest ``priority`` first; a job whose first element (its
+        iteration) is above that of a job still waiting is not sent at all: a later iteration
+        only fills slots the earlier one has no work for, and a job on ``node`` waits while an
+        earlier iteration's job on the same node runs (then follows it to that worker's table:
+        ``node.worker``). ``prepare``, if given, makes the task's arguments when it is sent."""
         if self._failure is not None:
             raise self._failure
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        job = _Job(priority, next(self.seq), kwargs, fut, prefer=prefer)
+        job = _Job(priority, next(self.seq), kwargs, fut, prefer=prefer, node=node, prepare=prepare)
+        job.early = node is not None and any(
+            j.priority[0] < priority[0] for j in itertools.chain(self.waiting, self.running.values())
+        )
         heapq.heappush(self.waiting, job)
         self._wake.set()
         try:
@@ -350,6 +369,8 @@ class Scheduler:
             cancel(self.app, ids)
 
     def _send(self, job: _Job, worker: str | None = None) -> None:
+        if job.prepare is not None:
+            job.kwargs = job.prepare()
         kwargs = dict(job.kwargs, deadline=self.deadline)
         task_id = self.new_task_id()
         queue = worker_direct(worker).name if worker else self.queue
@@ -379,7 +400,13 @@ class Scheduler:
                 self._wake.clear()
                 try:
                     # Results first: the slots they free go to the waiting jobs at once.
-                    self._collect()
+                    if self._collect() and self._later_waiting():
+                        # The searches waiting for these results make their next jobs within a
+                        # few loop turns: let them, so a later iteration's job does not take a
+                        # slot the current iteration is about to need.
+                        for _ in range(YIELD_TURNS):
+                            await asyncio.sleep(0)
+                        self._collect()
                     self._dispatch()
                     if self.outage_since is not None:
                         log.warning(
@@ -447,18 +474,27 @@ class Scheduler:
     def _dispatch(self) -> None:
         if self.workers is None:
             while self.waiting and self._in_flight() < self.capacity:
-                job = self.waiting[0]
-                self._send(job)
-                heapq.heappop(self.waiting)
+                jobs = self._eligible()
+                if not jobs:
+                    break
+                self._send(jobs[0])
+                self.waiting.remove(jobs[0])
+                heapq.heapify(self.waiting)
             return
+        # Sending an iteration's last waiting job makes the next iteration's eligible.
+        while self.waiting and self._dispatch_eligible():
+            pass
+
+    def _dispatch_eligible(self) -> bool:
+        """Sends what it can of :meth:`_eligible` (True: some went)."""
         # Affinity: a subtree goes back to the worker that searched it one depth shallower (its
         # table holds that work) when that worker has a free slot. Jobs without a preference go
         # to any free worker; a job whose worker stays busy is stolen by a free one after a
         # while (half a typical task), since a cold table costs less than an idle worker.
         free = self._free_slots()
         if not self.waiting or max(free.values(), default=0) <= 0:
-            return
-        jobs = sorted(self.waiting)
+            return False
+        jobs = self._eligible()
         sent = set()
         for job in jobs:
             if job.prefer is not None and free.get(job.prefer, 0) > 0:
@@ -486,6 +522,7 @@ class Scheduler:
         if sent:
             self.waiting = [j for j in self.waiting if id(j) not in sent]
             heapq.heapify(self.waiting)
+        return bool(sent)
 
     def _redispatch_all(self) -> None:
         for task_id, job in list({id(j): (i, j) for i, j in self.running.items()}.values()):
@@ -521,16 +558,49 @@ class Scheduler:
                 out.append((task_id, meta, now))
         return out
 
-    def _collect(self) -> None:
+    def _collect(self) -> bool:
+        """Reads finished tasks' results (True: some came)."""
         if not self.running:
             self._polled = time.time()
-            return
+            return False
         now = time.time()
         finished: list[str] = []
         try:
             self._collect_results(now, finished)
         finally:
             self.done_with(finished)
+        return bool(finished)
+
+    def _later_waiting(self) -> bool:
+        """A job waits whose iteration is later than another job's (waiting or running), or than
+        the iteration of a result just read (``_last_iteration``)."""
+        its = {j.priority[0] for j in itertools.chain(self.waiting, self.running.values())}
+        its.add(self._last_iteration)
+        return any(j.priority[0] > min(its) for j in self.waiting)
+
+    def _eligible(self) -> list[_Job]:
+        """The waiting jobs that may go now, best first: those of the earliest iteration that has
+        any waiting (a later iteration waits while an earlier one has jobs to send), except a job
+        whose node an earlier iteration's job is searching: it waits for that one's table."""
+        jobs = sorted(self.waiting)
+        if not jobs:
+            return []
+        running: dict[int, int] = {}
+        for j in self.running.values():
+            if j.node is not None:
+                k = id(j.node)
+                running[k] = min(running.get(k, j.priority[0]), j.priority[0])
+        out = []
+        for j in jobs:
+            if j.priority[0] != jobs[0].priority[0]:
+                break
+            if j.node is not None:
+                if running.get(id(j.node), j.priority[0]) < j.priority[0]:
+                    continue
+                if j.early:
+                    j.prefer = getattr(j.node, "worker", None) or j.prefer
+            out.append(j)
+        return out
 
     def _collect_results(self, now: float, finished: list[str]) -> None:
         for task_id, meta, at in self._results(now):
@@ -550,6 +620,7 @@ class Scheduler:
                     self._revoke_quietly(other)
                 result["notified"] = at
                 result["sent"] = job.sent_at
+                self._last_iteration = job.priority[0]
                 job.future.set_result(result)
                 continue
             if isinstance(result, BadTaskArguments) or (
@@ -690,6 +761,9 @@ START_PATIENCE = 3.0
 """Seconds a task sent to a worker's own queue may wait to start before the worker is pinged."""
 PING_TIMEOUT = 2.0
 """Seconds a worker suspected dead has to answer a ping."""
+YIELD_TURNS = 64
+"""Event-loop turns the scheduler lets pass after results came, before it fills free slots with a
+later iteration's jobs (the current iteration makes its follow-up jobs in a few)."""
 DEADLINE_GRACE = 2.0
 """Seconds past the deadline after which tasks still without an answer are given up."""
 
@@ -797,6 +871,10 @@ class ClusterSearch:
     task goes on past ``direct_depth`` (up to the search's depth) as long as its next iteration
     is foreseen to end within that many seconds: the distributed iterations then start where a
     depth's work is large enough for tasks to be worth their fixed cost (a few ms each).
+    ``overlap``: depth ``d + 1`` is searched beside depth ``d``, its tasks sent only into slots
+    depth ``d`` has no task for (its eldest brothers' waits, its tail), at a lower priority than
+    every task of depth ``d``; each depth's value stays exact (per-child intervals), depths are
+    still reported in order.
     """
 
     def __init__(
@@ -817,8 +895,10 @@ class ClusterSearch:
         pv_split: int = 2,
         iteration_windows: bool = True,
         direct_seconds: float | None = None,
+        overlap: bool = False,
     ) -> None:
         self.app = app
+        self.overlap = overlap
         self.direct_seconds = direct_seconds
         self.iteration_windows = iteration_windows
         self.workers = workers
@@ -870,6 +950,16 @@ class ClusterSearch:
         )
         sched.start()
         root = _Node(pos)
+        iterations: dict[int, asyncio.Task[_Found]] = {}
+
+        def begin(d: int) -> None:
+            async def run() -> _Found:
+                _TAG.set((d, 0))
+                return await self._node(sched, root, d, -INFINITE, INFINITE, [*hist], 0)
+
+            if d not in iterations and d <= depth:
+                iterations[d] = asyncio.get_running_loop().create_task(run())
+
         try:
             first = min(depth, self.direct_depth)
             if not pos.legal_moves():
@@ -881,13 +971,22 @@ class ClusterSearch:
                 if deadline is not None and time.time() >= deadline:
                     return
                 self._iteration = d
+                begin(d)
+                if self.overlap:
+                    # The next depth runs beside this one, its jobs after every job of this one
+                    # (Scheduler: a later iteration only fills slots this one leaves free).
+                    begin(d + 1)
                 try:
-                    found = await self._node(sched, root, d, -INFINITE, INFINITE, [*hist], 0)
+                    found = await iterations.pop(d)
                 except SearchDeadlineExceeded:
                     return
                 self.stats.depth_done[d] = time.time()
                 yield self._result(root, d, found, start)
         finally:
+            for t in iterations.values():
+                t.cancel()
+            if iterations:
+                await asyncio.gather(*iterations.values(), return_exceptions=True)
             await sched.close()
 
     def search(
@@ -1079,8 +1178,9 @@ class ClusterSearch:
         alpha: int,
         beta: int,
         path: list[griot.Position],
-        priority: tuple[int, int],
+        priority: tuple[int, ...],
     ) -> _Found:
+        iteration, chain = _TAG.get((self._iteration, 0))
         kwargs = dict(
             variant=node.position.variant.canonical,
             position=node.text,
@@ -1091,15 +1191,19 @@ class ClusterSearch:
             use_cache=self.use_cache,
             search_id=self._search_id,
         )
-        if self.iteration_windows:
-            kwargs["windows"] = [[d, a, b] for d, (a, b) in sorted(node.windows.items()) if d < depth]
-        r = await sched.run(kwargs, priority, prefer=node.worker)
+
+        def prepare() -> dict[str, Any]:
+            # At sending time: an earlier iteration's task on this node may have ended since.
+            if self.iteration_windows:
+                kwargs["windows"] = [[d, a, b] for d, (a, b) in sorted(node.windows.items()) if d < depth]
+            return kwargs
+
+        r = await sched.run(kwargs, (iteration, *priority), prefer=node.worker, node=node, prepare=prepare)
         if r.get("source") == "search":
             node.windows[depth] = (alpha, beta)
             node.worker = r.get("worker")
             self.stats.nodes += r["nodes"]
             self.stats.cpu += r.get("search_cpu", 0.0)
-            iteration, chain = _TAG.get((self._iteration, 0))
             self.stats.timings.append(
                 (
                     r["started"] - r["sent"],
@@ -1279,7 +1383,7 @@ class ClusterSearch:
         alpha: int,
         beta: int,
         path: list[griot.Position],
-        priority: tuple[int, int],
+        priority: tuple[int, ...],
         ply: int,
     ) -> _Found:
         pos = node.position
