@@ -254,6 +254,7 @@ def speed(args: argparse.Namespace) -> None:
                         res.pop("timings")
                     line = dict(
                         overlap=args.overlap,
+                        speculate=args.speculate,
                         pv_split=args.pv_split,
                         direct=args.direct,
                         direct_seconds=args.direct_seconds,
@@ -278,7 +279,9 @@ def extra_options(args: argparse.Namespace) -> dict[str, Any]:
     """ClusterSearch options the command line sets only when given (their defaults otherwise)."""
     out: dict[str, Any] = {}
     if args.overlap is not None:
-        out["overlap"] = args.overlap == "on"
+        out["overlap"] = {"on": True, "off": False}.get(args.overlap, args.overlap)
+    if args.speculate is not None:
+        out["speculate"] = {"on": True, "off": False}.get(args.speculate, args.speculate)
     return out
 
 
@@ -609,8 +612,11 @@ def main() -> None:
         "--repeat", type=int, default=1, help="speed: 1 and 2 workers alternately N times, then a summary"
     )
     ap.add_argument(
-        "--overlap", choices=["on", "off"], help="speed: depth d + 1 beside depth d (ClusterSearch(overlap=))"
+        "--overlap",
+        choices=["on", "off", "eldest"],
+        help="speed: depth d + 1 beside depth d (ClusterSearch(overlap=)); eldest: after d's root eldest",
     )
+    ap.add_argument("--speculate", choices=["on", "off", "pv"], help="speed: ClusterSearch(speculate=)")
     ap.add_argument("--skip-in-process", action="store_true", help="speed: the distributed runs only")
     ap.add_argument(
         "--no-iteration-windows",

@@ -143,6 +143,8 @@ class TaskStats:
     notified: int = 0  # results the caller learnt from their pub/sub message
     polled: int = 0  # results the caller found by its safety poll (a message lost or late)
     resubscribed: int = 0  # times the result subscription's connection was lost and reopened
+    speculative: int = 0  # speculative child searches started (``speculate``)
+    dropped: int = 0  # speculative child searches revoked as useless
     # (queued s, run s, nodes, iteration depth, sent at) of every searched subtree: the model input.
     timings: list[tuple[float, float, int, int, float]] = field(default_factory=list)
     # Every searched subtree's timestamps (Unix seconds): ``sent`` by the caller, ``taken`` off
@@ -232,7 +234,7 @@ class Scheduler:
         self._watchers: dict[str, asyncio.Event] = {}  # single tasks awaited by ``wait_result``
         self._broker: redis.Redis | None = None
         self._reply_to = str(uuid.uuid4())
-        self._last_iteration = 1 << 30  # of the last result read
+        self._last_iteration: tuple[int, ...] = (1 << 30,)  # (iteration, speculative) of the last result
 
     async def run(
         self,
@@ -572,11 +574,11 @@ class Scheduler:
         return bool(finished)
 
     def _later_waiting(self) -> bool:
-        """A job waits whose iteration is later than another job's (waiting or running), or than
-        the iteration of a result just read (``_last_iteration``)."""
-        its = {j.priority[0] for j in itertools.chain(self.waiting, self.running.values())}
+        """A job waits that goes after another job (a later iteration, or speculative) waiting or
+        running, or after the job of a result just read (``_last_iteration``)."""
+        its = {j.priority[:2] for j in itertools.chain(self.waiting, self.running.values())}
         its.add(self._last_iteration)
-        return any(j.priority[0] > min(its) for j in self.waiting)
+        return any(j.priority[:2] > min(its) for j in self.waiting)
 
     def _eligible(self) -> list[_Job]:
         """The waiting jobs that may go now, best first: those of the earliest iteration that has
@@ -620,7 +622,7 @@ class Scheduler:
                     self._revoke_quietly(other)
                 result["notified"] = at
                 result["sent"] = job.sent_at
-                self._last_iteration = job.priority[0]
+                self._last_iteration = job.priority[:2]
                 job.future.set_result(result)
                 continue
             if isinstance(result, BadTaskArguments) or (
@@ -874,7 +876,10 @@ class ClusterSearch:
     ``overlap``: depth ``d + 1`` is searched beside depth ``d``, its tasks sent only into slots
     depth ``d`` has no task for (its eldest brothers' waits, its tail), at a lower priority than
     every task of depth ``d``; each depth's value stays exact (per-child intervals), depths are
-    still reported in order.
+    still reported in order; ``"eldest"``: depth ``d + 1`` starts once depth ``d``'s root has its
+    eldest child's result (its principal variation below the root, which orders depth ``d + 1``'s,
+    is searched). ``speculate``: True everywhere, ``"pv"`` on the principal variation's nodes
+    only (their younger brothers start while the eldest runs, in slots nothing else needs).
     """
 
     def __init__(
@@ -886,7 +891,7 @@ class ClusterSearch:
         split: int = 1,
         direct_depth: int = 8,
         min_task_depth: int = 4,
-        speculate: bool = False,
+        speculate: bool | str = False,
         use_cache: bool = True,
         straggler_after: float = 60.0,
         outage_grace: float = 30.0,
@@ -895,10 +900,11 @@ class ClusterSearch:
         pv_split: int = 2,
         iteration_windows: bool = True,
         direct_seconds: float | None = None,
-        overlap: bool = False,
+        overlap: bool | str = False,
     ) -> None:
         self.app = app
         self.overlap = overlap
+        self._root_eldest: dict[int, asyncio.Event] = {}
         self.direct_seconds = direct_seconds
         self.iteration_windows = iteration_windows
         self.workers = workers
@@ -951,13 +957,20 @@ class ClusterSearch:
         sched.start()
         root = _Node(pos)
         iterations: dict[int, asyncio.Task[_Found]] = {}
+        distributed: set[int] = set()  # depths begun as distributed iterations
+        self._root_eldest = {}
 
         def begin(d: int) -> None:
             async def run() -> _Found:
                 _TAG.set((d, 0))
+                if self.overlap == "eldest" and d - 1 in distributed:
+                    # Depth d's principal variation below the root is then searched: depth
+                    # d + 1's eldest chain is ordered by it.
+                    await self._eldest_done(d - 1).wait()
                 return await self._node(sched, root, d, -INFINITE, INFINITE, [*hist], 0)
 
-            if d not in iterations and d <= depth:
+            if d not in distributed and d <= depth:
+                distributed.add(d)
                 iterations[d] = asyncio.get_running_loop().create_task(run())
 
         try:
@@ -981,6 +994,7 @@ class ClusterSearch:
                 except SearchDeadlineExceeded:
                     return
                 self.stats.depth_done[d] = time.time()
+                self._eldest_done(d).set()  # (a root searched as one task has no eldest)
                 yield self._result(root, d, found, start)
         finally:
             for t in iterations.values():
@@ -1013,6 +1027,10 @@ class ClusterSearch:
         return asyncio.run(run())
 
     # -- internals -----------------------------------------------------------------------------
+
+    def _eldest_done(self, depth: int) -> asyncio.Event:
+        """Set when the root's eldest child has its first result at ``depth``."""
+        return self._root_eldest.setdefault(depth, asyncio.Event())
 
     async def _direct(
         self,
@@ -1259,7 +1277,11 @@ class ClusterSearch:
         windows: dict[int, tuple[int, int]] = {}
         eldest = node.order[0]
         child_path = [*path, pos]
-        est = node.estimate(depth) if self.speculate else None
+        # (With one slot nothing is idle while the eldest runs: no speculation.)
+        spec = (self.speculate is True or (self.speculate == "pv" and pv)) and sched.capacity > 1
+        specs: set[int] = set()  # children whose running search is speculative
+        dropped: list[asyncio.Task[_Found]] = []
+        est = node.estimate(depth) if spec else None
         attempts = [0] * n
 
         def launch(i: int, a: int, b: int, speculative: bool) -> None:
@@ -1279,6 +1301,11 @@ class ClusterSearch:
             windows[i] = (a, b)
             attempts[i] += 1
             prio = (1 if speculative else 0, ply)
+            if speculative:
+                specs.add(i)
+                self.stats.speculative += 1
+            else:
+                specs.discard(i)
 
             child_pv = pv and i == eldest
             child_limit = self.split + (self.pv_split if child_pv else 0)
@@ -1309,6 +1336,15 @@ class ClusterSearch:
                         found = _Found(max(hi), UPPER, [])
                     break
                 started_any = any(lo[i] > -INFINITE or hi[i] < INFINITE for i in range(n))
+                for i in [i for i in specs if i in running and floor > -INFINITE and windows[i][0] > floor]:
+                    # A speculative null window above the floor: its likely answer (fails low)
+                    # would not settle the child against the floor. Revoked; searched again at
+                    # the floor below.
+                    specs.discard(i)
+                    t = running.pop(i)
+                    t.cancel()
+                    dropped.append(t)
+                    self.stats.dropped += 1
                 for i in unresolved:
                     if i in running:
                         continue
@@ -1320,7 +1356,7 @@ class ClusterSearch:
                         launch(i, others, beta, False)
                     elif floor > -INFINITE and (started_any or i == eldest):
                         launch(i, floor, floor + 1, False)
-                    elif est is not None and self.speculate and not started_any:
+                    elif est is not None and spec and not started_any:
                         g = min(max(alpha, est), beta - 1)
                         launch(i, g, g + 1, True)
                 if not running:
@@ -1330,6 +1366,7 @@ class ClusterSearch:
                     if t not in done:
                         continue
                     del running[i]
+                    specs.discard(i)
                     r = t.result()
                     mv, child, sign = children[i]
                     v = from_child(r.value)
@@ -1351,13 +1388,15 @@ class ClusterSearch:
                         )
                     if b != UPPER:
                         pvs[i] = [mv, *r.pv]
+                    if ply == 0 and i == eldest:
+                        self._eldest_done(depth).set()
                     if attempts[i] > 8:
                         raise TaskFailed(f"child {mv} of {node.text} would not settle")
         finally:
             for t in running.values():
                 t.cancel()
-            if running:
-                await asyncio.gather(*running.values(), return_exceptions=True)
+            if running or dropped:
+                await asyncio.gather(*running.values(), *dropped, return_exceptions=True)
 
         # Next iteration's order: exact and lower-bounded children by value, then the rest by
         # their upper bound (the engine's root ordering).

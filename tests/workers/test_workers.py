@@ -620,20 +620,32 @@ def test_first_task_sized_by_time_budget(two_workers: Stack) -> None:
     assert got.tasks == 1
 
 
-def test_overlapped_iterations_give_every_depth_the_in_process_value(two_workers: Stack) -> None:
-    """``overlap=True``: depth d + 1 runs beside depth d (into slots depth d leaves free); every
-    reported depth still has the in-process search's value at that depth, the depths come in
-    order, and the next depth's tasks did start before the current depth ended."""
+@pytest.mark.parametrize(("overlap", "speculate"), [(True, False), ("eldest", "pv")])
+def test_overlapped_iterations_give_every_depth_the_in_process_value(
+    two_workers: Stack, overlap: bool | str, speculate: bool | str
+) -> None:
+    """``overlap``: depth d + 1 runs beside depth d (into slots depth d leaves free; ``"eldest"``:
+    once depth d's root has its eldest child's result); ``speculate="pv"``: the principal
+    variation's younger brothers start while their eldest runs. Every reported depth still has
+    the in-process search's value at that depth, the depths come in order, and the next depth's
+    tasks did start before the current depth ended (and speculative searches did run)."""
     app = two_workers.app()
     client = redis.Redis.from_url(two_workers.cache.url)
-    overlapped = 0
+    overlapped = speculated = 0
     checked = 0
     for i, variant in enumerate(GAMES):
         for k, pos in enumerate(positions(variant, 3, seed=40 + i)):
             client.flushdb()  # deeper entries of earlier positions must not answer this one
             workers = cluster_workers(app, "griot.interactive") if k % 2 else None
             cs = ClusterSearch(
-                app, capacity=2, split=1, direct_depth=3, min_task_depth=2, workers=workers, overlap=True
+                app,
+                capacity=2,
+                split=1,
+                direct_depth=3,
+                min_task_depth=2,
+                workers=workers,
+                overlap=overlap,
+                speculate=speculate,
             )
             seen: list[tuple[int, int]] = []
             got = cs.search(pos, 9, time_limit=60, on_depth=lambda r, s=seen: s.append((r.depth, r.value)))
@@ -646,7 +658,9 @@ def test_overlapped_iterations_give_every_depth_the_in_process_value(two_workers
             overlapped += any(
                 t["depth"] - 1 in done and t["sent"] < done[int(t["depth"]) - 1] for t in cs.stats.trace
             )
+            speculated += cs.stats.speculative
     assert checked == 7 * 3 * len(GAMES)
+    assert (speculated > 0) == (speculate == "pv")
     assert overlapped >= len(GAMES)  # most searches overlap; at least one per game
 
 
