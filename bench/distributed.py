@@ -279,7 +279,9 @@ def extra_options(args: argparse.Namespace) -> dict[str, Any]:
     """ClusterSearch options the command line sets only when given (their defaults otherwise)."""
     out: dict[str, Any] = {}
     if args.overlap is not None:
-        out["overlap"] = {"on": True, "off": False}.get(args.overlap, args.overlap)
+        out["overlap"] = args.overlap != "off"
+        after = {"eldest": 0, "eldest1": 1, "eldest2": 2}
+        out["overlap_after"] = after.get(args.overlap)
     if args.speculate is not None:
         out["speculate"] = {"on": True, "off": False}.get(args.speculate, args.speculate)
     return out
@@ -613,8 +615,8 @@ def main() -> None:
     )
     ap.add_argument(
         "--overlap",
-        choices=["on", "off", "eldest"],
-        help="speed: depth d + 1 beside depth d (ClusterSearch(overlap=)); eldest: after d's root eldest",
+        choices=["on", "off", "eldest", "eldest1", "eldest2"],
+        help="speed: depth d + 1 beside depth d (overlap=); eldest<k>: after d's PV eldest at ply k",
     )
     ap.add_argument("--speculate", choices=["on", "off", "pv"], help="speed: ClusterSearch(speculate=)")
     ap.add_argument("--skip-in-process", action="store_true", help="speed: the distributed runs only")

@@ -145,6 +145,7 @@ class TaskStats:
     resubscribed: int = 0  # times the result subscription's connection was lost and reopened
     speculative: int = 0  # speculative child searches started (``speculate``)
     dropped: int = 0  # speculative child searches revoked as useless
+    revoked: int = 0  # sent tasks whose result was no longer wanted (revoked, never read)
     # (queued s, run s, nodes, iteration depth, sent at) of every searched subtree: the model input.
     timings: list[tuple[float, float, int, int, float]] = field(default_factory=list)
     # Every searched subtree's timestamps (Unix seconds): ``sent`` by the caller, ``taken`` off
@@ -367,6 +368,7 @@ class Scheduler:
             del self.running[i]
             self.sent_at.pop(i, None)
         if ids:
+            self.stats.revoked += len(ids)
             self.notifier.unwatch(ids)
             cancel(self.app, ids)
 
@@ -750,8 +752,9 @@ class Scheduler:
 
 ALIVE_PREFIX = "griot:alive:"
 """``griot:alive:<task id>``: renewed by a running task (``workers.tasks.ALIVE_PREFIX``)."""
-_TAG: contextvars.ContextVar[tuple[int, int]] = contextvars.ContextVar("griot_cluster_tag")
-"""(distributed iteration, eldest chain) of the subtree searches made in this asyncio task."""
+_TAG: contextvars.ContextVar[tuple[int, int, int]] = contextvars.ContextVar("griot_cluster_tag")
+"""(distributed iteration, eldest chain, 1 if below a speculative search) of the subtree searches
+made in this asyncio task."""
 TRACE_KEYS = ("sent", "taken", "started", "search_started", "search_ended", "finished", "notified")
 SAFETY_POLL = 0.2
 """Seconds between two reads of every running task's result: the safety net for a result message
@@ -876,9 +879,13 @@ class ClusterSearch:
     ``overlap``: depth ``d + 1`` is searched beside depth ``d``, its tasks sent only into slots
     depth ``d`` has no task for (its eldest brothers' waits, its tail), at a lower priority than
     every task of depth ``d``; each depth's value stays exact (per-child intervals), depths are
-    still reported in order; ``"eldest"``: depth ``d + 1`` starts once depth ``d``'s root has its
-    eldest child's result (its principal variation below the root, which orders depth ``d + 1``'s,
-    is searched). ``speculate``: True everywhere, ``"pv"`` on the principal variation's nodes
+    still reported in order, the last one exact; an earlier depth's value may take a deeper
+    value from the next depth's entries in the workers' tables and the Redis tier ("deeper
+    wins"), so it can differ from the in-process value at that depth: off by default.
+    ``overlap_after``: depth ``d + 1`` starts once depth ``d``'s
+    principal-variation node at that ply has its eldest child's result (0: the root; the
+    principal variation below it, which orders depth ``d + 1``'s, is then searched); None: at
+    once. ``speculate``: True everywhere, ``"pv"`` on the principal variation's nodes
     only (their younger brothers start while the eldest runs, in slots nothing else needs).
     """
 
@@ -891,7 +898,7 @@ class ClusterSearch:
         split: int = 1,
         direct_depth: int = 8,
         min_task_depth: int = 4,
-        speculate: bool | str = False,
+        speculate: bool | str = "pv",
         use_cache: bool = True,
         straggler_after: float = 60.0,
         outage_grace: float = 30.0,
@@ -900,11 +907,13 @@ class ClusterSearch:
         pv_split: int = 2,
         iteration_windows: bool = True,
         direct_seconds: float | None = None,
-        overlap: bool | str = False,
+        overlap: bool = False,
+        overlap_after: int | None = 0,
     ) -> None:
         self.app = app
         self.overlap = overlap
-        self._root_eldest: dict[int, asyncio.Event] = {}
+        self.overlap_after = overlap_after
+        self._pv_eldest: dict[tuple[int, int], asyncio.Event] = {}
         self.direct_seconds = direct_seconds
         self.iteration_windows = iteration_windows
         self.workers = workers
@@ -958,15 +967,15 @@ class ClusterSearch:
         root = _Node(pos)
         iterations: dict[int, asyncio.Task[_Found]] = {}
         distributed: set[int] = set()  # depths begun as distributed iterations
-        self._root_eldest = {}
+        self._pv_eldest = {}
 
         def begin(d: int) -> None:
             async def run() -> _Found:
-                _TAG.set((d, 0))
-                if self.overlap == "eldest" and d - 1 in distributed:
-                    # Depth d's principal variation below the root is then searched: depth
+                _TAG.set((d, 0, 0))
+                if self.overlap_after is not None and d - 1 in distributed:
+                    # Depth d's principal variation below that ply is then searched: depth
                     # d + 1's eldest chain is ordered by it.
-                    await self._eldest_done(d - 1).wait()
+                    await self._eldest_done(d - 1, self.overlap_after).wait()
                 return await self._node(sched, root, d, -INFINITE, INFINITE, [*hist], 0)
 
             if d not in distributed and d <= depth:
@@ -994,7 +1003,8 @@ class ClusterSearch:
                 except SearchDeadlineExceeded:
                     return
                 self.stats.depth_done[d] = time.time()
-                self._eldest_done(d).set()  # (a root searched as one task has no eldest)
+                if self.overlap_after is not None:  # (that node may have been one task)
+                    self._eldest_done(d, self.overlap_after).set()
                 yield self._result(root, d, found, start)
         finally:
             for t in iterations.values():
@@ -1028,9 +1038,10 @@ class ClusterSearch:
 
     # -- internals -----------------------------------------------------------------------------
 
-    def _eldest_done(self, depth: int) -> asyncio.Event:
-        """Set when the root's eldest child has its first result at ``depth``."""
-        return self._root_eldest.setdefault(depth, asyncio.Event())
+    def _eldest_done(self, depth: int, ply: int) -> asyncio.Event:
+        """Set when the principal variation's node at ``ply`` has its eldest child's first
+        result at ``depth``."""
+        return self._pv_eldest.setdefault((depth, ply), asyncio.Event())
 
     async def _direct(
         self,
@@ -1198,7 +1209,7 @@ class ClusterSearch:
         path: list[griot.Position],
         priority: tuple[int, ...],
     ) -> _Found:
-        iteration, chain = _TAG.get((self._iteration, 0))
+        iteration, chain, _ = _TAG.get((self._iteration, 0, 0))
         kwargs = dict(
             variant=node.position.variant.canonical,
             position=node.text,
@@ -1263,7 +1274,7 @@ class ClusterSearch:
         if outcome is not None and not pos.legal_moves():
             return _Found(_outcome_value(pos, outcome), EXACT, [])
         if ply >= limit or depth - 1 < self.min_task_depth or not pos.legal_moves():
-            found = await self._leaf(sched, node, depth, alpha, beta, path, (0, ply))
+            found = await self._leaf(sched, node, depth, alpha, beta, path, (_TAG.get((0, 0, 0))[2], ply))
             node.estimates[depth] = found.value
             return found
 
@@ -1300,7 +1311,8 @@ class ClusterSearch:
             ca, cb = max(ca, -INFINITE), min(cb, INFINITE)
             windows[i] = (a, b)
             attempts[i] += 1
-            prio = (1 if speculative else 0, ply)
+            below = _TAG.get((self._iteration, 0, 0))[2]
+            prio = (1 if speculative or below else 0, ply)
             if speculative:
                 specs.add(i)
                 self.stats.speculative += 1
@@ -1311,8 +1323,9 @@ class ClusterSearch:
             child_limit = self.split + (self.pv_split if child_pv else 0)
 
             async def go() -> _Found:
-                it, chain = _TAG.get((self._iteration, 0))
-                _TAG.set((it, ply + 1 if child_pv else chain))
+                it, chain, _ = _TAG.get((self._iteration, 0, 0))
+                # (A speculative search's subtree is speculative all the way down.)
+                _TAG.set((it, ply + 1 if child_pv else chain, prio[0]))
                 if ply + 1 >= child_limit or depth - 2 < self.min_task_depth:
                     return await self._leaf_or_terminal(
                         sched, child, depth - 1, ca, cb, child_path, prio, ply + 1
@@ -1388,8 +1401,8 @@ class ClusterSearch:
                         )
                     if b != UPPER:
                         pvs[i] = [mv, *r.pv]
-                    if ply == 0 and i == eldest:
-                        self._eldest_done(depth).set()
+                    if pv and i == eldest and self.overlap and ply == self.overlap_after:
+                        self._eldest_done(depth, ply).set()
                     if attempts[i] > 8:
                         raise TaskFailed(f"child {mv} of {node.text} would not settle")
         finally:
