@@ -11,10 +11,14 @@ searched as a principal-variation search whose leaves are tasks:
 - children are taken in the previous iteration's order; the first ("eldest brother") is searched
   with the node's window, the others with a null window at the best value so far, re-searched
   when they fail high (young brothers wait, as in YBWC);
-- APHID-like speculation: while the eldest is still running, idle worker slots start its younger
-  brothers with a null window at the node's value from the previous iteration of the same parity
-  (sowing scores swing between odd and even depths); when that guess was right their results
-  settle them, otherwise they are searched again;
+- APHID-like speculation (``speculate="pv"``, the default: on the principal variation's nodes,
+  whose eldest everything else waits for): while the eldest is still running, idle worker slots
+  start its younger brothers with a null window at the node's value from the previous iteration
+  of the same parity (sowing scores swing between odd and even depths); when the eldest's result
+  sets a floor below a guess, that speculative search is revoked and searched again at the floor;
+  otherwise its result settles the brother (a fail low under the floor) or it is searched again;
+- ``overlap`` (off by default): depth d + 1 starts beside depth d once depth d's root has its
+  eldest's result, its tasks only in slots depth d has no task for;
 - a central scheduler keeps at most ``capacity`` tasks in the queue, mandatory work before
   speculation, so the broker's FIFO never holds speculative work in front of the principal
   variation; subtrees a cut-off made useless are revoked (queued ones are dropped, running ones see a
