@@ -489,6 +489,7 @@ class LocalSearch(ClusterSearch):
     ``continue_table``): node counts are deterministic."""
 
     def __init__(self, hash_mb: int, continue_table: bool, cache_min_depth: int = 10, **kw: Any) -> None:
+        kw.setdefault("speculate", False)  # one search at a time: one slot, nothing idle
         super().__init__(app=None, **kw)  # type: ignore[arg-type]
         self.table = griot.SearchTable(hash_mb)
         self.store: dict[bytes, tuple[int, str, int, int | None]] = {}
