@@ -579,6 +579,10 @@ class Scheduler:
             self.done_with(finished)
         return bool(finished)
 
+    def waiting_on(self, node: Any) -> bool:
+        """A job on ``node`` is waiting (not sent yet)."""
+        return any(j.node is node for j in self.waiting)
+
     def _later_waiting(self) -> bool:
         """A job waits that goes after another job (a later iteration, or speculative) waiting or
         running, or after the job of a result just read (``_last_iteration``)."""
@@ -1353,10 +1357,19 @@ class ClusterSearch:
                         found = _Found(max(hi), UPPER, [])
                     break
                 started_any = any(lo[i] > -INFINITE or hi[i] < INFINITE for i in range(n))
-                for i in [i for i in specs if i in running and floor > -INFINITE and windows[i][0] > floor]:
+                for i in [
+                    i
+                    for i in specs
+                    if i in running
+                    and floor > -INFINITE
+                    and (
+                        windows[i][0] > floor or (windows[i][0] != floor and sched.waiting_on(children[i][1]))
+                    )
+                ]:
                     # A speculative null window above the floor: its likely answer (fails low)
                     # would not settle the child against the floor. Revoked; searched again at
-                    # the floor below.
+                    # the floor below. One below the floor that has not been sent yet is
+                    # replaced at no cost by the search at the floor.
                     specs.discard(i)
                     t = running.pop(i)
                     t.cancel()

@@ -329,8 +329,17 @@ def test_sigkilled_worker_main_process_still_gives_the_right_answer(affinity: bo
         stop, killed = threading.Event(), []
         killer = threading.Thread(target=_kill_a_searching_worker, args=(s, stop, killed))
         killer.start()
+        # Young brothers wait, without speculation: the killer's "needed subtree" is then the one
+        # task running, the eldest its brothers wait for (speculation would fill the other slot).
         cs = ClusterSearch(
-            app, capacity=2, split=1, direct_depth=8, min_task_depth=4, straggler_after=3600, workers=workers
+            app,
+            capacity=2,
+            split=1,
+            direct_depth=8,
+            min_task_depth=4,
+            straggler_after=3600,
+            workers=workers,
+            speculate=False,
         )
         try:
             got = cs.search(pos, depth, time_limit=120)
