@@ -15,8 +15,9 @@ searched as a principal-variation search whose leaves are tasks:
   whose eldest everything else waits for): while the eldest is still running, idle worker slots
   start its younger brothers with a null window at the node's value from the previous iteration
   of the same parity (sowing scores swing between odd and even depths); when the eldest's result
-  sets a floor below a guess, that speculative search is revoked and searched again at the floor;
-  otherwise its result settles the brother (a fail low under the floor) or it is searched again;
+  sets a floor below a guess, that speculative search is revoked and searched again at the floor,
+  as is one under the floor not sent yet; otherwise its result settles the brother (a fail low
+  under the floor) or it is searched again;
 - ``overlap`` (off by default): depth d + 1 starts beside depth d once depth d's root has its
   eldest's result, its tasks only in slots depth d has no task for;
 - a central scheduler keeps at most ``capacity`` tasks in the queue, mandatory work before
