@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import statistics
@@ -94,6 +95,7 @@ def distributed(app: Any, pos: str, depth: int, workers: dict[str, int], **opts:
         task_seconds_sum=sum(run),
         depths=depths,
         breakdown=breakdown(getattr(cs.stats, "trace", [])),
+        parallelism=parallelism(cs.stats, sum(workers.values())),
         timings=[(round(q, 4), round(x, 4), n, d, s) for q, x, n, d, s in last],
     )
 
@@ -134,6 +136,76 @@ def breakdown(trace: list[dict[str, float]]) -> dict[str, Any]:
     return out
 
 
+def parallelism(stats: Any, slots: int) -> dict[str, Any]:
+    """How many of the ``slots`` workers were busy (a task started in a pool process and not yet
+    returned), on average over the search (the first task's send to the last depth's result) and
+    over its distributed depths, and where the idle worker-seconds went:
+
+    - ``first_task``: until the first depths' single task's result came;
+    - ``in_transit``: a task was sent and not started yet, or finished and its result not yet
+      with the caller (broker, pool hand-off, store and notify, a job kept for its busy worker);
+    - ``caller``: nothing in flight at all (the caller's own work between results and sends);
+    - ``eldest_ply<k>``: one task ran alone and everything else waited for it; its ancestors down
+      to ply ``k`` are eldest brothers, so the eldest at ply ``k`` (and every eldest above it) was
+      not finished: young brothers wait for it; ``eldest_ply<split + pv_split>`` is the PV leaf;
+    - ``tail``: one task ran alone, a younger brother of the root's eldest (the iteration's end).
+    """
+    trace = list(getattr(stats, "trace", []))
+    first = dict(getattr(stats, "first", {}))
+    done = dict(getattr(stats, "depth_done", {}))
+    if not trace or not done:
+        return {}
+    t0 = first.get("sent", min(t["sent"] for t in trace if "sent" in t))
+    t_end = max(done.values())
+    first_end = first.get("notified", t0)
+    spans: list[tuple[float, float, float]] = []  # (start, end, chain); the first task: chain -1
+    if "started" in first and "finished" in first:
+        spans.append((first["started"], first["finished"], -1.0))
+    transit: list[tuple[float, float]] = []
+    for t in trace:
+        if "started" in t and "finished" in t:
+            spans.append((t["started"], t["finished"], t.get("chain", 0.0)))
+        if "sent" in t and "started" in t:
+            transit.append((t["sent"], t["started"]))
+        if "finished" in t and "notified" in t:
+            transit.append((t["finished"], t["notified"]))
+    cuts = {t0, t_end, first_end}
+    for a, b, _ in spans:
+        cuts.update((a, b))
+    for a, b in transit:
+        cuts.update((a, b))
+    points = sorted(x for x in cuts if t0 <= x <= t_end)
+    busy = busy_dist = 0.0
+    idle: dict[str, float] = {}
+    for a, b in itertools.pairwise(points):
+        mid, dt = (a + b) / 2, b - a
+        run = [c for x, y, c in spans if x <= mid < y]
+        busy += len(run) * dt
+        if mid >= first_end:
+            busy_dist += len(run) * dt
+        gap = max(0, slots - len(run)) * dt
+        if gap <= 0:
+            continue
+        if mid < first_end:
+            what = "first_task"
+        elif any(x <= mid < y for x, y in transit):
+            what = "in_transit"
+        elif not run:
+            what = "caller"
+        else:
+            chain = int(min(run))
+            what = "tail" if chain == 0 else f"eldest_ply{chain}"
+        idle[what] = idle.get(what, 0.0) + gap
+    span = t_end - t0
+    return dict(
+        span_s=round(span, 3),
+        mean_busy=round(busy / span, 3) if span > 0 else None,
+        mean_busy_distributed=round(busy_dist / (t_end - first_end), 3) if t_end > first_end else None,
+        first_task_s=round(first_end - t0, 3),
+        idle_worker_s={k: round(v, 3) for k, v in sorted(idle.items(), key=lambda kv: -kv[1])},
+    )
+
+
 def stack_with(n: int):  # type: ignore[no-untyped-def]
     s = make_stack()
     app = s.app()
@@ -150,14 +222,18 @@ def stack_with(n: int):  # type: ignore[no-untyped-def]
 
 
 def speed(args: argparse.Namespace) -> None:
-    """A fresh stack per measurement: the workers' tables must start cold."""
+    """A fresh stack per measurement: the workers' tables must start cold. With ``--repeat N``
+    one worker and two workers alternate N times (1, 2, 1, 2, ...: the box's speed drifts
+    between minutes, so each two-worker run is compared with the one-worker run just before it)
+    and a summary line gives each pair's ratio and the medians."""
     for name in args.position or list(POSITIONS):
         pos = POSITIONS[name]
         if not args.skip_in_process:
             ref = in_process(pos, args.depth)
             emit(kind="in-process", position=name, depth=args.depth, load=load(), **ref)
         for split in args.split or [1]:
-            for n in (1, 2):
+            runs: list[dict[str, Any]] = []
+            for n in (1, 2) * max(1, args.repeat):
                 s, app = stack_with(n)
                 try:
                     workers = cluster_workers(app, "griot.interactive")
@@ -172,10 +248,13 @@ def speed(args: argparse.Namespace) -> None:
                         pv_split=args.pv_split,
                         iteration_windows=not args.no_iteration_windows,
                         **({"direct_seconds": args.direct_seconds} if args.direct_seconds else {}),
+                        **extra_options(args),
                     )
                     if not args.timings:
                         res.pop("timings")
-                    emit(
+                    line = dict(
+                        overlap=args.overlap,
+                        speculate=args.speculate,
                         pv_split=args.pv_split,
                         direct=args.direct,
                         direct_seconds=args.direct_seconds,
@@ -186,10 +265,57 @@ def speed(args: argparse.Namespace) -> None:
                         load=load(),
                         **res,
                     )
+                    emit(**line)
+                    runs.append(line)
                 finally:
                     s.stop_workers()
                     s.broker.stop()
                     s.cache.stop()
+            if args.repeat > 1:
+                emit(**summary(runs), position=name, depth=args.depth, split=split, pv_split=args.pv_split)
+
+
+def extra_options(args: argparse.Namespace) -> dict[str, Any]:
+    """ClusterSearch options the command line sets only when given (their defaults otherwise)."""
+    out: dict[str, Any] = {}
+    if args.overlap is not None:
+        out["overlap"] = args.overlap != "off"
+        after = {"eldest": 0, "eldest1": 1, "eldest2": 2}
+        out["overlap_after"] = after.get(args.overlap)
+    if args.speculate is not None:
+        out["speculate"] = {"on": True, "off": False}.get(args.speculate, args.speculate)
+    return out
+
+
+def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each (1 worker, 2 workers) pair's time ratio and node ratio, and the medians; the
+    two-worker runs' mean busy workers and idle worker-seconds by cause (median per cause)."""
+    pairs = []
+    for one, two in zip(runs[::2], runs[1::2], strict=False):
+        pairs.append(
+            dict(
+                t1=round(one["time"], 2),
+                t2=round(two["time"], 2),
+                speedup=round(one["time"] / two["time"], 3),
+                nodes_2w_over_1w=round(two["nodes"] / one["nodes"], 3),
+                load=(round(one["load"], 2), round(two["load"], 2)),
+            )
+        )
+    twos = [r["parallelism"] for r in runs[1::2] if r.get("parallelism")]
+    causes = sorted({k for p in twos for k in p["idle_worker_s"]})
+    return dict(
+        kind="summary",
+        pairs=pairs,
+        median_speedup=round(statistics.median(p["speedup"] for p in pairs), 3) if pairs else None,
+        median_nodes_2w_over_1w=round(statistics.median(p["nodes_2w_over_1w"] for p in pairs), 3)
+        if pairs
+        else None,
+        mean_busy_2w=[p["mean_busy"] for p in twos],
+        mean_busy_distributed_2w=[p["mean_busy_distributed"] for p in twos],
+        idle_worker_s_2w_median={
+            c: round(statistics.median(p["idle_worker_s"].get(c, 0.0) for p in twos), 3) for c in causes
+        },
+    )
 
 
 def cache(args: argparse.Namespace) -> None:
@@ -363,6 +489,7 @@ class LocalSearch(ClusterSearch):
     ``continue_table``): node counts are deterministic."""
 
     def __init__(self, hash_mb: int, continue_table: bool, cache_min_depth: int = 10, **kw: Any) -> None:
+        kw.setdefault("speculate", False)  # one search at a time: one slot, nothing idle
         super().__init__(app=None, **kw)  # type: ignore[arg-type]
         self.table = griot.SearchTable(hash_mb)
         self.store: dict[bytes, tuple[int, str, int, int | None]] = {}
@@ -484,6 +611,15 @@ def main() -> None:
     ap.add_argument("--position", action="append", choices=list(POSITIONS))
     ap.add_argument("--pv-split", type=int, default=0, help="extra plies split along the PV")
     ap.add_argument("--timings", action="store_true", help="print every task's (queue, run, nodes)")
+    ap.add_argument(
+        "--repeat", type=int, default=1, help="speed: 1 and 2 workers alternately N times, then a summary"
+    )
+    ap.add_argument(
+        "--overlap",
+        choices=["on", "off", "eldest", "eldest1", "eldest2"],
+        help="speed: depth d + 1 beside depth d (overlap=); eldest<k>: after d's PV eldest at ply k",
+    )
+    ap.add_argument("--speculate", choices=["on", "off", "pv"], help="speed: ClusterSearch(speculate=)")
     ap.add_argument("--skip-in-process", action="store_true", help="speed: the distributed runs only")
     ap.add_argument(
         "--no-iteration-windows",

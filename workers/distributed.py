@@ -11,10 +11,15 @@ searched as a principal-variation search whose leaves are tasks:
 - children are taken in the previous iteration's order; the first ("eldest brother") is searched
   with the node's window, the others with a null window at the best value so far, re-searched
   when they fail high (young brothers wait, as in YBWC);
-- APHID-like speculation: while the eldest is still running, idle worker slots start its younger
-  brothers with a null window at the node's value from the previous iteration of the same parity
-  (sowing scores swing between odd and even depths); when that guess was right their results
-  settle them, otherwise they are searched again;
+- APHID-like speculation (``speculate="pv"``, the default: on the principal variation's nodes,
+  whose eldest everything else waits for): while the eldest is still running, idle worker slots
+  start its younger brothers with a null window at the node's value from the previous iteration
+  of the same parity (sowing scores swing between odd and even depths); when the eldest's result
+  sets a floor below a guess, that speculative search is revoked and searched again at the floor,
+  as is one under the floor not sent yet; otherwise its result settles the brother (a fail low
+  under the floor) or it is searched again;
+- ``overlap`` (off by default): depth d + 1 starts beside depth d once depth d's root has its
+  eldest's result, its tasks only in slots depth d has no task for;
 - a central scheduler keeps at most ``capacity`` tasks in the queue, mandatory work before
   speculation, so the broker's FIFO never holds speculative work in front of the principal
   variation; subtrees a cut-off made useless are revoked (queued ones are dropped, running ones see a
@@ -36,6 +41,7 @@ made from a partial task: incomplete subtree results are searched again or fail 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import datetime as dt
 import heapq
 import itertools
@@ -142,13 +148,22 @@ class TaskStats:
     notified: int = 0  # results the caller learnt from their pub/sub message
     polled: int = 0  # results the caller found by its safety poll (a message lost or late)
     resubscribed: int = 0  # times the result subscription's connection was lost and reopened
+    speculative: int = 0  # speculative child searches started (``speculate``)
+    dropped: int = 0  # speculative child searches revoked as useless
+    revoked: int = 0  # sent tasks whose result was no longer wanted (revoked, never read)
     # (queued s, run s, nodes, iteration depth, sent at) of every searched subtree: the model input.
     timings: list[tuple[float, float, int, int, float]] = field(default_factory=list)
     # Every searched subtree's timestamps (Unix seconds): ``sent`` by the caller, ``taken`` off
     # the queue by the worker's main process, ``started`` in its pool process, ``search_started``
     # and ``search_ended`` (the native search), ``finished`` (the task returns), ``notified`` (the
     # caller learnt the result), ``depth`` (the distributed iteration).
+    # (``chain``: how many plies from the root the task's ancestors are all eldest brothers; 0: a
+    # younger brother of the root's eldest, 1 + ``pv_split`` + ``split``: the PV leaf itself.)
     trace: list[dict[str, float]] = field(default_factory=list)
+    # The first depths' task: ``sent``, ``started``, ``finished``, ``notified`` (Unix seconds).
+    first: dict[str, float] = field(default_factory=dict)
+    # Distributed depth -> when the caller had its exact value (Unix seconds).
+    depth_done: dict[int, float] = field(default_factory=dict)
 
 
 # -- the scheduler: tasks in flight and their results ----------------------------------------
@@ -156,7 +171,7 @@ class TaskStats:
 
 @dataclass(order=True)
 class _Job:
-    priority: tuple[int, int]
+    priority: tuple[int, ...]  # (distributed iteration, speculative, ply): lowest first
     seq: int
     kwargs: dict[str, Any] = field(compare=False)
     future: asyncio.Future[dict[str, Any]] = field(compare=False)
@@ -165,6 +180,12 @@ class _Job:
     dispatches: int = field(default=0, compare=False)
     prefer: str | None = field(default=None, compare=False)
     queued_at: float = field(default_factory=time.time, compare=False)
+    # The top-of-tree node this job searches (its ``worker`` is where its table is) and whether
+    # the job was made while an earlier iteration was in flight (its node's worker may change).
+    node: Any = field(default=None, compare=False)
+    early: bool = field(default=False, compare=False)
+    # Makes the task's arguments when it is sent (what earlier tasks on its node learnt by then).
+    prepare: Callable[[], dict[str, Any]] | None = field(default=None, compare=False)
 
 
 class Scheduler:
@@ -219,16 +240,29 @@ class Scheduler:
         self._watchers: dict[str, asyncio.Event] = {}  # single tasks awaited by ``wait_result``
         self._broker: redis.Redis | None = None
         self._reply_to = str(uuid.uuid4())
+        self._last_iteration: tuple[int, ...] = (1 << 30,)  # (iteration, speculative) of the last result
 
     async def run(
-        self, kwargs: dict[str, Any], priority: tuple[int, int], prefer: str | None = None
+        self,
+        kwargs: dict[str, Any],
+        priority: tuple[int, ...],
+        prefer: str | None = None,
+        node: Any = None,
+        prepare: Callable[[], dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """Runs one subtree task (on worker ``prefer`` if it is free); cancelling the caller
-        revokes it."""
+        revokes it. Jobs go out lowest ``priority`` first; a job whose first element (its
+        iteration) is above that of a job still waiting is not sent at all: a later iteration
+        only fills slots the earlier one has no work for, and a job on ``node`` waits while an
+        earlier iteration's job on the same node runs (then follows it to that worker's table:
+        ``node.worker``). ``prepare``, if given, makes the task's arguments when it is sent."""
         if self._failure is not None:
             raise self._failure
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        job = _Job(priority, next(self.seq), kwargs, fut, prefer=prefer)
+        job = _Job(priority, next(self.seq), kwargs, fut, prefer=prefer, node=node, prepare=prepare)
+        job.early = node is not None and any(
+            j.priority[0] < priority[0] for j in itertools.chain(self.waiting, self.running.values())
+        )
         heapq.heappush(self.waiting, job)
         self._wake.set()
         try:
@@ -339,10 +373,13 @@ class Scheduler:
             del self.running[i]
             self.sent_at.pop(i, None)
         if ids:
+            self.stats.revoked += len(ids)
             self.notifier.unwatch(ids)
             cancel(self.app, ids)
 
     def _send(self, job: _Job, worker: str | None = None) -> None:
+        if job.prepare is not None:
+            job.kwargs = job.prepare()
         kwargs = dict(job.kwargs, deadline=self.deadline)
         task_id = self.new_task_id()
         queue = worker_direct(worker).name if worker else self.queue
@@ -372,7 +409,13 @@ class Scheduler:
                 self._wake.clear()
                 try:
                     # Results first: the slots they free go to the waiting jobs at once.
-                    self._collect()
+                    if self._collect() and self._later_waiting():
+                        # The searches waiting for these results make their next jobs within a
+                        # few loop turns: let them, so a later iteration's job does not take a
+                        # slot the current iteration is about to need.
+                        for _ in range(YIELD_TURNS):
+                            await asyncio.sleep(0)
+                        self._collect()
                     self._dispatch()
                     if self.outage_since is not None:
                         log.warning(
@@ -440,18 +483,27 @@ class Scheduler:
     def _dispatch(self) -> None:
         if self.workers is None:
             while self.waiting and self._in_flight() < self.capacity:
-                job = self.waiting[0]
-                self._send(job)
-                heapq.heappop(self.waiting)
+                jobs = self._eligible()
+                if not jobs:
+                    break
+                self._send(jobs[0])
+                self.waiting.remove(jobs[0])
+                heapq.heapify(self.waiting)
             return
+        # Sending an iteration's last waiting job makes the next iteration's eligible.
+        while self.waiting and self._dispatch_eligible():
+            pass
+
+    def _dispatch_eligible(self) -> bool:
+        """Sends what it can of :meth:`_eligible` (True: some went)."""
         # Affinity: a subtree goes back to the worker that searched it one depth shallower (its
         # table holds that work) when that worker has a free slot. Jobs without a preference go
         # to any free worker; a job whose worker stays busy is stolen by a free one after a
         # while (half a typical task), since a cold table costs less than an idle worker.
         free = self._free_slots()
         if not self.waiting or max(free.values(), default=0) <= 0:
-            return
-        jobs = sorted(self.waiting)
+            return False
+        jobs = self._eligible()
         sent = set()
         for job in jobs:
             if job.prefer is not None and free.get(job.prefer, 0) > 0:
@@ -479,6 +531,7 @@ class Scheduler:
         if sent:
             self.waiting = [j for j in self.waiting if id(j) not in sent]
             heapq.heapify(self.waiting)
+        return bool(sent)
 
     def _redispatch_all(self) -> None:
         for task_id, job in list({id(j): (i, j) for i, j in self.running.items()}.values()):
@@ -514,16 +567,53 @@ class Scheduler:
                 out.append((task_id, meta, now))
         return out
 
-    def _collect(self) -> None:
+    def _collect(self) -> bool:
+        """Reads finished tasks' results (True: some came)."""
         if not self.running:
             self._polled = time.time()
-            return
+            return False
         now = time.time()
         finished: list[str] = []
         try:
             self._collect_results(now, finished)
         finally:
             self.done_with(finished)
+        return bool(finished)
+
+    def waiting_on(self, node: Any) -> bool:
+        """A job on ``node`` is waiting (not sent yet)."""
+        return any(j.node is node for j in self.waiting)
+
+    def _later_waiting(self) -> bool:
+        """A job waits that goes after another job (a later iteration, or speculative) waiting or
+        running, or after the job of a result just read (``_last_iteration``)."""
+        its = {j.priority[:2] for j in itertools.chain(self.waiting, self.running.values())}
+        its.add(self._last_iteration)
+        return any(j.priority[:2] > min(its) for j in self.waiting)
+
+    def _eligible(self) -> list[_Job]:
+        """The waiting jobs that may go now, best first: those of the earliest iteration that has
+        any waiting (a later iteration waits while an earlier one has jobs to send), except a job
+        whose node an earlier iteration's job is searching: it waits for that one's table."""
+        jobs = sorted(self.waiting)
+        if not jobs:
+            return []
+        running: dict[int, int] = {}
+        for j in self.running.values():
+            if j.node is not None:
+                k = id(j.node)
+                running[k] = min(running.get(k, j.priority[0]), j.priority[0])
+        out = []
+        for j in jobs:
+            if j.priority[0] != jobs[0].priority[0]:
+                break
+            if j.node is not None:
+                if running.get(id(j.node), j.priority[0]) < j.priority[0]:
+                    continue
+                if j.early:
+                    j.prefer = getattr(j.node, "worker", None) or j.prefer
+            out.append(j)
+        return out
 
     def _collect_results(self, now: float, finished: list[str]) -> None:
         for task_id, meta, at in self._results(now):
@@ -543,6 +633,7 @@ class Scheduler:
                     self._revoke_quietly(other)
                 result["notified"] = at
                 result["sent"] = job.sent_at
+                self._last_iteration = job.priority[:2]
                 job.future.set_result(result)
                 continue
             if isinstance(result, BadTaskArguments) or (
@@ -670,6 +761,9 @@ class Scheduler:
 
 ALIVE_PREFIX = "griot:alive:"
 """``griot:alive:<task id>``: renewed by a running task (``workers.tasks.ALIVE_PREFIX``)."""
+_TAG: contextvars.ContextVar[tuple[int, int, int]] = contextvars.ContextVar("griot_cluster_tag")
+"""(distributed iteration, eldest chain, 1 if below a speculative search) of the subtree searches
+made in this asyncio task."""
 TRACE_KEYS = ("sent", "taken", "started", "search_started", "search_ended", "finished", "notified")
 SAFETY_POLL = 0.2
 """Seconds between two reads of every running task's result: the safety net for a result message
@@ -681,6 +775,9 @@ START_PATIENCE = 3.0
 """Seconds a task sent to a worker's own queue may wait to start before the worker is pinged."""
 PING_TIMEOUT = 2.0
 """Seconds a worker suspected dead has to answer a ping."""
+YIELD_TURNS = 64
+"""Event-loop turns the scheduler lets pass after results came, before it fills free slots with a
+later iteration's jobs (the current iteration makes its follow-up jobs in a few)."""
 DEADLINE_GRACE = 2.0
 """Seconds past the deadline after which tasks still without an answer are given up."""
 
@@ -788,6 +885,17 @@ class ClusterSearch:
     task goes on past ``direct_depth`` (up to the search's depth) as long as its next iteration
     is foreseen to end within that many seconds: the distributed iterations then start where a
     depth's work is large enough for tasks to be worth their fixed cost (a few ms each).
+    ``overlap``: depth ``d + 1`` is searched beside depth ``d``, its tasks sent only into slots
+    depth ``d`` has no task for (its eldest brothers' waits, its tail), at a lower priority than
+    every task of depth ``d``; each depth's value stays exact (per-child intervals), depths are
+    still reported in order, the last one exact; an earlier depth's value may take a deeper
+    value from the next depth's entries in the workers' tables and the Redis tier ("deeper
+    wins"), so it can differ from the in-process value at that depth: off by default.
+    ``overlap_after``: depth ``d + 1`` starts once depth ``d``'s
+    principal-variation node at that ply has its eldest child's result (0: the root; the
+    principal variation below it, which orders depth ``d + 1``'s, is then searched); None: at
+    once. ``speculate``: True everywhere, ``"pv"`` on the principal variation's nodes
+    only (their younger brothers start while the eldest runs, in slots nothing else needs).
     """
 
     def __init__(
@@ -799,7 +907,7 @@ class ClusterSearch:
         split: int = 1,
         direct_depth: int = 8,
         min_task_depth: int = 4,
-        speculate: bool = False,
+        speculate: bool | str = "pv",
         use_cache: bool = True,
         straggler_after: float = 60.0,
         outage_grace: float = 30.0,
@@ -808,8 +916,13 @@ class ClusterSearch:
         pv_split: int = 2,
         iteration_windows: bool = True,
         direct_seconds: float | None = None,
+        overlap: bool = False,
+        overlap_after: int | None = 0,
     ) -> None:
         self.app = app
+        self.overlap = overlap
+        self.overlap_after = overlap_after
+        self._pv_eldest: dict[tuple[int, int], asyncio.Event] = {}
         self.direct_seconds = direct_seconds
         self.iteration_windows = iteration_windows
         self.workers = workers
@@ -861,6 +974,23 @@ class ClusterSearch:
         )
         sched.start()
         root = _Node(pos)
+        iterations: dict[int, asyncio.Task[_Found]] = {}
+        distributed: set[int] = set()  # depths begun as distributed iterations
+        self._pv_eldest = {}
+
+        def begin(d: int) -> None:
+            async def run() -> _Found:
+                _TAG.set((d, 0, 0))
+                if self.overlap_after is not None and d - 1 in distributed:
+                    # Depth d's principal variation below that ply is then searched: depth
+                    # d + 1's eldest chain is ordered by it.
+                    await self._eldest_done(d - 1, self.overlap_after).wait()
+                return await self._node(sched, root, d, -INFINITE, INFINITE, [*hist], 0)
+
+            if d not in distributed and d <= depth:
+                distributed.add(d)
+                iterations[d] = asyncio.get_running_loop().create_task(run())
+
         try:
             first = min(depth, self.direct_depth)
             if not pos.legal_moves():
@@ -872,12 +1002,24 @@ class ClusterSearch:
                 if deadline is not None and time.time() >= deadline:
                     return
                 self._iteration = d
+                begin(d)
+                if self.overlap:
+                    # The next depth runs beside this one, its jobs after every job of this one
+                    # (Scheduler: a later iteration only fills slots this one leaves free).
+                    begin(d + 1)
                 try:
-                    found = await self._node(sched, root, d, -INFINITE, INFINITE, [*hist], 0)
+                    found = await iterations.pop(d)
                 except SearchDeadlineExceeded:
                     return
+                self.stats.depth_done[d] = time.time()
+                if self.overlap_after is not None:  # (that node may have been one task)
+                    self._eldest_done(d, self.overlap_after).set()
                 yield self._result(root, d, found, start)
         finally:
+            for t in iterations.values():
+                t.cancel()
+            if iterations:
+                await asyncio.gather(*iterations.values(), return_exceptions=True)
             await sched.close()
 
     def search(
@@ -904,6 +1046,11 @@ class ClusterSearch:
         return asyncio.run(run())
 
     # -- internals -----------------------------------------------------------------------------
+
+    def _eldest_done(self, depth: int, ply: int) -> asyncio.Event:
+        """Set when the principal variation's node at ``ply`` has its eldest child's first
+        result at ``depth``."""
+        return self._pv_eldest.setdefault((depth, ply), asyncio.Event())
 
     async def _direct(
         self,
@@ -936,6 +1083,7 @@ class ClusterSearch:
             self.stats.sent += 1
             return AsyncResult(task_id, app=self.app)
 
+        sent_at = time.time()
         r = await self._guarded(send)
         seen_alive, checked = False, time.time()
         while True:
@@ -971,6 +1119,9 @@ class ClusterSearch:
                     seen_alive = False
         sched.done_with([r.id])
         res = meta.get("result")
+        self.stats.first = {"sent": sent_at, "notified": time.time()}
+        if isinstance(res, dict):
+            self.stats.first |= {k: res[k] for k in ("started", "finished") if isinstance(res.get(k), float)}
         if meta.get("status") != "SUCCESS":
             if type(res).__name__ == "BadTaskArguments":
                 raise BadTaskArguments(str(res))
@@ -1072,8 +1223,9 @@ class ClusterSearch:
         alpha: int,
         beta: int,
         path: list[griot.Position],
-        priority: tuple[int, int],
+        priority: tuple[int, ...],
     ) -> _Found:
+        iteration, chain, _ = _TAG.get((self._iteration, 0, 0))
         kwargs = dict(
             variant=node.position.variant.canonical,
             position=node.text,
@@ -1084,9 +1236,14 @@ class ClusterSearch:
             use_cache=self.use_cache,
             search_id=self._search_id,
         )
-        if self.iteration_windows:
-            kwargs["windows"] = [[d, a, b] for d, (a, b) in sorted(node.windows.items()) if d < depth]
-        r = await sched.run(kwargs, priority, prefer=node.worker)
+
+        def prepare() -> dict[str, Any]:
+            # At sending time: an earlier iteration's task on this node may have ended since.
+            if self.iteration_windows:
+                kwargs["windows"] = [[d, a, b] for d, (a, b) in sorted(node.windows.items()) if d < depth]
+            return kwargs
+
+        r = await sched.run(kwargs, (iteration, *priority), prefer=node.worker, node=node, prepare=prepare)
         if r.get("source") == "search":
             node.windows[depth] = (alpha, beta)
             node.worker = r.get("worker")
@@ -1097,12 +1254,13 @@ class ClusterSearch:
                     r["started"] - r["sent"],
                     r["finished"] - r["started"],
                     r["nodes"],
-                    self._iteration,
+                    iteration,
                     r["sent"],
                 )
             )
             self.stats.trace.append(
-                {k: r[k] for k in TRACE_KEYS if isinstance(r.get(k), float)} | {"depth": self._iteration}
+                {k: r[k] for k in TRACE_KEYS if isinstance(r.get(k), float)}
+                | {"depth": iteration, "chain": chain, "ply": priority[-1]}
             )
         else:
             self.stats.cache_answers += 1
@@ -1132,7 +1290,7 @@ class ClusterSearch:
         if outcome is not None and not pos.legal_moves():
             return _Found(_outcome_value(pos, outcome), EXACT, [])
         if ply >= limit or depth - 1 < self.min_task_depth or not pos.legal_moves():
-            found = await self._leaf(sched, node, depth, alpha, beta, path, (0, ply))
+            found = await self._leaf(sched, node, depth, alpha, beta, path, (_TAG.get((0, 0, 0))[2], ply))
             node.estimates[depth] = found.value
             return found
 
@@ -1146,7 +1304,11 @@ class ClusterSearch:
         windows: dict[int, tuple[int, int]] = {}
         eldest = node.order[0]
         child_path = [*path, pos]
-        est = node.estimate(depth) if self.speculate else None
+        # (With one slot nothing is idle while the eldest runs: no speculation.)
+        spec = (self.speculate is True or (self.speculate == "pv" and pv)) and sched.capacity > 1
+        specs: set[int] = set()  # children whose running search is speculative
+        dropped: list[asyncio.Task[_Found]] = []
+        est = node.estimate(depth) if spec else None
         attempts = [0] * n
 
         def launch(i: int, a: int, b: int, speculative: bool) -> None:
@@ -1165,12 +1327,21 @@ class ClusterSearch:
             ca, cb = max(ca, -INFINITE), min(cb, INFINITE)
             windows[i] = (a, b)
             attempts[i] += 1
-            prio = (1 if speculative else 0, ply)
+            below = _TAG.get((self._iteration, 0, 0))[2]
+            prio = (1 if speculative or below else 0, ply)
+            if speculative:
+                specs.add(i)
+                self.stats.speculative += 1
+            else:
+                specs.discard(i)
 
             child_pv = pv and i == eldest
             child_limit = self.split + (self.pv_split if child_pv else 0)
 
             async def go() -> _Found:
+                it, chain, _ = _TAG.get((self._iteration, 0, 0))
+                # (A speculative search's subtree is speculative all the way down.)
+                _TAG.set((it, ply + 1 if child_pv else chain, prio[0]))
                 if ply + 1 >= child_limit or depth - 2 < self.min_task_depth:
                     return await self._leaf_or_terminal(
                         sched, child, depth - 1, ca, cb, child_path, prio, ply + 1
@@ -1194,6 +1365,24 @@ class ClusterSearch:
                         found = _Found(max(hi), UPPER, [])
                     break
                 started_any = any(lo[i] > -INFINITE or hi[i] < INFINITE for i in range(n))
+                for i in [
+                    i
+                    for i in specs
+                    if i in running
+                    and floor > -INFINITE
+                    and (
+                        windows[i][0] > floor or (windows[i][0] != floor and sched.waiting_on(children[i][1]))
+                    )
+                ]:
+                    # A speculative null window above the floor: its likely answer (fails low)
+                    # would not settle the child against the floor. Revoked; searched again at
+                    # the floor below. One below the floor that has not been sent yet is
+                    # replaced at no cost by the search at the floor.
+                    specs.discard(i)
+                    t = running.pop(i)
+                    t.cancel()
+                    dropped.append(t)
+                    self.stats.dropped += 1
                 for i in unresolved:
                     if i in running:
                         continue
@@ -1205,7 +1394,7 @@ class ClusterSearch:
                         launch(i, others, beta, False)
                     elif floor > -INFINITE and (started_any or i == eldest):
                         launch(i, floor, floor + 1, False)
-                    elif est is not None and self.speculate and not started_any:
+                    elif est is not None and spec and not started_any:
                         g = min(max(alpha, est), beta - 1)
                         launch(i, g, g + 1, True)
                 if not running:
@@ -1215,6 +1404,7 @@ class ClusterSearch:
                     if t not in done:
                         continue
                     del running[i]
+                    specs.discard(i)
                     r = t.result()
                     mv, child, sign = children[i]
                     v = from_child(r.value)
@@ -1236,13 +1426,15 @@ class ClusterSearch:
                         )
                     if b != UPPER:
                         pvs[i] = [mv, *r.pv]
+                    if pv and i == eldest and self.overlap and ply == self.overlap_after:
+                        self._eldest_done(depth, ply).set()
                     if attempts[i] > 8:
                         raise TaskFailed(f"child {mv} of {node.text} would not settle")
         finally:
             for t in running.values():
                 t.cancel()
-            if running:
-                await asyncio.gather(*running.values(), return_exceptions=True)
+            if running or dropped:
+                await asyncio.gather(*running.values(), *dropped, return_exceptions=True)
 
         # Next iteration's order: exact and lower-bounded children by value, then the rest by
         # their upper bound (the engine's root ordering).
@@ -1268,7 +1460,7 @@ class ClusterSearch:
         alpha: int,
         beta: int,
         path: list[griot.Position],
-        priority: tuple[int, int],
+        priority: tuple[int, ...],
         ply: int,
     ) -> _Found:
         pos = node.position

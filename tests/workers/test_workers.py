@@ -4,6 +4,7 @@ well under two minutes on two cores."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import signal
@@ -328,8 +329,17 @@ def test_sigkilled_worker_main_process_still_gives_the_right_answer(affinity: bo
         stop, killed = threading.Event(), []
         killer = threading.Thread(target=_kill_a_searching_worker, args=(s, stop, killed))
         killer.start()
+        # Young brothers wait, without speculation: the killer's "needed subtree" is then the one
+        # task running, the eldest its brothers wait for (speculation would fill the other slot).
         cs = ClusterSearch(
-            app, capacity=2, split=1, direct_depth=8, min_task_depth=4, straggler_after=3600, workers=workers
+            app,
+            capacity=2,
+            split=1,
+            direct_depth=8,
+            min_task_depth=4,
+            straggler_after=3600,
+            workers=workers,
+            speculate=False,
         )
         try:
             got = cs.search(pos, depth, time_limit=120)
@@ -523,7 +533,8 @@ def test_lost_result_messages_are_recovered_by_the_safety_poll(
     assert got.depth == depth and got.value == ref.score.value
     assert dropped and cs.stats.polled >= len(dropped) - 1  # the direct task's may be read by its own wait
     assert cs.stats.notified > 0
-    assert cs.stats.notified + cs.stats.polled >= cs.stats.sent - cs.stats.redispatched
+    # Every task sent was read, sent again, or revoked unread (a speculation that became useless).
+    assert cs.stats.notified + cs.stats.polled >= cs.stats.sent - cs.stats.redispatched - cs.stats.revoked
 
 
 def test_result_subscription_cut_mid_search_reconnects(two_workers: Stack) -> None:
@@ -617,6 +628,105 @@ def test_first_task_sized_by_time_budget(two_workers: Stack) -> None:
     got = whole.search(other, 10, time_limit=120)
     assert got.depth == 10 and got.value == griot.search(other, depth=10).score.value
     assert got.tasks == 1
+
+
+@pytest.mark.parametrize(
+    ("overlap", "after", "speculate"), [(False, None, "pv"), (True, None, False), (True, 0, "pv")]
+)
+def test_speculation_and_overlapped_iterations_keep_the_in_process_value(
+    two_workers: Stack, overlap: bool, after: int | None, speculate: bool | str
+) -> None:
+    """``speculate="pv"``: the principal variation's younger brothers start while their eldest
+    runs: every reported depth has the in-process search's value at that depth. ``overlap``:
+    depth d + 1 runs beside depth d (into slots depth d leaves free; at once, or once depth d's
+    root has its eldest's result): the depths come in order, the next depth's tasks did start
+    before the current one ended, and the last depth has the in-process value (an earlier depth
+    may have taken a deeper value from the next depth's table entries). Positions no other search
+    of the module saw: the workers' kept tables would hold deeper results of them."""
+    app = two_workers.app()
+    client = redis.Redis.from_url(two_workers.cache.url)
+    overlapped = speculated = 0
+    checked = 0
+    for i, variant in enumerate(GAMES):
+        seed = 1000 + 100 * (2 * overlap + (after is not None)) + i
+        fresh = [p for p in positions(variant, 6, seed=seed) if p.turns > 0][:3]
+        for k, pos in enumerate(fresh):
+            client.flushdb()  # deeper entries of earlier positions must not answer this one
+            workers = cluster_workers(app, "griot.interactive") if k % 2 else None
+            cs = ClusterSearch(
+                app,
+                capacity=2,
+                split=1,
+                direct_depth=3,
+                min_task_depth=2,
+                workers=workers,
+                overlap=overlap,
+                overlap_after=after,
+                speculate=speculate,
+            )
+            seen: list[tuple[int, int]] = []
+            got = cs.search(pos, 9, time_limit=60, on_depth=lambda r, s=seen: s.append((r.depth, r.value)))
+            assert got.depth == 9
+            assert [d for d, _ in seen] == list(range(3, 10))
+            for d, value in seen if not overlap else seen[-1:]:
+                assert value == griot.search(pos, depth=d).score.value, (str(pos), d, seen)
+                checked += 1
+            done = cs.stats.depth_done
+            overlapped += any(
+                t["depth"] - 1 in done and t["sent"] < done[int(t["depth"]) - 1] for t in cs.stats.trace
+            )
+            speculated += cs.stats.speculative
+    assert checked == (1 if overlap else 7) * 3 * len(GAMES)
+    assert (speculated > 0) == (speculate == "pv")
+    if overlap:
+        assert overlapped >= len(GAMES)  # most searches overlap; at least one per game
+    else:
+        assert overlapped == 0
+
+
+def test_scheduler_sends_an_earlier_iterations_job_first(two_workers: Stack) -> None:
+    """Both workers busy; a job of iteration 6 is queued, then one of iteration 5: when a slot frees
+    the iteration-5 job goes first (a later iteration only fills slots the earlier one leaves)."""
+    from workers.distributed import Scheduler, TaskStats
+
+    app = two_workers.app()
+    redis.Redis.from_url(two_workers.cache.url).flushdb()
+    pos = griot.Variant("abapa").start()
+    children = [str(c) for _, c in pos.successors()]
+
+    def job(text: str, depth: int) -> dict[str, object]:
+        return dict(
+            variant="abapa", position=text, depth=depth, alpha=-1_000_001, beta=1_000_001, use_cache=False
+        )
+
+    async def run() -> list[dict[str, object]]:
+        sched = Scheduler(
+            app,
+            "griot.interactive",
+            2,
+            None,
+            60.0,
+            30.0,
+            0.002,
+            TaskStats(),
+            workers=cluster_workers(app, "griot.interactive"),
+        )
+        sched.start()
+        try:
+            busy = [asyncio.create_task(sched.run(job(c, 16), (5, 0, 1))) for c in children[:2]]
+            await asyncio.sleep(0.05)
+            later = asyncio.create_task(sched.run(job(children[2], 6), (6, 0, 1)))
+            await asyncio.sleep(0.05)
+            earlier = asyncio.create_task(sched.run(job(children[3], 6), (5, 0, 1)))
+            return list(await asyncio.gather(*busy, later, earlier))
+        finally:
+            await sched.close()
+
+    *busy, later, earlier = asyncio.run(run())
+    assert all(b["complete"] for b in (*busy, later, earlier))
+    first_free = min(float(b["finished"]) for b in busy)  # type: ignore[arg-type]
+    assert float(later["sent"]) >= first_free  # type: ignore[arg-type]  # it waited for a free slot
+    assert float(earlier["sent"]) < float(later["sent"])  # type: ignore[arg-type]
 
 
 def test_workers_import_no_grpc() -> None:
