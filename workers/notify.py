@@ -13,7 +13,7 @@ again; ``on_reconnect`` then tells the caller that messages may have been lost w
 so it reads its results once (the caller also reads them every few hundred milliseconds as a
 safety net, :data:`workers.distributed.SAFETY_POLL`).
 
-The connection speaks RESP directly through an ``asyncio.Protocol`` (a subscriber needs only
+The connection speaks RESP directly through :class:`workers.resp.RespProtocol` (a subscriber needs only
 ``SUBSCRIBE``, ``UNSUBSCRIBE``, ``AUTH`` and the push messages): no stream reader, no task per
 message, and the synchronous write that orders a subscription before its task.
 """
@@ -24,47 +24,17 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Iterable
-from functools import partial
 from typing import Any
 
-from redis.connection import parse_url
-
-from workers.resp import MORE, pack, parse
+from workers.resp import RespProtocol, address, open_connection, pack
 
 log = logging.getLogger(__name__)
 
 RESULT_PREFIX = b"celery-task-meta-"
 RECONNECT_EVERY = 0.2
+CONNECT_TIMEOUT = 5.0
 CLIENT_NAME = b"griot-results"
 """The subscriber connection's name in ``CLIENT LIST``."""
-
-
-class _Protocol(asyncio.Protocol):
-    def __init__(self, on_reply: Callable[[Any], None], lost: asyncio.Future[None]) -> None:
-        self.buf = bytearray()
-        self.on_reply = on_reply
-        self.lost = lost
-        self.transport: asyncio.Transport | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-
-    def data_received(self, data: bytes) -> None:
-        self.buf += data
-        pos = 0
-        while pos < len(self.buf):
-            reply, nxt = parse(self.buf, pos)
-            if reply is MORE:
-                break
-            pos = nxt
-            self.on_reply(reply)
-        del self.buf[:pos]
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.transport = None
-        if not self.lost.done():
-            self.lost.set_result(None)
 
 
 class ResultNotifier:
@@ -79,17 +49,12 @@ class ResultNotifier:
         on_reconnect: Callable[[], None] = lambda: None,
         prefix: bytes = RESULT_PREFIX,
     ) -> None:
-        kw: dict[str, Any] = parse_url(url)  # type: ignore[no-untyped-call]
-        self.path: str | None = kw.get("path")
-        self.host = kw.get("host", "127.0.0.1")
-        self.port = int(kw.get("port", 6379))
-        self.password: str | None = kw.get("password")
-        self.username: str | None = kw.get("username")
+        self.addr = address(url)
         self.on_result = on_result
         self.on_reconnect = on_reconnect
         self.prefix = prefix
         self.watched: set[str] = set()
-        self.proto: _Protocol | None = None
+        self.proto: RespProtocol | None = None
         self.messages = 0
         self.reconnects = 0
         self._task: asyncio.Task[None] | None = None
@@ -138,27 +103,17 @@ class ResultNotifier:
             log.warning("result subscription: %s", reply)
 
     async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
         first = True
         while True:
-            lost: asyncio.Future[None] = loop.create_future()
             try:
-                if self.path:
-                    _, proto = await loop.create_unix_connection(
-                        partial(_Protocol, self._reply, lost), self.path
-                    )
-                else:
-                    _, proto = await loop.create_connection(
-                        partial(_Protocol, self._reply, lost), self.host, self.port
-                    )
-            except OSError as e:
+                _, proto = await open_connection(self.addr, self._reply, CONNECT_TIMEOUT)
+            except (OSError, TimeoutError) as e:
                 log.debug("result subscription: cannot connect (%s)", e)
                 await asyncio.sleep(RECONNECT_EVERY)
                 continue
             self.proto = proto
-            if self.password is not None:
-                auth = (self.username, self.password) if self.username else (self.password,)
-                self._write(b"AUTH", *[a.encode() for a in auth])
+            for command in self.addr.setup:
+                self._write(*command)
             self._write(b"CLIENT", b"SETNAME", CLIENT_NAME)
             if self.watched:
                 self._write(b"SUBSCRIBE", *[self.prefix + t.encode() for t in self.watched])
@@ -171,7 +126,8 @@ class ResultNotifier:
                 # reached nobody: the caller reads them once.
                 self.on_reconnect()
             first = False
-            await lost
+            with contextlib.suppress(ConnectionError):  # a garbled stream: closed, reconnect
+                await proto.lost
             self.proto = None
             log.warning("result subscription lost: reconnecting")
             await asyncio.sleep(RECONNECT_EVERY)

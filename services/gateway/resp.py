@@ -30,67 +30,22 @@ import hashlib
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import Any
 
-from redis.connection import parse_url
-
-# The wire format (shared with the workers' result notifier): commands packed, replies parsed.
-from workers.resp import MORE as _MORE
-from workers.resp import ReplyError, pack, parse
+# The wire format, the reply-parsing protocol and the URL reading are shared with the workers'
+# result notifier (workers/resp.py).
+from workers.resp import Address, ReplyError, RespProtocol, address, open_connection, pack, parse
 
 
-class _Protocol(asyncio.Protocol):
-    """Parses replies as they arrive and hands each to ``on_reply``."""
-
-    def __init__(self, on_reply: Callable[[Any], None]) -> None:
-        self.on_reply = on_reply
-        self.buf = bytearray()
-        self.transport: asyncio.Transport | None = None
-        self.lost: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = cast(asyncio.Transport, transport)  # uvloop's are not subclasses
-
-    def data_received(self, data: bytes) -> None:
-        buf = self.buf
-        buf += data
-        pos = 0
-        try:
-            while pos < len(buf):
-                reply, pos = parse(buf, pos)
-                if reply is _MORE:
-                    break
-                self.on_reply(reply)
-        except Exception as e:  # a garbled stream: nothing after it can be matched
-            del buf[:]
-            assert self.transport is not None
-            self.transport.close()
-            if not self.lost.done():
-                self.lost.set_exception(ConnectionError(f"bad reply from Redis: {e}"))
-            return
-        del buf[:pos]
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.lost.done():
-            self.lost.set_result(None)
-
-
-def _address(url: str) -> tuple[str, int, list[list[Any]]]:
-    """Host, port and the commands that open a connection (AUTH, SELECT) of a redis:// URL."""
-    opts = parse_url(url)
-    if "path" in opts or opts.get("connection_class") is not None:
-        raise ValueError(f"only redis://host:port/db URLs are supported here: {url}")
-    setup: list[list[Any]] = []
-    if opts.get("password"):
-        user = opts.get("username")
-        setup.append(["AUTH", user, opts["password"]] if user else ["AUTH", opts["password"]])
-    if int(opts.get("db") or 0):
-        setup.append(["SELECT", int(opts["db"])])
-    return opts.get("host", "localhost"), int(opts.get("port", 6379)), setup
+def _address(url: str) -> Address:
+    addr = address(url)
+    if addr.tls:
+        raise ValueError(f"TLS (rediss://) is not supported by the gateway's Redis client: {url}")
+    return addr
 
 
 class _Connection:
-    def __init__(self, protocol: _Protocol, waiting: deque[asyncio.Future[Any]]) -> None:
+    def __init__(self, protocol: RespProtocol, waiting: deque[asyncio.Future[Any]]) -> None:
         self.protocol = protocol
         self.waiting = waiting
         self.out: list[bytes] = []
@@ -102,7 +57,7 @@ class RespClient:
 
     def __init__(self, url: str, timeout: float = 5.0) -> None:
         self.url = url
-        self.host, self.port, self._setup = _address(url)
+        self.addr = _address(url)
         self.timeout = timeout
         self._conn: _Connection | None = None
         self._connecting: asyncio.Future[_Connection] | None = None
@@ -186,12 +141,10 @@ class RespClient:
             else:
                 fut.set_result(reply)
 
-        transport, protocol = await asyncio.wait_for(
-            loop.create_connection(lambda: _Protocol(on_reply), self.host, self.port), self.timeout
-        )
+        transport, protocol = await open_connection(self.addr, on_reply, self.timeout)
         conn = _Connection(protocol, waiting)
         protocol.lost.add_done_callback(lambda _: self._lost(conn))
-        for command in self._setup:
+        for command in self.addr.setup:
             fut = loop.create_future()
             waiting.append(fut)
             transport.write(pack(command))
@@ -203,7 +156,7 @@ class RespClient:
     def _lost(self, conn: _Connection) -> None:
         if self._conn is conn:
             self._conn = None
-        err = ConnectionError(f"connection to Redis at {self.host}:{self.port} lost")
+        err = ConnectionError(f"connection to Redis at {self.addr} lost")
         exc = conn.protocol.lost.exception() if not conn.protocol.lost.cancelled() else None
         while conn.waiting:
             fut = conn.waiting.popleft()
@@ -315,7 +268,7 @@ class Subscription:
         on_subscribed: Callable[[bytes], None],
         timeout: float = 5.0,
     ) -> None:
-        self.host, self.port, self._setup = _address(url)
+        self.addr = _address(url)
         self.patterns = list(patterns)
         self.on_message = on_message
         self.on_subscribed = on_subscribed
@@ -334,17 +287,14 @@ class Subscription:
         # +OK of AUTH / SELECT
 
     async def run(self) -> None:
-        loop = asyncio.get_running_loop()
-        transport, protocol = await asyncio.wait_for(
-            loop.create_connection(lambda: _Protocol(self._reply), self.host, self.port), self.timeout
-        )
+        transport, protocol = await open_connection(self.addr, self._reply, self.timeout)
         self._transport = transport
         try:
-            for command in self._setup:
+            for command in self.addr.setup:
                 transport.write(pack(command))
             transport.write(pack(["PSUBSCRIBE", *self.patterns]))
             await protocol.lost
-            raise ConnectionError(f"subscription to Redis at {self.host}:{self.port} lost")
+            raise ConnectionError(f"subscription to Redis at {self.addr} lost")
         finally:
             transport.close()
             self._transport = None
