@@ -1047,6 +1047,11 @@ class ClusterSearch:
 
     # -- internals -----------------------------------------------------------------------------
 
+    def _tag(self) -> tuple[int, int, int]:
+        """This asyncio task's :data:`_TAG`: (its iteration, eldest chain, below a speculative
+        search), the current iteration's untagged default outside any."""
+        return _TAG.get((self._iteration, 0, 0))
+
     def _eldest_done(self, depth: int, ply: int) -> asyncio.Event:
         """Set when the principal variation's node at ``ply`` has its eldest child's first
         result at ``depth``."""
@@ -1225,7 +1230,7 @@ class ClusterSearch:
         path: list[griot.Position],
         priority: tuple[int, ...],
     ) -> _Found:
-        iteration, chain, _ = _TAG.get((self._iteration, 0, 0))
+        iteration, chain, _ = self._tag()
         kwargs = dict(
             variant=node.position.variant.canonical,
             position=node.text,
@@ -1290,7 +1295,7 @@ class ClusterSearch:
         if outcome is not None and not pos.legal_moves():
             return _Found(_outcome_value(pos, outcome), EXACT, [])
         if ply >= limit or depth - 1 < self.min_task_depth or not pos.legal_moves():
-            found = await self._leaf(sched, node, depth, alpha, beta, path, (_TAG.get((0, 0, 0))[2], ply))
+            found = await self._leaf(sched, node, depth, alpha, beta, path, (self._tag()[2], ply))
             node.estimates[depth] = found.value
             return found
 
@@ -1327,7 +1332,7 @@ class ClusterSearch:
             ca, cb = max(ca, -INFINITE), min(cb, INFINITE)
             windows[i] = (a, b)
             attempts[i] += 1
-            below = _TAG.get((self._iteration, 0, 0))[2]
+            below = self._tag()[2]
             prio = (1 if speculative or below else 0, ply)
             if speculative:
                 specs.add(i)
@@ -1339,7 +1344,7 @@ class ClusterSearch:
             child_limit = self.split + (self.pv_split if child_pv else 0)
 
             async def go() -> _Found:
-                it, chain, _ = _TAG.get((self._iteration, 0, 0))
+                it, chain, _ = self._tag()
                 # (A speculative search's subtree is speculative all the way down.)
                 _TAG.set((it, ply + 1 if child_pv else chain, prio[0]))
                 if ply + 1 >= child_limit or depth - 2 < self.min_task_depth:
