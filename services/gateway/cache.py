@@ -186,6 +186,14 @@ def _parse_marker(raw: bytes | str) -> tuple[int, bool]:
     return int(depth), all_moves == "1"
 
 
+def _lookup_request(
+    pos: griot.Position, depth: int, all_moves: bool, replica: str, ttl_ms: int, claim: bool
+) -> tuple[list[str], list[Any]]:
+    """The keys and arguments of :data:`LOOKUP_SCRIPT` for :meth:`EvalCache.lookup`."""
+    marker = _marker(depth, all_moves, replica) if claim else ""
+    return [entry_key(pos), flight_key(pos)], [depth, int(all_moves), marker, ttl_ms]
+
+
 def _lookup_of(reply: list[Any]) -> Lookup:
     """The :data:`LOOKUP_SCRIPT` reply as a :class:`Lookup`."""
     raw, other, claimed = reply
@@ -217,23 +225,16 @@ class EvalCache:
     ) -> Lookup:
         """The entry; if it does not answer (``depth``, ``all_moves``), the in-flight marker:
         with ``claim``, set for ``replica`` when nobody holds it. One round trip."""
-        return _lookup_of(
-            await self._lookup(
-                keys=[entry_key(pos), flight_key(pos)],
-                args=[depth, int(all_moves), _marker(depth, all_moves, replica) if claim else "", ttl_ms],
-            )
-        )
+        keys, args = _lookup_request(pos, depth, all_moves, replica, ttl_ms, claim)
+        return _lookup_of(await self._lookup(keys, args))
 
     def lookup_soon(
         self, pos: griot.Position, depth: int, all_moves: bool, replica: str, ttl_ms: int, claim: bool = True
     ) -> asyncio.Future[Lookup] | None:
         """:meth:`lookup` as a future, its command sent now (no task); None while the client is
         not connected (then use :meth:`lookup`)."""
-        return self._lookup.send(
-            keys=[entry_key(pos), flight_key(pos)],
-            args=[depth, int(all_moves), _marker(depth, all_moves, replica) if claim else "", ttl_ms],
-            then=_lookup_of,
-        )
+        keys, args = _lookup_request(pos, depth, all_moves, replica, ttl_ms, claim)
+        return self._lookup.send(keys, args, then=_lookup_of)
 
     async def watch(self, pos: griot.Position) -> tuple[EvalResult | None, bool]:
         """The entry and whether an in-flight marker is there, in one round trip."""
