@@ -91,6 +91,11 @@ class RespClient:
             raise error
         return replies
 
+    async def connect(self) -> None:
+        """Returns once connected (raises ``ConnectionError`` if Redis cannot be reached)."""
+        if self._conn is None:
+            await self._connect()
+
     def send(self, *args: Any) -> asyncio.Future[Any] | None:
         """:meth:`execute` without a coroutine: the command is queued now and its reply comes in
         the future returned; None (nothing sent) while the client is not connected."""
@@ -211,12 +216,10 @@ class Script:
         self.sha = hashlib.sha1(source.encode()).hexdigest()
 
     async def __call__(self, keys: Sequence[Any] = (), args: Sequence[Any] = ()) -> Any:
-        try:
-            return await self.client.execute("EVALSHA", self.sha, len(keys), *keys, *args)
-        except ReplyError as e:
-            if not str(e).startswith("NOSCRIPT"):
-                raise
-        return await self.client.execute("EVAL", self.source, len(keys), *keys, *args)
+        """The script's reply (:meth:`send`, connecting first when the client is not connected)."""
+        while (reply := self.send(keys, args)) is None:
+            await self.client.connect()
+        return await reply
 
     def send(
         self, keys: Sequence[Any] = (), args: Sequence[Any] = (), then: Callable[[Any], Any] | None = None
