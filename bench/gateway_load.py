@@ -55,6 +55,16 @@ VARIANTS = ["abapa", "awale", "bechi", "oware"]
 TICK = os.sysconf("SC_CLK_TCK")
 
 
+def child_path() -> str:
+    """``PYTHONPATH`` for the processes the tool starts: this checkout (its ``python/`` too when
+    it holds a built core, so a worktree's ``griot`` package is the one run, not the installed
+    one), then the caller's own."""
+    paths = [str(ROOT)]
+    if any((ROOT / "python" / "griot").glob("_core*.so")):
+        paths.insert(0, str(ROOT / "python"))
+    return os.pathsep.join([*paths, *filter(None, [os.environ.get("PYTHONPATH")])])
+
+
 def free_port() -> int:
     """A loopback port outside the ephemeral range (see griot.launcher.free_port)."""
     from griot.launcher import free_port as pick
@@ -108,7 +118,7 @@ class LocalStack:
             "GRIOT_CACHE_URL": f"redis://127.0.0.1:{self.cache}/0",
             "GRIOT_QUEUES": "",
             "GRIOT_HASH_MB": "16",
-            "PYTHONPATH": str(ROOT),
+            "PYTHONPATH": child_path(),
         }
         for port, extra in (
             (self.broker, []),
@@ -369,7 +379,7 @@ class EchoServer:
                 str(replies),
             ],
             cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            env={**os.environ, "PYTHONPATH": child_path()},
             start_new_session=True,
         )
         self.target = f"127.0.0.1:{self.port}"
