@@ -50,6 +50,10 @@ class _Connection:
         self.waiting = waiting
         self.out: list[bytes] = []
         self.replies = 0  # replies read so far (the watchdog's progress count)
+        #: A write of ``out`` is due in this turn of the loop (``call_soon``).
+        self.soon = False
+        #: A later write of ``out`` (commands sent with a ``delay`` and nothing due sooner).
+        self.later: asyncio.TimerHandle | None = None
 
 
 class RespClient:
@@ -96,21 +100,42 @@ class RespClient:
         if self._conn is None:
             await self._connect()
 
-    def send(self, *args: Any) -> asyncio.Future[Any] | None:
+    def send(self, *args: Any, delay: float = 0.0) -> asyncio.Future[Any] | None:
         """:meth:`execute` without a coroutine: the command is queued now and its reply comes in
-        the future returned; None (nothing sent) while the client is not connected."""
+        the future returned; None (nothing sent) while the client is not connected. With a
+        ``delay`` (seconds) the command may wait that long for others to share its write: it
+        goes with the next command sent without one, or when the delay is over, or at
+        :meth:`hurry`, whichever comes first."""
         conn = self._conn
-        return None if conn is None else self._send(conn, pack(args))
+        return None if conn is None else self._send(conn, pack(args), delay)
 
-    def _send(self, conn: _Connection, data: bytes) -> asyncio.Future[Any]:
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        if not conn.out:
+    def hurry(self) -> None:
+        """Writes the commands waiting out a ``delay`` in this turn of the loop."""
+        conn = self._conn
+        if conn is not None and conn.out and not conn.soon:
+            conn.soon = True
             asyncio.get_running_loop().call_soon(self._flush, conn)
+
+    def _send(self, conn: _Connection, data: bytes, delay: float = 0.0) -> asyncio.Future[Any]:
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[Any] = loop.create_future()
+        if not conn.soon:
+            if not delay:
+                conn.soon = True
+                loop.call_soon(self._flush, conn)
+            elif conn.later is None:
+                conn.later = loop.call_later(delay, self._flush, conn)
         conn.out.append(data)
         conn.waiting.append(fut)
         return fut
 
     def _flush(self, conn: _Connection) -> None:
+        conn.soon = False
+        if conn.later is not None:
+            conn.later.cancel()
+            conn.later = None
+        if not conn.out:
+            return  # written already (a delayed write overtaken by one due sooner)
         data, conn.out = b"".join(conn.out), []
         transport = conn.protocol.transport
         if conn is not self._conn or transport is None or transport.is_closing():

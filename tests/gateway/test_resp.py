@@ -130,6 +130,51 @@ def test_script_sent_without_a_task(stack: Stack) -> None:
     assert r.script_exists(sha) == [True]
 
 
+class _Counting(RespClient):
+    """Records how many commands each write carried."""
+
+    writes: list[int]
+
+    def _flush(self, conn: Any) -> None:
+        if conn.out:
+            self.writes.append(len(conn.out))
+        super()._flush(conn)
+
+
+def test_delayed_commands_share_the_next_write(stack: Stack) -> None:
+    """A command sent with a ``delay`` (a live session's save) goes out with the next command
+    sent without one, in one write; alone, it goes when hurried (or its delay is over); replies
+    still reach their callers in order."""
+
+    async def run() -> tuple[list[int], list[Any], list[int], Any]:
+        c = _Counting(stack.cache.url)
+        c.writes = []
+        try:
+            await c.execute("DEL", "griot:test:resp:later")
+            c.writes.clear()
+            saves = [c.send("RPUSH", "griot:test:resp:later", i, delay=60.0) for i in range(3)]
+            for _ in range(5):
+                await asyncio.sleep(0)
+            waited = list(c.writes)  # nothing written: the delay is long and nothing else came
+            now = c.send("LRANGE", "griot:test:resp:later", 0, -1)
+            assert now is not None and all(f is not None for f in saves)
+            got = await _bounded(lambda: asyncio.gather(*saves, now))  # type: ignore[arg-type]
+            together = list(c.writes)
+            alone = c.send("RPUSH", "griot:test:resp:later", 3, delay=60.0)
+            assert alone is not None
+            c.hurry()
+            last = await _bounded(lambda: alone)
+            return waited, got, together, last
+        finally:
+            await c.aclose()
+
+    waited, got, together, last = asyncio.run(run())
+    assert waited == []
+    assert got == [1, 2, 3, [b"0", b"1", b"2"]]
+    assert together == [4]  # the three delayed pushes rode with the read: one write
+    assert last == 4
+
+
 def test_lost_connection_fails_waiting_commands_and_reconnects(stack: Stack) -> None:
     """A connection killed under a waiting command fails it with ``ConnectionError``; a server
     that stops answering is disconnected by the watchdog; the next command connects again."""
