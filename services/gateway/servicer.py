@@ -11,7 +11,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -39,6 +39,12 @@ SERVICE_NAME: str = analysis_pb2.DESCRIPTOR.services_by_name["AnalysisService"].
 #: Time kept back from the caller's deadline for the answer to travel.
 DEADLINE_MARGIN = 0.15
 MAX_NODES = 10**12
+#: Seconds a live update's session save may wait for others to share its Redis write (at most
+#: half the acknowledgement's hold; a message that waits for the save hurries it).
+SAVE_DELAY = 0.005
+#: An acknowledgement's hold this close to its end (seconds) is over (event loop timers are
+#: kept in milliseconds).
+HOLD_SLACK = 0.001
 PRIORITIES = frozenset(analysis_pb2.Priority.values())
 """Largest ``max_nodes`` taken (the workers' bound)."""
 
@@ -105,7 +111,7 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         self.evaluator = evaluator
         self.jobs = jobs
         self.redis = sessions
-        self.sessions = SessionSaver(saves, config.session_ttl)
+        self.sessions = SessionSaver(saves, config.session_ttl, min(SAVE_DELAY, config.ack_hold / 2))
         self.guard = guard
         self.config = config
         self.metrics = metrics
@@ -302,21 +308,57 @@ def servicer_class(metrics: RpcMetrics) -> type[AnalysisServicer]:
 class SessionSaver:
     """Writes live sessions' state to Redis: ``HSET`` + ``EXPIRE`` on the pipelined client
     (:class:`~services.gateway.resp.RespClient`), which sends the saves of one turn of the event
-    loop in one write. One connection answers in order, so a session's saves land in the order
-    they were asked; a caller resumes once its save is written (a cancelled caller's save is
-    still written: its command is already queued). A save writes the fields given; the hash
-    keeps the others (:class:`LiveStream` gives the fields that changed since its last save)."""
+    loop in one write (with the cache lookups queued in that turn: the same connection). One
+    connection answers in order, so a session's saves land in the order they were asked. A save
+    writes the fields given; the hash keeps the others (:class:`LiveStream` gives the fields that
+    changed since its last save)."""
 
-    def __init__(self, client: RespClient, ttl: int) -> None:
+    def __init__(self, client: RespClient, ttl: int, delay: float = 0.0) -> None:
         self.client = client
         self.ttl = ttl
+        #: Seconds a save may wait for other commands to share its write (:meth:`save_soon`).
+        self.delay = delay
 
-    async def save(self, key: str, fields: dict[str, Any]) -> None:
+    @staticmethod
+    def _hset(key: str, fields: dict[str, Any]) -> list[Any]:
         hset: list[Any] = ["HSET", key]
         for name, value in fields.items():
             hset.append(name)
             hset.append(value)
-        written = self.client.execute_many((hset, ("EXPIRE", key, self.ttl)))
+        return hset
+
+    def save_soon(self, key: str, fields: dict[str, Any]) -> asyncio.Future[None] | None:
+        """Queues the save now (no task, no await) and returns a future done once Redis has
+        written it (its exception if either command failed); None, nothing queued, while the
+        client is not connected (then :meth:`save`). The save may wait up to ``delay`` for
+        other commands to share its write (``client.hurry()`` sends it at once)."""
+        first = self.client.send(*self._hset(key, fields), delay=self.delay)
+        if first is None:
+            return None
+        second = self.client.send("EXPIRE", key, self.ttl, delay=self.delay)
+        assert second is not None  # connected a moment ago, in the same turn of the loop
+        saved: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def done(f: asyncio.Future[Any]) -> None:
+            # Replies come in order: the HSET's is in when the EXPIRE's is.
+            if saved.done():
+                return
+            for g in (first, f):
+                if g.cancelled():
+                    saved.cancel()
+                    return
+                if g.exception() is not None:
+                    saved.set_exception(g.exception())
+                    return
+            saved.set_result(None)
+
+        second.add_done_callback(done)
+        return saved
+
+    async def save(self, key: str, fields: dict[str, Any]) -> None:
+        """The save, awaited (connecting first if needed); a cancelled caller's save is still
+        written once its commands are queued."""
+        written = self.client.execute_many((self._hset(key, fields), ("EXPIRE", key, self.ttl)))
         if self.client.connected:
             await written  # queued for the write before any await: a cancelled caller's save stays
         else:
@@ -470,7 +512,15 @@ class LiveStream:
             fields["all_moves"] = "1" if self.all_moves else "0"
         if whole:
             fields["owner"] = self.p.name
-        await self.s.sessions.save(session_key(self.session_id), fields)
+        # Queued, not awaited: the evaluation starts in this turn of the loop (its cache lookup
+        # goes out in the save's write) and nothing of this update goes out before the save is
+        # written (the outbox holds it). While the client (re)connects, the save is awaited.
+        key = session_key(self.session_id)
+        saved = self.s.sessions.save_soon(key, fields)
+        if saved is None:
+            await self.s.sessions.save(key, fields)
+        else:
+            self.out.after(saved, self.s.sessions.client.hurry)
         self._saved_limits, self._saved_all_moves = limits, self.all_moves
         if whole:
             self._saved_whole = now
@@ -555,67 +605,129 @@ class Outbox:
     - an acknowledgement alone in the box waits for its position's cache lookup (``lookup``, see
       :meth:`~services.gateway.evaluator.Watch.lookup`) and until ``hold until`` (event loop
       time, ``--ack-hold`` after the update) for an evaluation to carry: a cached one, the
-      latest depth of a search already running, or a depth done meanwhile."""
+      latest depth of a search already running, or a depth done meanwhile;
+    - nothing goes out before the writes given to :meth:`after` (the session's saves) are done,
+      and a failed one is what goes out next.
 
-    __slots__ = ("_wake", "items")
+    The stream's writer is woken only when something may go out: an acknowledgement put while it
+    waits for an empty box wakes it when its hold is over, not at once (it could only start to
+    wait again), and a write it waits for is hurried."""
+
+    __slots__ = ("_idle", "_loop", "_wake", "items", "writes")
 
     def __init__(self) -> None:
         self.items: collections.deque[Any] = collections.deque()
         self._wake: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        #: The writer waits for the box to be non-empty.
+        self._idle = False
+        #: Writes still on their way, oldest first, each with what hurries it (or None).
+        self.writes: collections.deque[tuple[asyncio.Future[None], Callable[[], None] | None]] = (
+            collections.deque()
+        )
 
     def put(self, item: Any) -> None:
         self.items.append(item)
+        loop = self._loop
+        if (
+            self._idle
+            and loop is not None
+            and item.__class__ is OutRecord
+            and item.bare
+            and len(self.items) == 1
+            and item.hold_until > loop.time()
+        ):
+            # The acknowledgement would only be held: the writer is woken when its hold is over
+            # (or by what comes meanwhile).
+            loop.call_at(item.hold_until, self._woken)
+            return
         self._woken()
+
+    def after(self, write: asyncio.Future[None], hurry: Callable[[], None] | None = None) -> None:
+        """Holds every record (those already here too) until ``write`` is done; if it fails,
+        its exception is the next item. ``hurry`` is called when a record waits for it."""
+        self.writes.append((write, hurry))
 
     def _woken(self, _: Any = None) -> None:
         wake = self._wake
         if wake is not None and not wake.done():
             wake.set_result(None)
 
+    async def _sleep(self) -> None:
+        self._wake = asyncio.get_running_loop().create_future()
+        await self._wake
+
     async def get(self) -> Any:
         items = self.items
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
+        writes = self.writes
         while True:
-            while not items:
-                self._wake = loop.create_future()
-                await self._wake
+            if not items:
+                self._idle = True
+                try:
+                    while not items:
+                        await self._sleep()
+                finally:
+                    self._idle = False
             head = items[0]
-            if not isinstance(head, OutRecord):
-                return items.popleft()
-            if len(items) == 1 and head.bare:
-                # A bare acknowledgement: hold it while an evaluation may come to fill it.
-                lookup = head.lookup
-                if lookup is not None and lookup.done():
-                    lookup = head.lookup = None
-                left = head.hold_until - loop.time()
-                if lookup is not None or left > 0:
-                    self._wake = loop.create_future()
-                    timer = None
-                    if lookup is not None:
-                        lookup.add_done_callback(self._woken)
-                    else:
-                        timer = loop.call_later(left, self._woken)
-                    try:
-                        await self._wake
-                    finally:
-                        if timer is not None:
-                            timer.cancel()
+            if isinstance(head, OutRecord):
+                if len(items) == 1 and head.bare:
+                    # A bare acknowledgement: hold it while an evaluation may come to fill it.
+                    lookup = head.lookup
+                    if lookup is not None and lookup.done():
+                        lookup = head.lookup = None
+                    left = head.hold_until - loop.time()
+                    if lookup is not None or left > HOLD_SLACK:
+                        timer = None
                         if lookup is not None:
-                            lookup.remove_done_callback(self._woken)
-                    continue
-            items.popleft()
-            while items and isinstance(items[0], OutRecord):
-                nxt = items[0]
-                if nxt.update_id > head.update_id or (
-                    nxt.update_id == head.update_id
-                    and nxt.result is not None
-                    and not head.final
-                    and head.outcome is None
+                            lookup.add_done_callback(self._woken)
+                        else:
+                            timer = loop.call_later(left, self._woken)
+                        try:
+                            await self._sleep()
+                        finally:
+                            if timer is not None:
+                                timer.cancel()
+                            if lookup is not None:
+                                lookup.remove_done_callback(self._woken)
+                        continue
+                items.popleft()
+                while items and isinstance(items[0], OutRecord):
+                    nxt = items[0]
+                    if nxt.update_id > head.update_id or (
+                        nxt.update_id == head.update_id
+                        and nxt.result is not None
+                        and not head.final
+                        and head.outcome is None
+                    ):
+                        head = items.popleft()
+                    else:
+                        break
+                if (
+                    not items
+                    and head.bare
+                    and (head.lookup is not None or head.hold_until - loop.time() > HOLD_SLACK)
                 ):
-                    head = items.popleft()
-                else:
-                    break
-            if not items and head.bare and (head.lookup is not None or head.hold_until > loop.time()):
-                items.appendleft(head)  # a newer acknowledgement took the head's place: hold it
-                continue
-            return head
+                    items.appendleft(head)  # a newer acknowledgement took the head's place: hold it
+                    continue
+            else:
+                items.popleft()
+            # The writes asked so far are done before anything goes out.
+            while writes and writes[0][0].done():
+                write = writes.popleft()[0]
+                cancelled = write.cancelled()
+                error = ConnectionError("a session save was cancelled") if cancelled else write.exception()
+                if error is not None:
+                    items.appendleft(head)
+                    return error
+            if not writes:
+                return head
+            items.appendleft(head)
+            write, hurry = writes[0]
+            if hurry is not None:
+                hurry()
+            write.add_done_callback(self._woken)
+            try:
+                await self._sleep()
+            finally:
+                write.remove_done_callback(self._woken)

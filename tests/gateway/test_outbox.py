@@ -92,3 +92,54 @@ def test_a_bare_acknowledgement_goes_once_its_lookup_and_hold_are_over() -> None
 
     got = asyncio.run(main())
     assert got.update_id == 1 and got.result is None
+
+
+def test_nothing_goes_out_before_the_session_save_is_written() -> None:
+    """A live update's session save is queued, not awaited (``Outbox.after``): what the update
+    makes, a cached answer too, waits for the save; the records behind a done save flow again."""
+
+    hurried: list[int] = []
+
+    async def main() -> tuple[bool, Any, Any]:
+        loop = asyncio.get_running_loop()
+        box = Outbox()
+        saved: asyncio.Future[None] = loop.create_future()
+        box.after(saved, lambda: hurried.append(1))
+        box.put(result(1, 10, final=True))
+        getter = asyncio.ensure_future(box.get())
+        for _ in range(20):
+            await asyncio.sleep(0)
+        waited = not getter.done()
+        saved.set_result(None)
+        first = await asyncio.wait_for(getter, 5)
+        box.after(loop.create_future())  # never written: the next record waits for ever
+        box.put(result(2, 4))
+        late = asyncio.ensure_future(box.get())
+        for _ in range(20):
+            await asyncio.sleep(0)
+        held = not late.done()
+        late.cancel()
+        return waited, first, held
+
+    waited, first, held = asyncio.run(main())
+    assert waited and first.result.depth == 10 and first.final and held
+    assert hurried  # a record waiting for the save hurries its write
+
+
+def test_a_failed_session_save_is_what_goes_out_next() -> None:
+    async def main() -> list[Any]:
+        loop = asyncio.get_running_loop()
+        box = Outbox()
+        ok: asyncio.Future[None] = loop.create_future()
+        failed: asyncio.Future[None] = loop.create_future()
+        box.put(result(1, 6, final=True))
+        box.after(ok)
+        box.after(failed)
+        box.put(result(2, 6, final=True))
+        ok.set_result(None)
+        failed.set_exception(ConnectionError("lost"))
+        return [await asyncio.wait_for(box.get(), 5) for _ in range(2)]
+
+    error, after = asyncio.run(main())
+    assert isinstance(error, ConnectionError) and str(error) == "lost"
+    assert after.update_id == 2  # the stream raises the error first; the rest stays in order
