@@ -280,13 +280,16 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
 
     # -- LiveSession -----------------------------------------------------------------------------
 
-    def LiveSession(
+    async def LiveSession(
         self, requests: AsyncIterator[analysis_pb2.LiveSessionRequest], context: Any
-    ) -> AsyncIterator[analysis_pb2.LiveSessionResponse]:
-        # The stream's own generator, not one wrapping it: each message passes one layer less.
+    ) -> None:
+        # A coroutine that reads and writes through the context (``read()``/``write()``), not an
+        # async generator over the request iterator: every update and every message passes no
+        # generator layer (three per message and one per update before: gRPC's loop over the
+        # responses, the metrics wrapper's and the stream's own).
         p = self.guard.caller(context)
         self.metrics.count("requests")
-        return LiveStream(self, p, context).run(requests)
+        await LiveStream(self, p, context).run()
 
 
 def servicer_class(metrics: RpcMetrics) -> type[AnalysisServicer]:
@@ -299,7 +302,7 @@ def servicer_class(metrics: RpcMetrics) -> type[AnalysisServicer]:
         ("Evaluate", server_stream),
         ("BestMove", unary_async),
         ("AnalyzeGame", server_stream),
-        ("LiveSession", server_stream),
+        ("LiveSession", unary_async),  # a coroutine writing its messages itself
     ):
         setattr(Servicer, name, wrapper("AnalysisService", name, metrics)(getattr(AnalysisServicer, name)))
     return Servicer
@@ -402,14 +405,14 @@ class LiveStream:
         self._saved_all_moves: bool | None = None
         self._saved_whole = -float("inf")
 
-    async def run(
-        self, requests: AsyncIterator[analysis_pb2.LiveSessionRequest]
-    ) -> AsyncIterator[analysis_pb2.LiveSessionResponse]:
+    async def run(self) -> None:
+        """Writes the stream's messages (``context.write``) while a task reads its updates."""
         s = self.s
         with s.guard.stream(self.p):
             s.metrics.sessions.inc()
-            reader = asyncio.get_running_loop().create_task(self._read(requests))
+            reader = asyncio.get_running_loop().create_task(self._read())
             out = self.out
+            write = self.context.write
             Response = analysis_pb2.LiveSessionResponse
             try:
                 while True:
@@ -426,7 +429,15 @@ class LiveStream:
                         message.evaluation.CopyFrom(shared_evaluation(item.result, item.final))
                     elif item.outcome is not None:
                         message.outcome.CopyFrom(item.outcome)
-                    yield message
+                    try:
+                        await write(message)
+                    except grpc.aio.AbortError:
+                        raise
+                    except Exception as e:
+                        # The call is over (its client went away, the server stops): gRPC ends
+                        # it as it did when it wrote the messages itself; no status to map.
+                        log.debug("live stream write failed: %s: %s", type(e).__name__, e)
+                        return
             finally:
                 reader.cancel()
                 if self.watch is not None:
@@ -435,9 +446,10 @@ class LiveStream:
                     await reader
                 s.metrics.sessions.dec()
 
-    async def _read(self, requests: AsyncIterator[analysis_pb2.LiveSessionRequest]) -> None:
+    async def _read(self) -> None:
+        read = self.context.read
         try:
-            async for req in requests:
+            while (req := await read()) is not grpc.aio.EOF:
                 await self._update(req)
             # The client closed its side: the current position's evaluations still arrive.
             if self.watch is not None and not self.watch.over:
