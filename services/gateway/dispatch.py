@@ -23,7 +23,8 @@ the workers (sent, not finished); everything else waits here, in one FIFO per cl
   :data:`SAFETY_POLL` seconds, and at once after the subscription reconnects) finds what a lost
   message did not bring. Result and progress keys are deleted once read, in one ``DEL`` per batch;
 - **sending**: each dispatch round's task messages are written here (:mod:`services.gateway.publish`,
-  what ``send_task`` writes) and pushed in one write (:mod:`services.gateway.resp`);
+  what ``send_task`` writes) and pushed in one write (:mod:`services.gateway.resp`), with the
+  ``DEL`` of the result keys read since the last round when the backend is the broker's Redis;
 - **cancellation**: a search nobody waits for any more is dropped from its queue here, or, if sent,
   revoked and given the workers' cancel key (``griot:cancel:<task id>``) so the running search stops
   (:func:`workers.distributed.cancel`); tasks carry the caller's deadline (``expires`` + the
@@ -372,6 +373,15 @@ class Dispatcher:
             sent.append((s, m))
         if not sent:
             return
+        if self._stale and self.results is self.publisher.client:
+            # The keys of read results go in the tasks' write (the backend is the broker's
+            # Redis), not in one of their own a moment later.
+            keys, self._stale = self._stale, []
+            deleted = self.results.send("DEL", *keys)
+            if deleted is None:
+                self._stale += keys
+            else:
+                deleted.add_done_callback(_deleted)
         try:
             await self._push([m for _, m in sent])
         except Exception as e:
@@ -496,6 +506,11 @@ class Dispatcher:
         self.metrics.in_flight.dec()
         if s.priority == BATCH:
             self.running_batch -= 1
+
+
+def _deleted(f: asyncio.Future[Any]) -> None:
+    if not f.cancelled() and f.exception() is not None:  # they expire anyway (result_expires)
+        log.warning("cannot delete read results: %s", f.exception())
 
 
 def deadline_exceeded() -> StatusError:

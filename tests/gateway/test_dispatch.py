@@ -197,6 +197,51 @@ def test_progress_messages_and_the_safety_poll(stack: Stack) -> None:
     assert ra["depth"] == 9 and rb["depth"] == 8
 
 
+def test_read_result_keys_go_with_the_next_tasks_write(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With one client for the broker and the backend (the gateway's default), the keys of read
+    results are deleted in the next dispatch round's write, not only by the batch of deletes
+    (held off here)."""
+    monkeypatch.setattr(dispatch, "DELETE_EVERY", 3600.0)
+    app = stack.app()
+    r = redis.Redis.from_url(stack.broker.url)
+    r.delete(NOBODY)
+
+    async def run() -> tuple[bool, bool]:
+        config = GatewayConfig(
+            broker_url=stack.broker.url, cache_url=stack.cache.url, window=2, interactive_queue=NOBODY
+        )
+        client = RespClient(stack.broker.url)
+        d = Dispatcher(app, config, GatewayMetrics(CollectorRegistry()), client, client)
+        d.start()
+        try:
+            a = d.submit("griot.search_position", {"variant": "abapa"}, INTERACTIVE, "me", None)
+            for _ in range(500):
+                if r.llen(NOBODY) == 1:
+                    break
+                await asyncio.sleep(0.01)
+            assert a.task_id is not None
+            key = dispatch.RESULT_PREFIX + a.task_id
+            meta = {"status": "SUCCESS", "task_id": a.task_id, "result": {"depth": 3, "value": 0}}
+            r.set(key, json.dumps(meta))
+            d._poll_now.set()  # the safety poll reads it
+            await _bounded(lambda: d.wait(a))
+            kept = bool(r.exists(key))  # read, not yet deleted
+            d.submit("griot.search_position", {"variant": "abapa"}, INTERACTIVE, "me", None)
+            for _ in range(500):
+                if not r.exists(key):
+                    break
+                await asyncio.sleep(0.01)
+            return kept, bool(r.exists(key))
+        finally:
+            await d.close()
+            await client.aclose()
+            r.delete(NOBODY)
+
+    kept, left = asyncio.run(run())
+    app.close()
+    assert kept and not left
+
+
 def test_lookup_claims_once_and_store_releases(stack: Stack) -> None:
     """One script reads the entry and claims the in-flight marker; another replica learns whose
     search runs; storing the result releases the holder's marker (releasing is the holder's
