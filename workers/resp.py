@@ -36,12 +36,15 @@ def pack(args: Sequence[Any]) -> bytes:
     parts = [b"*%d\r\n" % len(args)]
     append = parts.append
     for a in args:
-        if a.__class__ is str:
+        cls = a.__class__
+        if cls is str:
             b = a.encode()
-        elif a.__class__ is not bytes:
-            b = _arg(a)
-        else:
+        elif cls is bytes:
             b = a
+        elif cls is int:
+            b = b"%d" % a
+        else:
+            b = _arg(a)
         append(b"$%d\r\n%b\r\n" % (len(b), b))
     return b"".join(parts)
 
