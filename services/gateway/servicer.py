@@ -41,7 +41,7 @@ DEADLINE_MARGIN = 0.15
 MAX_NODES = 10**12
 #: Seconds a live update's session save may wait for others to share its Redis write (at most
 #: half the acknowledgement's hold; a message that waits for the save hurries it).
-SAVE_DELAY = 0.005
+SAVE_DELAY = 0.02
 #: An acknowledgement's hold this close to its end (seconds) is over (event loop timers are
 #: kept in milliseconds).
 HOLD_SLACK = 0.001
