@@ -46,6 +46,9 @@ def _address(url: str) -> Address:
 
 class _Connection:
     def __init__(self, protocol: RespProtocol, waiting: deque[asyncio.Future[Any]]) -> None:
+        #: The event loop it runs in (asyncio.get_running_loop() costs a getpid() system call on
+        #: Python 3.11: looked up once here, not per command).
+        self.loop = asyncio.get_running_loop()
         self.protocol = protocol
         self.waiting = waiting
         self.out: list[bytes] = []
@@ -114,10 +117,10 @@ class RespClient:
         conn = self._conn
         if conn is not None and conn.out and not conn.soon:
             conn.soon = True
-            asyncio.get_running_loop().call_soon(self._flush, conn)
+            conn.loop.call_soon(self._flush, conn)
 
     def _send(self, conn: _Connection, data: bytes, delay: float = 0.0) -> asyncio.Future[Any]:
-        loop = asyncio.get_running_loop()
+        loop = conn.loop
         fut: asyncio.Future[Any] = loop.create_future()
         if not conn.soon:
             if not delay:
@@ -255,7 +258,7 @@ class Script:
         first = self.client.send("EVALSHA", self.sha, len(keys), *keys, *args)
         if first is None:
             return None
-        result: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        result: asyncio.Future[Any] = first.get_loop().create_future()
 
         def settle(f: asyncio.Future[Any]) -> None:
             if result.done():

@@ -340,7 +340,7 @@ class SessionSaver:
             return None
         second = self.client.send("EXPIRE", key, self.ttl, delay=self.delay)
         assert second is not None  # connected a moment ago, in the same turn of the loop
-        saved: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        saved: asyncio.Future[None] = first.get_loop().create_future()
 
         def done(f: asyncio.Future[Any]) -> None:
             # Replies come in order: the HSET's is in when the EXPIRE's is.
@@ -386,7 +386,8 @@ class LiveStream:
         self.s = servicer
         self.p = principal
         self.context = context
-        self.out = Outbox()
+        self.loop = asyncio.get_running_loop()
+        self.out = Outbox(self.loop)
         self.session_id = ""
         self.update_id = 0
         self.position: griot.Position | None = None
@@ -410,7 +411,7 @@ class LiveStream:
         s = self.s
         with s.guard.stream(self.p):
             s.metrics.sessions.inc()
-            reader = asyncio.get_running_loop().create_task(self._read())
+            reader = self.loop.create_task(self._read())
             out = self.out
             write = self.context.write
             Response = analysis_pb2.LiveSessionResponse
@@ -564,7 +565,7 @@ class LiveStream:
             out.put(OutRecord(update_id, text, outcome=outcome_message(pos.outcome)))
             return
         # The acknowledgement: the evaluations delivered while it waits replace it.
-        hold_until = asyncio.get_running_loop().time() + self.s.config.ack_hold
+        hold_until = self.loop.time() + self.s.config.ack_hold
         ack = OutRecord(update_id, text, hold_until=hold_until)
         out.put(ack)
         want = self._current_want()
@@ -627,10 +628,11 @@ class Outbox:
 
     __slots__ = ("_idle", "_loop", "_wake", "items", "writes")
 
-    def __init__(self) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self.items: collections.deque[Any] = collections.deque()
         self._wake: asyncio.Future[None] | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        #: The stream's event loop (else the one :meth:`get` first runs in).
+        self._loop = loop
         #: The writer waits for the box to be non-empty.
         self._idle = False
         #: Writes still on their way, oldest first, each with what hurries it (or None).
@@ -666,12 +668,16 @@ class Outbox:
             wake.set_result(None)
 
     async def _sleep(self) -> None:
-        self._wake = asyncio.get_running_loop().create_future()
+        assert self._loop is not None
+        self._wake = self._loop.create_future()
         await self._wake
 
     async def get(self) -> Any:
         items = self.items
-        loop = self._loop = asyncio.get_running_loop()
+        # The loop, looked up once per stream (get_running_loop() costs a getpid() system call
+        # on Python 3.11).
+        loop = self._loop or asyncio.get_running_loop()
+        self._loop = loop
         writes = self.writes
         while True:
             if not items:
