@@ -626,7 +626,7 @@ class Outbox:
     waits for an empty box wakes it when its hold is over, not at once (it could only start to
     wait again), and a write it waits for is hurried."""
 
-    __slots__ = ("_idle", "_loop", "_wake", "items", "writes")
+    __slots__ = ("_idle", "_loop", "_timer", "_wake", "items", "writes")
 
     def __init__(self, loop: asyncio.AbstractEventLoop | None = None) -> None:
         self.items: collections.deque[Any] = collections.deque()
@@ -635,6 +635,8 @@ class Outbox:
         self._loop = loop
         #: The writer waits for the box to be non-empty.
         self._idle = False
+        #: The wake at the end of an acknowledgement's hold (:meth:`put`), until the writer wakes.
+        self._timer: asyncio.TimerHandle | None = None
         #: Writes still on their way, oldest first, each with what hurries it (or None).
         self.writes: collections.deque[tuple[asyncio.Future[None], Callable[[], None] | None]] = (
             collections.deque()
@@ -653,7 +655,9 @@ class Outbox:
         ):
             # The acknowledgement would only be held: the writer is woken when its hold is over
             # (or by what comes meanwhile).
-            loop.call_at(item.hold_until, self._woken)
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = loop.call_at(item.hold_until, self._woken)
             return
         self._woken()
 
@@ -687,6 +691,11 @@ class Outbox:
                         await self._sleep()
                 finally:
                     self._idle = False
+                    if self._timer is not None:
+                        # Awake (an evaluation came during the hold, say): the hold's wake, if
+                        # still needed, is the hold logic's below.
+                        self._timer.cancel()
+                        self._timer = None
             head = items[0]
             if isinstance(head, OutRecord):
                 if len(items) == 1 and head.bare:
