@@ -89,6 +89,13 @@ def distributed(app: Any, pos: str, depth: int, workers: dict[str, int], **opts:
         results_polled=getattr(cs.stats, "polled", None),
         wall_minus_task_s_per_task_ms=round(1000 * (elapsed - sum(run)) / max(1, cs.stats.sent), 2),
         worker_search_cpu=cs.stats.cpu,
+        speculative=cs.stats.speculative,
+        dropped=cs.stats.dropped,
+        revoked=cs.stats.revoked,
+        speculative_task_nodes=sum(
+            n for t, (_, _, n, _, _) in zip(cs.stats.trace, last, strict=True) if t.get("spec")
+        ),
+        guesses=guess_errors(cs.stats.guesses),
         queue_latency_ms_median=1000 * statistics.median(queue) if queue else None,
         task_seconds_median=statistics.median(run) if run else None,
         task_seconds_max=max(run) if run else None,
@@ -97,6 +104,23 @@ def distributed(app: Any, pos: str, depth: int, workers: dict[str, int], **opts:
         breakdown=breakdown(getattr(cs.stats, "trace", [])),
         parallelism=parallelism(cs.stats, sum(workers.values())),
         timings=[(round(q, 4), round(x, 4), n, d, s) for q, x, n, d, s in last],
+    )
+
+
+def guess_errors(guesses: list[tuple[int, int, int, int]]) -> dict[str, Any]:
+    """How the speculative null windows' guesses stood against the floor each eldest set:
+    above it (a fail low there settles nothing: revoked, or searched again), at it, below it
+    (a fail low settles, a fail high does not), and the median distance."""
+    diffs = [g - f for _, _, g, f in guesses]
+    if not diffs:
+        return {}
+    return dict(
+        n=len(diffs),
+        above=sum(d > 0 for d in diffs),
+        equal=sum(d == 0 for d in diffs),
+        below=sum(d < 0 for d in diffs),
+        median_abs=statistics.median(abs(d) for d in diffs),
+        by_ply={p: [g - f for _, q, g, f in guesses if q == p] for p in sorted({x[1] for x in guesses})},
     )
 
 
@@ -228,12 +252,16 @@ def speed(args: argparse.Namespace) -> None:
     and a summary line gives each pair's ratio and the medians."""
     for name in args.position or list(POSITIONS):
         pos = POSITIONS[name]
-        if not args.skip_in_process:
-            ref = in_process(pos, args.depth)
-            emit(kind="in-process", position=name, depth=args.depth, load=load(), **ref)
         for split in args.split or [1]:
             runs: list[dict[str, Any]] = []
+            refs: list[dict[str, Any]] = []
             for n in (1, 2) * max(1, args.repeat):
+                if n == 1 and not args.skip_in_process:
+                    # The in-process peer right before each one-worker run (the box's speed
+                    # drifts: the overhead is each adjacent pair's ratio).
+                    ref = in_process(pos, args.depth)
+                    refs.append(dict(kind="in-process", position=name, depth=args.depth, load=load(), **ref))
+                    emit(**refs[-1])
                 s, app = stack_with(n)
                 try:
                     workers = cluster_workers(app, "griot.interactive")
@@ -255,6 +283,7 @@ def speed(args: argparse.Namespace) -> None:
                     line = dict(
                         overlap=args.overlap,
                         speculate=args.speculate,
+                        guess=args.guess,
                         pv_split=args.pv_split,
                         direct=args.direct,
                         direct_seconds=args.direct_seconds,
@@ -272,7 +301,13 @@ def speed(args: argparse.Namespace) -> None:
                     s.broker.stop()
                     s.cache.stop()
             if args.repeat > 1:
-                emit(**summary(runs), position=name, depth=args.depth, split=split, pv_split=args.pv_split)
+                emit(
+                    **summary(runs, refs),
+                    position=name,
+                    depth=args.depth,
+                    split=split,
+                    pv_split=args.pv_split,
+                )
 
 
 def extra_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -282,14 +317,18 @@ def extra_options(args: argparse.Namespace) -> dict[str, Any]:
         out["overlap"] = args.overlap != "off"
         after = {"eldest": 0, "eldest1": 1, "eldest2": 2}
         out["overlap_after"] = after.get(args.overlap)
+    if args.guess is not None:
+        out["guess"] = args.guess
     if args.speculate is not None:
         out["speculate"] = {"on": True, "off": False}.get(args.speculate, args.speculate)
     return out
 
 
-def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
+def summary(runs: list[dict[str, Any]], refs: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Each (1 worker, 2 workers) pair's time ratio and node ratio, and the medians; the
-    two-worker runs' mean busy workers and idle worker-seconds by cause (median per cause)."""
+    two-worker runs' mean busy workers and idle worker-seconds by cause (median per cause); with
+    the in-process peers (``refs``, one before each one-worker run) each one-worker run's
+    overhead: its wall time, its workers' search CPU and its nodes over the peer's."""
     pairs = []
     for one, two in zip(runs[::2], runs[1::2], strict=False):
         pairs.append(
@@ -303,8 +342,24 @@ def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         )
     twos = [r["parallelism"] for r in runs[1::2] if r.get("parallelism")]
     causes = sorted({k for p in twos for k in p["idle_worker_s"]})
+    overhead = [
+        dict(
+            wall=round(one["time"] / ref["time"], 3),
+            cpu=round(one["worker_search_cpu"] / ref["cpu"], 3),
+            nodes=round(one["nodes"] / ref["nodes"], 3),
+            load=(round(ref["load"], 2), round(one["load"], 2)),
+        )
+        for ref, one in zip(refs or [], runs[::2], strict=False)
+    ]
+
+    def median_of(key: str) -> float | None:
+        return round(statistics.median(o[key] for o in overhead), 3) if overhead else None
+
     return dict(
         kind="summary",
+        overhead_1w=overhead,
+        median_overhead_1w_wall=median_of("wall"),
+        median_overhead_1w_cpu=median_of("cpu"),
         pairs=pairs,
         median_speedup=round(statistics.median(p["speedup"] for p in pairs), 3) if pairs else None,
         median_nodes_2w_over_1w=round(statistics.median(p["nodes_2w_over_1w"] for p in pairs), 3)
@@ -620,6 +675,7 @@ def main() -> None:
         help="speed: depth d + 1 beside depth d (overlap=); eldest<k>: after d's PV eldest at ply k",
     )
     ap.add_argument("--speculate", choices=["on", "off", "pv"], help="speed: ClusterSearch(speculate=)")
+    ap.add_argument("--guess", choices=["previous", "low"], help="speed: ClusterSearch(guess=)")
     ap.add_argument("--skip-in-process", action="store_true", help="speed: the distributed runs only")
     ap.add_argument(
         "--no-iteration-windows",

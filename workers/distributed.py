@@ -151,6 +151,9 @@ class TaskStats:
     speculative: int = 0  # speculative child searches started (``speculate``)
     dropped: int = 0  # speculative child searches revoked as useless
     revoked: int = 0  # sent tasks whose result was no longer wanted (revoked, never read)
+    # (iteration, ply, guess, floor) of every speculating node once its eldest set the floor: how
+    # far the speculative null windows were from the value they stood in for (node-relative).
+    guesses: list[tuple[int, int, int, int]] = field(default_factory=list)
     # (queued s, run s, nodes, iteration depth, sent at) of every searched subtree: the model input.
     timings: list[tuple[float, float, int, int, float]] = field(default_factory=list)
     # Every searched subtree's timestamps (Unix seconds): ``sent`` by the caller, ``taken`` off
@@ -831,7 +834,12 @@ class _Node:
             self.order = list(range(len(self.children)))
         return self.children
 
-    def estimate(self, depth: int) -> int | None:
+    def estimate(self, depth: int, low: bool = False) -> int | None:
+        """The value this node is expected to have at ``depth``: its value at the previous depth
+        of the same parity, else the nearest earlier one; ``low``: the lower of the two previous
+        depths' values, when both are known."""
+        if low and depth - 1 in self.estimates and depth - 2 in self.estimates:
+            return min(self.estimates[depth - 1], self.estimates[depth - 2])
         for d in (depth - 2, depth - 1, depth - 3):
             if d in self.estimates:
                 return self.estimates[d]
@@ -918,7 +926,11 @@ class ClusterSearch:
         direct_seconds: float | None = None,
         overlap: bool = False,
         overlap_after: int | None = 0,
+        guess: str = "previous",
     ) -> None:
+        if guess not in ("previous", "low"):
+            raise ValueError(f"guess must be 'previous' or 'low', got {guess!r}")
+        self.guess = guess
         self.app = app
         self.overlap = overlap
         self.overlap_after = overlap_after
@@ -1265,7 +1277,7 @@ class ClusterSearch:
             )
             self.stats.trace.append(
                 {k: r[k] for k in TRACE_KEYS if isinstance(r.get(k), float)}
-                | {"depth": iteration, "chain": chain, "ply": priority[-1]}
+                | {"depth": iteration, "chain": chain, "ply": priority[-1], "spec": priority[0]}
             )
         else:
             self.stats.cache_answers += 1
@@ -1313,8 +1325,9 @@ class ClusterSearch:
         spec = (self.speculate is True or (self.speculate == "pv" and pv)) and sched.capacity > 1
         specs: set[int] = set()  # children whose running search is speculative
         dropped: list[asyncio.Task[_Found]] = []
-        est = node.estimate(depth) if spec else None
+        est = node.estimate(depth, low=self.guess == "low") if spec else None
         attempts = [0] * n
+        guess: int | None = None  # the speculative null window's, until the eldest sets the floor
 
         def launch(i: int, a: int, b: int, speculative: bool) -> None:
             _, child, sign = children[i]
@@ -1359,6 +1372,9 @@ class ClusterSearch:
             while True:
                 best_lo = max(lo)
                 floor = max(alpha, best_lo)
+                if guess is not None and best_lo > -INFINITE:
+                    self.stats.guesses.append((self._tag()[0], ply, guess, best_lo))
+                    guess = None
                 if best_lo >= beta:
                     found = _Found(best_lo, LOWER, pvs[lo.index(best_lo)])
                     break
@@ -1401,6 +1417,7 @@ class ClusterSearch:
                         launch(i, floor, floor + 1, False)
                     elif est is not None and spec and not started_any:
                         g = min(max(alpha, est), beta - 1)
+                        guess = g
                         launch(i, g, g + 1, True)
                 if not running:
                     raise RuntimeError(f"distributed search stalled at {node.text} depth {depth}")

@@ -631,10 +631,16 @@ def test_first_task_sized_by_time_budget(two_workers: Stack) -> None:
 
 
 @pytest.mark.parametrize(
-    ("overlap", "after", "speculate"), [(False, None, "pv"), (True, None, False), (True, 0, "pv")]
+    ("overlap", "after", "speculate", "guess"),
+    [
+        (False, None, "pv", "previous"),
+        (False, None, "pv", "low"),
+        (True, None, False, "previous"),
+        (True, 0, "pv", "previous"),
+    ],
 )
 def test_speculation_and_overlapped_iterations_keep_the_in_process_value(
-    two_workers: Stack, overlap: bool, after: int | None, speculate: bool | str
+    two_workers: Stack, overlap: bool, after: int | None, speculate: bool | str, guess: str
 ) -> None:
     """``speculate="pv"``: the principal variation's younger brothers start while their eldest
     runs: every reported depth has the in-process search's value at that depth. ``overlap``:
@@ -648,7 +654,7 @@ def test_speculation_and_overlapped_iterations_keep_the_in_process_value(
     overlapped = speculated = 0
     checked = 0
     for i, variant in enumerate(GAMES):
-        seed = 1000 + 100 * (2 * overlap + (after is not None)) + i
+        seed = 1000 + 100 * (2 * overlap + (after is not None)) + 50 * (guess == "low") + i
         fresh = [p for p in positions(variant, 6, seed=seed) if p.turns > 0][:3]
         for k, pos in enumerate(fresh):
             client.flushdb()  # deeper entries of earlier positions must not answer this one
@@ -663,6 +669,7 @@ def test_speculation_and_overlapped_iterations_keep_the_in_process_value(
                 overlap=overlap,
                 overlap_after=after,
                 speculate=speculate,
+                guess=guess,
             )
             seen: list[tuple[int, int]] = []
             got = cs.search(pos, 9, time_limit=60, on_depth=lambda r, s=seen: s.append((r.depth, r.value)))
@@ -778,3 +785,21 @@ def test_worker_metrics_sum_over_pool_processes() -> None:
         s.stop_workers()
         s.broker.stop()
         s.cache.stop()
+
+
+def test_speculative_guess_is_the_previous_same_parity_value_or_the_lower_of_two() -> None:
+    """``_Node.estimate``: the value at depth d - 2 (same parity), else d - 1, else d - 3; with
+    ``low`` the lower of d - 1 and d - 2 when both are known. A bad ``guess`` is refused."""
+    from workers.distributed import _Node
+
+    node = _Node(griot.Variant("abapa").start())
+    assert node.estimate(10) is None
+    node.estimates[9] = 40
+    assert node.estimate(10) == 40 and node.estimate(10, low=True) == 40
+    node.estimates[8] = 60
+    assert node.estimate(10) == 60
+    assert node.estimate(10, low=True) == 40
+    node.estimates[9] = 80
+    assert node.estimate(10, low=True) == 60
+    with pytest.raises(ValueError, match="guess"):
+        ClusterSearch(None, guess="high")  # type: ignore[arg-type]
