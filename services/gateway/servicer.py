@@ -454,7 +454,7 @@ class LiveStream:
                 await self._update(req)
             # The client closed its side: the current position's evaluations still arrive.
             if self.watch is not None and not self.watch.over:
-                self._drained = asyncio.get_running_loop().create_future()
+                self._drained = self.loop.create_future()
                 await self._drained
             self.out.put(None)
         except asyncio.CancelledError:
