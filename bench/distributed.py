@@ -284,6 +284,7 @@ def speed(args: argparse.Namespace) -> None:
                         overlap=args.overlap,
                         speculate=args.speculate,
                         guess=args.guess,
+                        resume=not args.no_resume,
                         pv_split=args.pv_split,
                         direct=args.direct,
                         direct_seconds=args.direct_seconds,
@@ -321,6 +322,8 @@ def extra_options(args: argparse.Namespace) -> dict[str, Any]:
         out["guess"] = args.guess
     if args.speculate is not None:
         out["speculate"] = {"on": True, "off": False}.get(args.speculate, args.speculate)
+    if args.no_resume:
+        out["resume"] = False
     return out
 
 
@@ -564,6 +567,8 @@ class LocalSearch(ClusterSearch):
         extra: dict[str, Any] = {"new_generation": False} if self.continue_table else {}
         if self.iteration_windows:
             extra["iteration_windows"] = early
+        if self.resume:
+            extra["resume"] = True
         cpu = time.thread_time()
         r = griot.search(
             pos,
@@ -636,6 +641,7 @@ def nodes(args: argparse.Namespace) -> None:
                 split=args.split[0] if args.split else 1,
                 pv_split=args.pv_split,
                 min_task_depth=4,
+                resume=not args.no_resume,
             )
             res = ls.run(pos, args.depth, args.direct)
             assert res["value"] == ref["value"], (name, res["value"], ref["value"])
@@ -681,6 +687,11 @@ def main() -> None:
         "--no-iteration-windows",
         action="store_true",
         help="subtree tasks search every iteration with their own window (the old way)",
+    )
+    ap.add_argument(
+        "--no-resume",
+        action="store_true",
+        help="subtree tasks deepen from 1 even when their kept table holds the previous depth (the old way)",
     )
     ap.add_argument(
         "--both-generations", action="store_true", help="nodes: also a new table generation per task"

@@ -115,3 +115,26 @@ def test_history_repetition_counts() -> None:
 def test_bench_runs() -> None:
     lines = griot._core.bench()
     assert len(lines) >= 5 and all(line["nodes"] > 0 for line in lines)
+
+
+def test_resume_starts_past_the_kept_tables_depth() -> None:
+    """``resume=True`` over a kept table that holds the position searched to depth 8 runs depth 9
+    alone and finds the value a search deepening from 1 finds; a stop in that first iteration
+    returns depth 1's result (incomplete); an empty table deepens from 1."""
+    pos = griot.Variant("awale").start().play("c")
+    want = griot.search(pos, depth=9)
+    table = griot.SearchTable(16)
+    griot.search(pos, depth=8, table=table)
+    seen: list[int] = []
+    r = griot.search(
+        pos, depth=9, table=table, new_generation=False, resume=True, progress=lambda x: seen.append(x.depth)
+    )
+    assert seen == [9]
+    assert (r.depth, r.score) == (9, want.score)
+    cut = griot.search(pos, depth=14, nodes=100, table=table, new_generation=False, resume=True)
+    assert cut.depth == 1 and cut.best_move is not None
+    seen.clear()
+    fresh = griot.search(
+        pos, depth=9, table=griot.SearchTable(16), resume=True, progress=lambda x: seen.append(x.depth)
+    )
+    assert seen == list(range(1, 10)) and fresh.score == want.score

@@ -927,10 +927,12 @@ class ClusterSearch:
         overlap: bool = False,
         overlap_after: int | None = 0,
         guess: str = "previous",
+        resume: bool = True,
     ) -> None:
         if guess not in ("previous", "low"):
             raise ValueError(f"guess must be 'previous' or 'low', got {guess!r}")
         self.guess = guess
+        self.resume = resume
         self.app = app
         self.overlap = overlap
         self.overlap_after = overlap_after
@@ -1253,6 +1255,8 @@ class ClusterSearch:
             use_cache=self.use_cache,
             search_id=self._search_id,
         )
+        if self.resume:
+            kwargs["resume"] = True
 
         def prepare() -> dict[str, Any]:
             # At sending time: an earlier iteration's task on this node may have ended since.

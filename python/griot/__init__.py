@@ -170,6 +170,7 @@ def search(
     table: SearchTable | None = None,
     new_generation: bool = True,
     iteration_windows: Sequence[tuple[int, int, int]] = (),
+    resume: bool = False,
 ) -> SearchResult:
     """Searches ``position`` with the native engine, the GIL released.
 
@@ -190,7 +191,11 @@ def search(
     not age, and deep ones are not replaced by this search's shallower bounds.
     ``iteration_windows=[(depth, alpha, beta), ...]`` (with ``window``): those iterations below
     the last search with these windows instead: a subtree task repeats the windows its earlier
-    tasks searched the same subtree with, so its kept table answers them.
+    tasks searched the same subtree with, so its kept table answers them. ``resume=True``: when
+    the ``table`` holds ``position`` searched to some depth k, the iterations start at k + 1 with
+    the table's best move first, as the in-process search's next iteration would, instead of
+    deepening from 1 again (a subtree task whose previous depth's task left its subtree in the
+    kept table); without such an entry the search deepens from 1.
 
         >>> r = search("abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=6, multipv=0)
         >>> sorted(m.move for m in r.moves)
@@ -214,6 +219,7 @@ def search(
         table=table,
         new_generation=new_generation,
         iteration_windows=[(d, a, b) for d, a, b in iteration_windows],
+        resume=resume,
     )
 
 

@@ -248,6 +248,7 @@ def search(
     table: SearchTable | None = None,
     new_generation: bool = True,
     iteration_windows: list[tuple[int, int, int]] | None = None,
+    resume: bool = False,
 ) -> SearchResult: ...
 def best_move(
     position: Position,

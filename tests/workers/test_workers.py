@@ -142,6 +142,41 @@ def test_tasks_of_one_search_continue_the_workers_table(two_workers: Stack) -> N
     assert continued == [False, True, False, True, False, False, False]
 
 
+def test_a_continuing_task_resumes_at_its_tables_depth(two_workers: Stack) -> None:
+    """With ``resume``, a subtree task that continues its pool process's kept table (same
+    ``search_id``) starts at the depth after the one the table holds its position searched to,
+    instead of deepening from 1; a task of a new search, or without ``resume``, deepens from 1;
+    every value is the in-process search's at that depth."""
+    app = two_workers.app()
+    worker = sorted(cluster_workers(app, "griot.interactive"))[0]
+    pos = griot.Variant("awale").start().play("c").play("F")
+
+    def run(search_id: str, depth: int, resume: bool) -> dict[str, object]:
+        r = app.send_task(
+            "griot.search_subtree",
+            kwargs=dict(
+                variant="awale",
+                position=str(pos),
+                depth=depth,
+                alpha=-1_000_001,
+                beta=1_000_001,
+                use_cache=False,
+                search_id=search_id,
+                resume=resume,
+            ),
+            queue=worker_direct(worker),
+        )
+        out: dict[str, object] = r.get(timeout=60)
+        assert out["worker"] == worker and out["complete"]
+        assert out["value"] == griot.search(pos, depth=depth).score.value, (search_id, depth, resume)
+        return out
+
+    sid = f"resume-{time.time()}"
+    steps = [(sid, 7, True), (sid, 8, True), (sid, 9, True), (sid, 10, False), (sid + "-other", 9, True)]
+    first = [run(s, depth, resume)["first_depth"] for s, depth, resume in steps]
+    assert first == [1, 8, 9, 1, 1]
+
+
 def test_bad_arguments_fail_without_retries(two_workers: Stack) -> None:
     app = two_workers.app()
     cases = [
@@ -166,6 +201,14 @@ def test_bad_arguments_fail_without_retries(two_workers: Stack) -> None:
             alpha=0,
             beta=1,
             windows=[[5, 0, 1]],
+        ),
+        dict(
+            variant="abapa",
+            position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -",
+            depth=5,
+            alpha=0,
+            beta=1,
+            resume="yes",
         ),
     ]
     for kwargs in cases:

@@ -1071,9 +1071,11 @@ impl SharedTable for PySharedTable {
 /// `new_generation=False`: this search continues the table's previous one (the subtree tasks of
 /// one distributed search), so its entries do not age. `iteration_windows=[(depth, alpha, beta)]`
 /// (with `window`): those iterations below the last use these windows instead (a subtree task
-/// repeating its earlier tasks' windows, which its kept table answers). Releases the GIL.
+/// repeating its earlier tasks' windows, which its kept table answers). `resume=True`: start at
+/// the depth after the one the table holds the position searched to (its best move first)
+/// instead of deepening from 1. Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval="tuned", progress=None, stop=None, history=None, window=None, shared=None, table=None, new_generation=true, iteration_windows=None))]
+#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval="tuned", progress=None, stop=None, history=None, window=None, shared=None, table=None, new_generation=true, iteration_windows=None, resume=false))]
 #[allow(clippy::too_many_arguments)]
 fn search(
     py: Python<'_>,
@@ -1092,6 +1094,7 @@ fn search(
     table: Option<Py<SearchTable>>,
     new_generation: bool,
     iteration_windows: Option<Vec<(u32, i32, i32)>>,
+    resume: bool,
 ) -> PyResult<SearchResult> {
     let inf = engine::score::INFINITE;
     let iteration_windows = iteration_windows.unwrap_or_default();
@@ -1123,6 +1126,7 @@ fn search(
         window,
         new_generation,
         iteration_windows,
+        resume,
     };
     let history = history_positions(position, history);
     let r = run_search(py, position, history, options, progress, shared, table.as_ref().map(|t| t.get()))?;

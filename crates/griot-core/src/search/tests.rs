@@ -475,3 +475,88 @@ fn iteration_windows_apply_below_the_last_iteration() {
     assert_eq!(bounds[5], (6, Bound::Lower));
     assert_eq!(bounds[7], (8, Bound::Exact));
 }
+
+/// A resumed search (`resume`: a subtree task over its kept table) starts one past the depth the
+/// table holds the root searched to, and finds the value a search deepening from 1 finds; with
+/// no entry for the root it deepens from 1.
+#[test]
+fn a_resumed_search_starts_past_the_tables_depth_with_the_same_value() {
+    let g = sowing("awale");
+    let mut tested = 0;
+    for (k, pos) in sample_positions(&g, 3, 7).into_iter().take(12).enumerate() {
+        let fresh = search(&g, &pos, &[], &options(9, 16), Hooks::default());
+        if fresh.depth < 9 {
+            continue; // solved or over before depth 9
+        }
+        tested += 1;
+        let mut table = tt::TranspositionTable::new(16);
+        search_with_table(&g, &pos, &[], &options(8, 16), Hooks::default(), &mut table);
+        let resumed = SearchOptions { resume: true, new_generation: false, ..options(9, 16) };
+        let mut depths = Vec::new();
+        let mut progress = |r: &SearchResult<_>| depths.push(r.depth);
+        let r = search_with_table(
+            &g,
+            &pos,
+            &[],
+            &resumed,
+            Hooks { progress: Some(&mut progress), shared: None },
+            &mut table,
+        );
+        assert_eq!(depths, vec![9], "position {k}: resumed from the table's depth 8");
+        assert_eq!((r.value, r.depth), (fresh.value, 9), "position {k}");
+        assert!(r.nodes < fresh.nodes, "position {k}: {} nodes against {}", r.nodes, fresh.nodes);
+
+        // The same with a window, as a subtree task searches: the same bound as deepening.
+        let w = Some((fresh.value - 1, fresh.value));
+        let mut table = tt::TranspositionTable::new(16);
+        search_with_table(
+            &g,
+            &pos,
+            &[],
+            &SearchOptions { window: w, ..options(8, 16) },
+            Hooks::default(),
+            &mut table,
+        );
+        let windowed = SearchOptions { window: w, ..resumed.clone() };
+        let plain = search(&g, &pos, &[], &SearchOptions { window: w, ..options(9, 16) }, Hooks::default());
+        let r = search_with_table(&g, &pos, &[], &windowed, Hooks::default(), &mut table);
+        assert_eq!((r.value, r.bound), (plain.value, plain.bound), "position {k}, window {w:?}");
+
+        // An empty table: nothing to resume, so it deepens from 1.
+        let mut depths = Vec::new();
+        let mut progress = |r: &SearchResult<_>| depths.push(r.depth);
+        let mut empty = tt::TranspositionTable::new(16);
+        let r = search_with_table(
+            &g,
+            &pos,
+            &[],
+            &resumed,
+            Hooks { progress: Some(&mut progress), shared: None },
+            &mut empty,
+        );
+        assert_eq!(depths, (1..=9).collect::<Vec<_>>(), "position {k}");
+        assert_eq!(r.value, fresh.value, "position {k}");
+    }
+    assert!(tested >= 8, "only {tested} positions searched to depth 9");
+}
+
+/// A resumed search stopped before its first iteration completes still returns a result: depth
+/// 1's, so the caller sees it incomplete (a subtree task revoked or out of time).
+#[test]
+fn a_resumed_search_stopped_in_its_first_iteration_returns_depth_one() {
+    let g = sowing("awale");
+    let pos = g.start();
+    let mut table = tt::TranspositionTable::new(16);
+    search_with_table(&g, &pos, &[], &options(10, 16), Hooks::default(), &mut table);
+    let limited = SearchOptions {
+        resume: true,
+        new_generation: false,
+        limits: Limits { depth: Some(14), nodes: Some(200), ..Limits::default() },
+        ..options(14, 16)
+    };
+    let r = search_with_table(&g, &pos, &[], &limited, Hooks::default(), &mut table);
+    assert_eq!(r.depth, 1);
+    assert!(!r.pv.is_empty(), "depth 1 gives a move");
+    let one = search(&g, &pos, &[], &options(1, 16), Hooks::default());
+    assert_eq!(r.value, one.value);
+}
