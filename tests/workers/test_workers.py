@@ -11,6 +11,7 @@ import signal
 import sys
 import threading
 import time
+from typing import Any
 
 import griot
 import pytest
@@ -110,35 +111,37 @@ def test_cache_counts_and_reuses(two_workers: Stack) -> None:
     assert set(st["queues"]) == {"griot.interactive", "griot.batch"}
 
 
+def _subtree_on_one_worker(app: Any, pos: griot.Position, depth: int, **kwargs: Any) -> dict[str, Any]:
+    """A full-window ``griot.search_subtree`` task on the first worker's own queue, without the
+    Redis cache; its value checked against the in-process search at that depth."""
+    worker = sorted(cluster_workers(app, "griot.interactive"))[0]
+    r = app.send_task(
+        "griot.search_subtree",
+        kwargs=dict(
+            variant=pos.variant.canonical,
+            position=str(pos),
+            depth=depth,
+            alpha=-1_000_001,
+            beta=1_000_001,
+            use_cache=False,
+            **kwargs,
+        ),
+        queue=worker_direct(worker),
+    )
+    out: dict[str, Any] = r.get(timeout=60)
+    assert out["worker"] == worker and out["complete"]
+    assert out["value"] == griot.search(pos, depth=depth).score.value, (depth, kwargs)
+    return out
+
+
 def test_tasks_of_one_search_continue_the_workers_table(two_workers: Stack) -> None:
     """A pool process's subtree tasks of one distributed search (same ``search_id``) continue its
     kept table's search (no new generation); a task of another search, or without an id, starts
     a new one; every value is the in-process search's."""
     app = two_workers.app()
-    worker = sorted(cluster_workers(app, "griot.interactive"))[0]
     pos = griot.Variant("abapa").start().play("c")
-
-    def run(search_id: str | None, depth: int) -> dict[str, object]:
-        r = app.send_task(
-            "griot.search_subtree",
-            kwargs=dict(
-                variant="abapa",
-                position=str(pos),
-                depth=depth,
-                alpha=-1_000_001,
-                beta=1_000_001,
-                use_cache=False,
-                search_id=search_id,
-            ),
-            queue=worker_direct(worker),
-        )
-        out: dict[str, object] = r.get(timeout=60)
-        assert out["worker"] == worker
-        assert out["value"] == griot.search(pos, depth=depth).score.value, (search_id, depth)
-        return out
-
     steps = [("a", 6), ("a", 7), ("b", 7), ("b", 8), ("a", 8), (None, 8), (None, 9)]
-    continued = [run(sid, depth)["continued"] for sid, depth in steps]
+    continued = [_subtree_on_one_worker(app, pos, depth, search_id=sid)["continued"] for sid, depth in steps]
     assert continued == [False, True, False, True, False, False, False]
 
 
@@ -148,32 +151,13 @@ def test_a_continuing_task_resumes_at_its_tables_depth(two_workers: Stack) -> No
     instead of deepening from 1; a task of a new search, or without ``resume``, deepens from 1;
     every value is the in-process search's at that depth."""
     app = two_workers.app()
-    worker = sorted(cluster_workers(app, "griot.interactive"))[0]
     pos = griot.Variant("awale").start().play("c").play("F")
-
-    def run(search_id: str, depth: int, resume: bool) -> dict[str, object]:
-        r = app.send_task(
-            "griot.search_subtree",
-            kwargs=dict(
-                variant="awale",
-                position=str(pos),
-                depth=depth,
-                alpha=-1_000_001,
-                beta=1_000_001,
-                use_cache=False,
-                search_id=search_id,
-                resume=resume,
-            ),
-            queue=worker_direct(worker),
-        )
-        out: dict[str, object] = r.get(timeout=60)
-        assert out["worker"] == worker and out["complete"]
-        assert out["value"] == griot.search(pos, depth=depth).score.value, (search_id, depth, resume)
-        return out
-
     sid = f"resume-{time.time()}"
     steps = [(sid, 7, True), (sid, 8, True), (sid, 9, True), (sid, 10, False), (sid + "-other", 9, True)]
-    first = [run(s, depth, resume)["first_depth"] for s, depth, resume in steps]
+    first = [
+        _subtree_on_one_worker(app, pos, depth, search_id=s, resume=resume)["first_depth"]
+        for s, depth, resume in steps
+    ]
     assert first == [1, 8, 9, 1, 1]
 
 
