@@ -163,6 +163,9 @@ def test_a_continuing_task_resumes_at_its_tables_depth(two_workers: Stack) -> No
 
 def test_bad_arguments_fail_without_retries(two_workers: Stack) -> None:
     app = two_workers.app()
+    start: dict[str, Any] = dict(
+        variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=5, alpha=0, beta=1
+    )
     cases = [
         dict(variant="abapa", position="abapa nonsense", depth=5, alpha=-10, beta=10),
         dict(variant="nope", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=5, alpha=0, beta=1),
@@ -170,30 +173,9 @@ def test_bad_arguments_fail_without_retries(two_workers: Stack) -> None:
         dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=0, alpha=0, beta=1),
         dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=5, alpha=5, beta=5),
         dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth="5", alpha=0, beta=1),
-        dict(
-            variant="abapa",
-            position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -",
-            depth=5,
-            alpha=0,
-            beta=1,
-            windows=[[3, 7, 7]],
-        ),
-        dict(
-            variant="abapa",
-            position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -",
-            depth=5,
-            alpha=0,
-            beta=1,
-            windows=[[5, 0, 1]],
-        ),
-        dict(
-            variant="abapa",
-            position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -",
-            depth=5,
-            alpha=0,
-            beta=1,
-            resume="yes",
-        ),
+        # A good task but for one argument: an empty earlier window, a window at the task's own
+        # depth, a resume that is not a boolean (1 is not True).
+        *(dict(start, **bad) for bad in ({"windows": [[3, 7, 7]]}, {"windows": [[5, 0, 1]]}, {"resume": 1})),
     ]
     for kwargs in cases:
         r = app.send_task("griot.search_subtree", kwargs=kwargs, queue="griot.interactive")
