@@ -274,40 +274,37 @@ def _kill_a_searching_worker(stack: Stack, stop: threading.Event, killed: list[i
     process outlives its SIGKILLed parent long enough to finish and store its task.) A needed
     subtree: the only one running (the eldest brother its siblings wait for), not cancelled (one
     abandoned after a cutoff, or after the last depth, is not sent again), not finished (its
-    result not stored: a finished task's alive key outlives it by up to 3 s), at least 6 plies
-    deep, with its alive key written, and seen holding its subtree on two polls in a row. (The
-    caller deletes a result once read, so a missing result does not prove a task is running; a
-    kill between two tasks can catch a message the worker took off the queue before it wrote its
-    alive key, which only the straggler duplicate or the visibility timeout recovers: an hour
-    here.) Subtrees at least 10 plies deep: with the current engine, shallower ones last a few
-    milliseconds, less than the poll."""
+    result not stored: a finished task's alive key outlives it by up to 3 s), at least 10 plies
+    deep, with its alive key written, and still holding its subtree. Subtrees last from a few
+    milliseconds to a second, so a candidate seen on one poll may end before the next: the worker
+    is first frozen (SIGSTOP of its group), then checked, then killed, or thawed (SIGCONT) if its
+    task ended in between. A frozen task cannot end, so the kill never lands between two tasks (a
+    kill there can catch a message the worker took off the queue before it wrote its alive key,
+    which only the straggler duplicate or the visibility timeout recovers: an hour here)."""
     cache = redis.Redis.from_url(stack.cache.url)
     broker = redis.Redis.from_url(stack.broker.url)
     mains = {p.pid for p in stack.workers}
-    last = None
     while not stop.is_set() and not killed:
         marks = ((k, cache.get(k)) for k in cache.scan_iter("griot:tt:*:busy"))
         held = [(k, h) for k, h in marks if h is not None]
-        current = held[0] if len(held) == 1 else None
-        seen_twice, last = current is not None and current == last, current
-        if current is not None and seen_twice:
-            busy_key, holder = current
+        if len(held) == 1:
+            busy_key, holder = held[0]
             _, pid, task_id, depth = holder.decode().rsplit(":", 3)
             parent = _main_process_of(int(pid))
-            needed = (
-                broker.exists(f"griot:alive:{task_id}")
-                and not broker.exists(f"griot:cancel:{task_id}")
-                and not broker.exists(f"celery-task-meta-{task_id}")  # not finished already
-                # Still searching right now: the caller learns a result within a millisecond and
-                # the next task follows at once, so a subtree that ended since the last poll
-                # would make this a kill between tasks (see above).
-                and cache.get(busy_key) == holder
-            )
-            if int(depth) >= 10 and needed and parent is not None:
+            if int(depth) >= 10 and parent is not None:
                 assert parent in mains, (parent, mains)
-                os.killpg(parent, signal.SIGKILL)
-                killed.append(parent)
-                return
+                os.killpg(parent, signal.SIGSTOP)
+                needed = (
+                    broker.exists(f"griot:alive:{task_id}")
+                    and not broker.exists(f"griot:cancel:{task_id}")
+                    and not broker.exists(f"celery-task-meta-{task_id}")  # not finished already
+                    and cache.get(busy_key) == holder  # still searching that subtree
+                )
+                if needed:
+                    os.killpg(parent, signal.SIGKILL)
+                    killed.append(parent)
+                    return
+                os.killpg(parent, signal.SIGCONT)
         time.sleep(0.02)
 
 
@@ -327,7 +324,7 @@ def test_sigkilled_worker_main_process_still_gives_the_right_answer(affinity: bo
         s.start_worker("m2")
         s.wait_ready(app, 2)
         pos = griot.Variant("abapa").start()
-        depth = 18  # subtrees of 0.2-0.5 s: long enough to write an alive key
+        depth = 20  # about 3 s in all: some 25 single-subtree moments at 10 plies or more
         ref = griot.search(pos, depth=depth)
         workers = None
         if affinity:
