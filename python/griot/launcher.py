@@ -40,7 +40,6 @@ that instance (give ``--broker-url`` and ``--cache-url`` to separate them proper
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import importlib.util
 import json
 import os
@@ -496,22 +495,24 @@ def grpc_health(target: str, service: str = "", timeout: float = 1.0) -> str:
 _MAIN_THREAD_IDENT = threading.main_thread().ident
 
 
-def die_with_parent() -> None:
-    """A ``preexec_fn``: runs in the child before exec and makes it get SIGTERM when its parent
-    dies (Linux; elsewhere nothing), so even a SIGKILLed launcher (or test run) leaves no
-    orphans.
+_PDEATHSIG = Path(__file__).with_name("_pdeathsig.py")
+
+
+def with_parent_death(argv: Sequence[str]) -> list[str]:
+    """``argv`` made to get SIGTERM when this process dies (Linux; elsewhere ``argv`` as it is),
+    so even a SIGKILLed launcher (or test run) leaves no orphans: the command is started through
+    ``_pdeathsig.py``, which sets the parent-death signal and execs it (same pid, same session).
+    Not a ``preexec_fn``: Python code run in the forked child of a threaded process can deadlock
+    before exec (it did: a Celery worker never started under a test process with gRPC threads).
 
     Only for children started by the main thread: Linux sends the signal when the *thread* that
     forked the child ends, so a child started from a short-lived thread (a restart done in the
-    background) would be killed as soon as that thread returned. Such a child gets nothing. (In
-    the child ``threading.main_thread()`` already names the forking thread, so the parent's main
-    thread is compared by the ident recorded at import.)
+    background) would be killed as soon as that thread returned. Such a child gets ``argv``
+    unchanged.
     """
-    if threading.get_ident() != _MAIN_THREAD_IDENT:
-        return
-    with contextlib.suppress(Exception):
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if not sys.platform.startswith("linux") or threading.get_ident() != _MAIN_THREAD_IDENT:
+        return list(argv)
+    return [sys.executable, str(_PDEATHSIG), str(os.getpid()), *argv]
 
 
 @dataclass
@@ -710,13 +711,12 @@ class Launcher:
             spec.health.pattern,
         )
         popen = subprocess.Popen(
-            argv,
+            with_parent_death(argv),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             env=env,
             start_new_session=True,  # its own process group: Ctrl-C reaches only the launcher
-            preexec_fn=die_with_parent if sys.platform.startswith("linux") else None,
         )
         proc = Process(name, spec, argv, health, popen)
         assert popen.stdout is not None

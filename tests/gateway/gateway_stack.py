@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
-from griot.launcher import die_with_parent
+from griot.launcher import with_parent_death
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 HERE = Path(__file__).resolve().parent
@@ -65,26 +65,27 @@ class Gateway:
         self.starts += 1
         out = open(self.log, "wb")
         self.proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "services.gateway",
-                "--port",
-                str(self.port),
-                "--metrics-port",
-                str(self.metrics_port),
-                "--log-format",
-                "text",
-                "--grace-seconds",
-                "1",
-                *self.args,
-            ],
+            with_parent_death(
+                [
+                    sys.executable,
+                    "-m",
+                    "services.gateway",
+                    "--port",
+                    str(self.port),
+                    "--metrics-port",
+                    str(self.metrics_port),
+                    "--log-format",
+                    "text",
+                    "--grace-seconds",
+                    "1",
+                    *self.args,
+                ]
+            ),
             cwd=ROOT,
             env=self.stack.env,
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            preexec_fn=die_with_parent,
         )
         wait_serving(self.target, ANALYSIS, self.proc, self.log)
         return self
@@ -129,13 +130,14 @@ def start_rules(stack: Stack) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     log = stack.logdir / "rules.log"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "services.rules", "--port", str(port), "--metrics-port", "off"],
+        with_parent_death(
+            [sys.executable, "-m", "services.rules", "--port", str(port), "--metrics-port", "off"]
+        ),
         cwd=ROOT,
         env=stack.env,
         stdout=open(log, "wb"),
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        preexec_fn=die_with_parent,
     )
     target = f"127.0.0.1:{port}"
     wait_serving(target, "griot.v1.RulesService", proc, log)

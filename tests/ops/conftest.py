@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from griot.launcher import die_with_parent, free_port, redis_ping
+from griot.launcher import free_port, redis_ping, with_parent_death
 
 REDIS = shutil.which("redis-server")
 needs_redis = pytest.mark.skipif(REDIS is None, reason="redis-server is not installed (.ci/run installs it)")
@@ -33,24 +33,25 @@ def redis_server(tmp_path: Path) -> Iterator[Redis]:
         pytest.skip("redis-server is not installed")
     port = free_port("127.0.0.1")
     proc = subprocess.Popen(
-        [
-            REDIS,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(tmp_path),
-            "--loglevel",
-            "warning",
-        ],
+        with_parent_death(
+            [
+                REDIS,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(tmp_path),
+                "--loglevel",
+                "warning",
+            ]
+        ),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        preexec_fn=die_with_parent,
     )
     url = f"redis://127.0.0.1:{port}/0"
     deadline = time.monotonic() + 10
@@ -114,13 +115,12 @@ def start_up(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> U
         *args,
     ]
     proc = subprocess.Popen(
-        argv,
+        with_parent_death(argv),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
         env=full_env,
         cwd=tmp_path,
-        preexec_fn=die_with_parent,
     )
     up = Up(proc, state_file)
 

@@ -168,34 +168,49 @@ def test_services_package_is_importable_outside_the_repo(tmp_path: Path) -> None
     assert '{ path = "workers/**/*.py", format = ["sdist", "wheel"] }' in pyproject
 
 
-def test_die_with_parent_is_tied_to_the_main_thread_only() -> None:
+def test_parent_death_is_tied_to_the_main_thread_only() -> None:
     """Linux sends the parent-death signal when the forking *thread* ends: a child started from a
     short-lived thread (the workers' Redis restart in the tests) must not die with that thread,
-    while a main-thread child of a killed process must."""
+    while a main-thread child of a killed process must. The signal is set by an exec wrapper, not
+    a ``preexec_fn`` (Python in the forked child of a threaded process can hang before exec)."""
     started: list[subprocess.Popen[bytes]] = []
-    t = threading.Thread(
-        target=lambda: started.append(subprocess.Popen(["sleep", "30"], preexec_fn=launcher.die_with_parent))
-    )
+    argvs: list[list[str]] = []
+
+    def from_a_thread() -> None:
+        argvs.append(launcher.with_parent_death(["sleep", "30"]))
+        started.append(subprocess.Popen(argvs[-1]))
+
+    t = threading.Thread(target=from_a_thread)
     t.start()
     t.join()
     try:
+        assert argvs[0] == ["sleep", "30"]
         time.sleep(0.5)
         assert started[0].poll() is None, "the child died with the thread that started it"
     finally:
         started[0].kill()
         started[0].wait()
 
-    # A parent that starts a child from its main thread, prints the child's pid, then is killed.
+    # A parent with a second thread starts a child from its main thread, prints the child's
+    # pid and the child's command line once it has exec'd, then is killed.
     code = (
-        "import subprocess, time\n"
-        "from griot.launcher import die_with_parent\n"
-        "p = subprocess.Popen(['sleep', '30'], preexec_fn=die_with_parent)\n"
-        "print(p.pid, flush=True)\n"
+        "import subprocess, threading, time\n"
+        "from griot.launcher import with_parent_death\n"
+        "threading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n"
+        "p = subprocess.Popen(with_parent_death(['sleep', '30']))\n"
+        "for _ in range(200):\n"
+        "    cmd = open(f'/proc/{p.pid}/cmdline', 'rb').read().split(b'\\0')\n"
+        "    if cmd[0] == b'sleep':\n"
+        "        break\n"
+        "    time.sleep(0.01)\n"
+        "print(p.pid, cmd[0].decode(), flush=True)\n"
         "time.sleep(30)\n"
     )
     parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
     assert parent.stdout is not None
-    child = int(parent.stdout.readline())
+    pid, command = parent.stdout.readline().split()
+    child = int(pid)
+    assert command == b"sleep"  # the wrapper exec'd the command in the same process
     parent.kill()
     parent.wait()
     assert wait_gone([child]) == [], "the child outlived its killed parent"

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from griot.launcher import die_with_parent
 from griot.launcher import free_port as launcher_free_port
+from griot.launcher import with_parent_death
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,23 +58,24 @@ class RedisServer:
 
     def _spawn_and_ping(self, deadline: float) -> bool:
         self.proc = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--protected-mode",
-                "no",
-                *self.extra,
-            ],
+            with_parent_death(
+                [
+                    "redis-server",
+                    "--port",
+                    str(self.port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--protected-mode",
+                    "no",
+                    *self.extra,
+                ]
+            ),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
-            preexec_fn=die_with_parent,
         )
         client = redis.Redis(port=self.port)
         try:
@@ -121,31 +122,32 @@ class Stack:
     ) -> subprocess.Popen[bytes]:
         log = open(self.logdir / f"{name}.log", "wb")
         proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "workers.app",
-                "worker",
-                "-Q",
-                queues,
-                "--concurrency",
-                str(concurrency),
-                "-P",
-                "prefork",
-                "-n",
-                f"{name}@%h",
-                "--loglevel",
-                "INFO",
-                "--without-gossip",
-                "--without-mingle",
-            ],
+            with_parent_death(
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "workers.app",
+                    "worker",
+                    "-Q",
+                    queues,
+                    "--concurrency",
+                    str(concurrency),
+                    "-P",
+                    "prefork",
+                    "-n",
+                    f"{name}@%h",
+                    "--loglevel",
+                    "INFO",
+                    "--without-gossip",
+                    "--without-mingle",
+                ]
+            ),
             cwd=ROOT,
             env={**self.env, **(extra_env or {})},
             stdout=log,
             stderr=subprocess.STDOUT,
-            preexec_fn=die_with_parent,
             start_new_session=True,
         )
         self.workers.append(proc)
