@@ -173,6 +173,11 @@ def parallelism(stats: Any, slots: int) -> dict[str, Any]:
       to ply ``k`` are eldest brothers, so the eldest at ply ``k`` (and every eldest above it) was
       not finished: young brothers wait for it; ``eldest_ply<split + pv_split>`` is the PV leaf;
     - ``tail``: one task ran alone, a younger brother of the root's eldest (the iteration's end).
+
+    ``lone_task_idle_worker_s`` splits the idle time while one task ran alone by that task's
+    kind: ``chain<k>-<spec|required>-<wide|null>-<again|first>`` (its eldest chain, speculative
+    or not, its window, and whether its subtree had been searched at that depth before: a
+    search repeated at the floor after a speculative guess, or a re-search after a fail high).
     """
     trace = list(getattr(stats, "trace", []))
     first = dict(getattr(stats, "first", {}))
@@ -201,9 +206,15 @@ def parallelism(stats: Any, slots: int) -> dict[str, Any]:
     points = sorted(x for x in cuts if t0 <= x <= t_end)
     busy = busy_dist = 0.0
     idle: dict[str, float] = {}
+    lone: dict[str, float] = {}
+    kinds = [(t["started"], t["finished"], task_kind(t)) for t in trace if "started" in t and "finished" in t]
     for a, b in itertools.pairwise(points):
         mid, dt = (a + b) / 2, b - a
         run = [c for x, y, c in spans if x <= mid < y]
+        if len(run) == 1 and slots > 1 and mid >= first_end:
+            for x, y, kind in kinds:
+                if x <= mid < y:
+                    lone[kind] = lone.get(kind, 0.0) + (slots - 1) * dt
         busy += len(run) * dt
         if mid >= first_end:
             busy_dist += len(run) * dt
@@ -227,6 +238,21 @@ def parallelism(stats: Any, slots: int) -> dict[str, Any]:
         mean_busy_distributed=round(busy_dist / (t_end - first_end), 3) if t_end > first_end else None,
         first_task_s=round(first_end - t0, 3),
         idle_worker_s={k: round(v, 3) for k, v in sorted(idle.items(), key=lambda kv: -kv[1])},
+        lone_task_idle_worker_s={
+            k: round(v, 3) for k, v in sorted(lone.items(), key=lambda kv: -kv[1]) if v >= 0.01
+        },
+    )
+
+
+def task_kind(t: dict[str, float]) -> str:
+    """A subtree task's kind for ``lone_task_idle_worker_s`` (see :func:`parallelism`)."""
+    return "-".join(
+        (
+            f"chain{int(t.get('chain', 0))}",
+            "spec" if t.get("spec") else "required",
+            "wide" if t.get("wide") else "null",
+            "again" if t.get("again") else "first",
+        )
     )
 
 
@@ -372,6 +398,10 @@ def summary(runs: list[dict[str, Any]], refs: list[dict[str, Any]] | None = None
         mean_busy_distributed_2w=[p["mean_busy_distributed"] for p in twos],
         idle_worker_s_2w_median={
             c: round(statistics.median(p["idle_worker_s"].get(c, 0.0) for p in twos), 3) for c in causes
+        },
+        lone_task_idle_worker_s_2w_median={
+            k: round(statistics.median(p.get("lone_task_idle_worker_s", {}).get(k, 0.0) for p in twos), 3)
+            for k in sorted({k for p in twos for k in p.get("lone_task_idle_worker_s", {})})
         },
     )
 

@@ -161,7 +161,9 @@ class TaskStats:
     # and ``search_ended`` (the native search), ``finished`` (the task returns), ``notified`` (the
     # caller learnt the result), ``depth`` (the distributed iteration).
     # (``chain``: how many plies from the root the task's ancestors are all eldest brothers; 0: a
-    # younger brother of the root's eldest, 1 + ``pv_split`` + ``split``: the PV leaf itself.)
+    # younger brother of the root's eldest, 1 + ``pv_split`` + ``split``: the PV leaf itself;
+    # ``spec``: 1 for a speculative search; ``wide``: 1 for a window wider than a null window;
+    # ``again``: 1 if the subtree was searched at this depth before, with another window.)
     trace: list[dict[str, float]] = field(default_factory=list)
     # The first depths' task: ``sent``, ``started``, ``finished``, ``notified`` (Unix seconds).
     first: dict[str, float] = field(default_factory=dict)
@@ -904,6 +906,11 @@ class ClusterSearch:
     principal variation below it, which orders depth ``d + 1``'s, is then searched); None: at
     once. ``speculate``: True everywhere, ``"pv"`` on the principal variation's nodes
     only (their younger brothers start while the eldest runs, in slots nothing else needs).
+    ``guess``: where those speculative null windows go: ``"low"`` (the default) the lower of
+    the node's values at the two previous depths, ``"previous"`` its value at the previous depth
+    of the same parity. A guess above the value the eldest then sets is revoked and searched
+    again at it, which the lower guess makes rarer (bench/RESULTS-workers.md: at depth 24 two
+    workers then search as many nodes as one).
     """
 
     def __init__(
@@ -926,7 +933,7 @@ class ClusterSearch:
         direct_seconds: float | None = None,
         overlap: bool = False,
         overlap_after: int | None = 0,
-        guess: str = "previous",
+        guess: str = "low",
         resume: bool = True,
     ) -> None:
         if guess not in ("previous", "low"):
@@ -1245,6 +1252,7 @@ class ClusterSearch:
         priority: tuple[int, ...],
     ) -> _Found:
         iteration, chain, _ = self._tag()
+        again = depth in node.windows  # searched at this depth already (another window)
         kwargs = dict(
             variant=node.position.variant.canonical,
             position=node.text,
@@ -1281,7 +1289,14 @@ class ClusterSearch:
             )
             self.stats.trace.append(
                 {k: r[k] for k in TRACE_KEYS if isinstance(r.get(k), float)}
-                | {"depth": iteration, "chain": chain, "ply": priority[-1], "spec": priority[0]}
+                | {
+                    "depth": iteration,
+                    "chain": chain,
+                    "ply": priority[-1],
+                    "spec": priority[0],
+                    "wide": float(beta - alpha > 1),
+                    "again": float(again),
+                }
             )
         else:
             self.stats.cache_answers += 1

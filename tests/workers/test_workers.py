@@ -659,6 +659,7 @@ def test_speculation_and_overlapped_iterations_keep_the_in_process_value(
     client = redis.Redis.from_url(two_workers.cache.url)
     overlapped = speculated = 0
     checked = 0
+    windows: set[tuple[float, float]] = set()  # (wide, again) of the traced tasks
     for i, variant in enumerate(GAMES):
         seed = 1000 + 100 * (2 * overlap + (after is not None)) + 50 * (guess == "low") + i
         fresh = [p for p in positions(variant, 6, seed=seed) if p.turns > 0][:3]
@@ -689,6 +690,9 @@ def test_speculation_and_overlapped_iterations_keep_the_in_process_value(
                 t["depth"] - 1 in done and t["sent"] < done[int(t["depth"]) - 1] for t in cs.stats.trace
             )
             speculated += cs.stats.speculative
+            windows |= {(t["wide"], t["again"]) for t in cs.stats.trace}
+    # The principal variation's leaves get full windows, the younger brothers null ones.
+    assert {w for w, _ in windows} == {0.0, 1.0} and {a for _, a in windows} <= {0.0, 1.0}
     assert checked == (1 if overlap else 7) * 3 * len(GAMES)
     assert (speculated > 0) == (speculate == "pv")
     if overlap:
