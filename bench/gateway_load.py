@@ -48,6 +48,7 @@ from typing import Any
 import griot
 import grpc
 from griot.client import search_limits
+from griot.launcher import celery_worker_argv, redis_argv
 from griot.v1 import analysis_pb2, analysis_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,32 +126,13 @@ class LocalStack:
             (self.cache, ["--maxmemory", "256mb", "--maxmemory-policy", "allkeys-lru"]),
         ):
             self._spawn(
-                ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", *extra],
+                redis_argv(port, *extra),
                 f"redis-{port}",
             )
         time.sleep(0.5)
         self.workers = [
             self._spawn(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "workers.app",
-                    "worker",
-                    "-Q",
-                    "griot.interactive,griot.batch",
-                    "--concurrency",
-                    "1",
-                    "-P",
-                    "prefork",
-                    "-n",
-                    f"load{i}@%h",
-                    "--without-gossip",
-                    "--without-mingle",
-                    "--loglevel",
-                    "WARNING",
-                ],
+                celery_worker_argv(f"load{i}@%h", "griot.interactive,griot.batch", loglevel="WARNING"),
                 f"worker-{i}",
             )
             for i in range(workers)

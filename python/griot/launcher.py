@@ -495,6 +495,38 @@ def grpc_health(target: str, service: str = "", timeout: float = 1.0) -> str:
 _MAIN_THREAD_IDENT = threading.main_thread().ident
 
 
+def redis_argv(port: int, *extra: str, server: str = "redis-server") -> list[str]:
+    """A throwaway ``redis-server`` on loopback ``port`` (no snapshots, no append-only file), for
+    the test stacks and benches; ``extra``: more options."""
+    return [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", *extra]
+
+
+def celery_worker_argv(name: str, queues: str, concurrency: int = 1, loglevel: str = "INFO") -> list[str]:
+    """One search worker (prefork pool, no gossip or mingle) named ``name`` (``w1@%h``) on
+    ``queues`` (comma-separated), for the test stacks and benches; the launcher's own workers
+    are the ``worker`` component."""
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "workers.app",
+        "worker",
+        "-Q",
+        queues,
+        "--concurrency",
+        str(concurrency),
+        "-P",
+        "prefork",
+        "-n",
+        name,
+        "--loglevel",
+        loglevel,
+        "--without-gossip",
+        "--without-mingle",
+    ]
+
+
 _PDEATHSIG = Path(__file__).with_name("_pdeathsig.py")
 
 

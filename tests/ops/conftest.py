@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from griot.launcher import free_port, redis_ping, with_parent_death
+from griot.launcher import free_port, redis_argv, redis_ping, with_parent_death
 
 REDIS = shutil.which("redis-server")
 needs_redis = pytest.mark.skipif(REDIS is None, reason="redis-server is not installed (.ci/run installs it)")
@@ -33,23 +33,7 @@ def redis_server(tmp_path: Path) -> Iterator[Redis]:
         pytest.skip("redis-server is not installed")
     port = free_port("127.0.0.1")
     proc = subprocess.Popen(
-        with_parent_death(
-            [
-                REDIS,
-                "--port",
-                str(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(tmp_path),
-                "--loglevel",
-                "warning",
-            ]
-        ),
+        with_parent_death(redis_argv(port, "--dir", str(tmp_path), "--loglevel", "warning", server=REDIS)),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -7,7 +7,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -15,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from griot.launcher import celery_worker_argv, redis_argv, with_parent_death
 from griot.launcher import free_port as launcher_free_port
-from griot.launcher import with_parent_death
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,22 +57,7 @@ class RedisServer:
 
     def _spawn_and_ping(self, deadline: float) -> bool:
         self.proc = subprocess.Popen(
-            with_parent_death(
-                [
-                    "redis-server",
-                    "--port",
-                    str(self.port),
-                    "--bind",
-                    "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                    "--protected-mode",
-                    "no",
-                    *self.extra,
-                ]
-            ),
+            with_parent_death(redis_argv(self.port, "--protected-mode", "no", *self.extra)),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -122,28 +106,7 @@ class Stack:
     ) -> subprocess.Popen[bytes]:
         log = open(self.logdir / f"{name}.log", "wb")
         proc = subprocess.Popen(
-            with_parent_death(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "workers.app",
-                    "worker",
-                    "-Q",
-                    queues,
-                    "--concurrency",
-                    str(concurrency),
-                    "-P",
-                    "prefork",
-                    "-n",
-                    f"{name}@%h",
-                    "--loglevel",
-                    "INFO",
-                    "--without-gossip",
-                    "--without-mingle",
-                ]
-            ),
+            with_parent_death(celery_worker_argv(f"{name}@%h", queues, concurrency)),
             cwd=ROOT,
             env={**self.env, **(extra_env or {})},
             stdout=log,
