@@ -187,19 +187,20 @@ def parallelism(stats: Any, slots: int) -> dict[str, Any]:
     t0 = first.get("sent", min(t["sent"] for t in trace if "sent" in t))
     t_end = max(done.values())
     first_end = first.get("notified", t0)
-    spans: list[tuple[float, float, float]] = []  # (start, end, chain); the first task: chain -1
+    # (start, end, chain, kind); the first task: chain -1, kind "first_task"
+    spans: list[tuple[float, float, float, str]] = []
     if "started" in first and "finished" in first:
-        spans.append((first["started"], first["finished"], -1.0))
+        spans.append((first["started"], first["finished"], -1.0, "first_task"))
     transit: list[tuple[float, float]] = []
     for t in trace:
         if "started" in t and "finished" in t:
-            spans.append((t["started"], t["finished"], t.get("chain", 0.0)))
+            spans.append((t["started"], t["finished"], t.get("chain", 0.0), task_kind(t)))
         if "sent" in t and "started" in t:
             transit.append((t["sent"], t["started"]))
         if "finished" in t and "notified" in t:
             transit.append((t["finished"], t["notified"]))
     cuts = {t0, t_end, first_end}
-    for a, b, _ in spans:
+    for a, b, _, _ in spans:
         cuts.update((a, b))
     for a, b in transit:
         cuts.update((a, b))
@@ -207,14 +208,13 @@ def parallelism(stats: Any, slots: int) -> dict[str, Any]:
     busy = busy_dist = 0.0
     idle: dict[str, float] = {}
     lone: dict[str, float] = {}
-    kinds = [(t["started"], t["finished"], task_kind(t)) for t in trace if "started" in t and "finished" in t]
     for a, b in itertools.pairwise(points):
         mid, dt = (a + b) / 2, b - a
-        run = [c for x, y, c in spans if x <= mid < y]
-        if len(run) == 1 and slots > 1 and mid >= first_end:
-            for x, y, kind in kinds:
-                if x <= mid < y:
-                    lone[kind] = lone.get(kind, 0.0) + (slots - 1) * dt
+        running = [(c, kind) for x, y, c, kind in spans if x <= mid < y]
+        run = [c for c, _ in running]
+        if len(running) == 1 and slots > 1 and mid >= first_end:
+            kind = running[0][1]
+            lone[kind] = lone.get(kind, 0.0) + (slots - 1) * dt
         busy += len(run) * dt
         if mid >= first_end:
             busy_dist += len(run) * dt

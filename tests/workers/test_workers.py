@@ -558,15 +558,13 @@ def test_result_subscription_cut_mid_search_reconnects(two_workers: Stack) -> No
     killer = redis.Redis.from_url(two_workers.broker.url)
     kills: list[int] = []
     stop = threading.Event()
-    lock = threading.Lock()
 
     def cut_now() -> None:
         # Only the caller's subscriber (the workers' own pub/sub connections carry their
         # remote control: cutting those is another test's business).
-        with lock:
-            for c in killer.client_list(_type="pubsub"):
-                if c.get("name") == "griot-results":
-                    kills.append(killer.client_kill_filter(_id=c["id"]))
+        for c in killer.client_list(_type="pubsub"):
+            if c.get("name") == "griot-results":
+                kills.append(killer.client_kill_filter(_id=c["id"]))
 
     def cut() -> None:
         while not stop.is_set() and len(kills) < 6:
@@ -582,7 +580,7 @@ def test_result_subscription_cut_mid_search_reconnects(two_workers: Stack) -> No
         stop.set()
         t.join(timeout=5)
     assert got.depth == depth and got.value == ref.score.value
-    assert kills and sum(kills) >= 1, "no subscription was cut"
+    assert sum(kills) >= 1, "no subscription was cut"
     assert cs.stats.resubscribed >= 1
 
 
