@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod bechi;
+pub mod egdb;
 pub mod error;
 pub mod game;
 pub mod ikibuguzo;

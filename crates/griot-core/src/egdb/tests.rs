@@ -1,0 +1,436 @@
+use std::collections::{HashMap, HashSet};
+
+use super::*;
+use crate::game::MoveList;
+use crate::registry::AnyGame;
+
+fn sowing(variant: &str) -> SowingGame {
+    match &*crate::registry::game(variant).unwrap() {
+        AnyGame::Sowing(g) => g.clone(),
+        _ => unreachable!(),
+    }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("griot-egdb-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Every board of `len` holes with `seeds` seeds.
+fn boards(len: usize, seeds: u8) -> Vec<Vec<u8>> {
+    fn go(len: usize, left: u8, prefix: &mut Vec<u8>, out: &mut Vec<Vec<u8>>) {
+        if prefix.len() + 1 == len {
+            prefix.push(left);
+            out.push(prefix.clone());
+            prefix.pop();
+            return;
+        }
+        for c in 0..=left {
+            prefix.push(c);
+            go(len, left - c, prefix, out);
+            prefix.pop();
+        }
+    }
+    let mut out = Vec::new();
+    go(len, seeds, &mut Vec::new(), &mut out);
+    out
+}
+
+type Key = (Vec<u8>, Player);
+/// A position of the reference: key, terminal value, exit values, in-level children, endless share.
+type Node = (Key, Option<i16>, Vec<i16>, Vec<Key>, i16);
+
+fn canonical(g: &SowingGame, board: &[u8], side: Player) -> SowingPosition {
+    let mut pos = g.start();
+    pos.pits[..board.len()].copy_from_slice(board);
+    pos.to_move = side;
+    pos.stores = [0, 0];
+    pos.turns = 1;
+    pos
+}
+
+/// The values by another algorithm: positions in a hash map, each bound as the threshold sets
+/// it defines (South can force the end with at least t / can keep every end at least t), solved
+/// as sets. South's margin.
+fn reference(g: &SowingGame, max_seeds: u8) -> HashMap<Key, i16> {
+    let len = 2 * g.holes();
+    let mut value: HashMap<Key, i16> = HashMap::new();
+    for s in 0..=max_seeds {
+        // Each position: a terminal value, or exits (values) and in-level children.
+        let mut nodes: Vec<Node> = Vec::new();
+        for b in boards(len, s) {
+            for side in Player::BOTH {
+                let pos = canonical(g, &b, side);
+                if let Some(o) = g.outcome(&pos) {
+                    nodes.push((
+                        (b.clone(), side),
+                        Some((o.scores[0] - o.scores[1]) as i16),
+                        vec![],
+                        vec![],
+                        0,
+                    ));
+                    continue;
+                }
+                let e = g.endless_outcome(&pos);
+                let mut exits = Vec::new();
+                let mut inner = Vec::new();
+                let mut moves = MoveList::new();
+                g.legal_moves(&pos, &mut moves);
+                for &mv in &moves {
+                    let c = g.play_unchecked(&pos, mv);
+                    if c.is_cut() {
+                        let o = g.outcome(&c).unwrap();
+                        exits.push((o.scores[0] - o.scores[1]) as i16);
+                        continue;
+                    }
+                    let key = (c.pits[..len].to_vec(), c.to_move);
+                    if c.stores == [0, 0] {
+                        inner.push(key);
+                    } else {
+                        exits.push(c.stores[0] as i16 - c.stores[1] as i16 + value[&key]);
+                    }
+                }
+                nodes.push(((b.clone(), side), None, exits, inner, (e.scores[0] - e.scores[1]) as i16));
+            }
+        }
+        let s = s as i16;
+        let mut lo: HashMap<Key, i16> = HashMap::new();
+        let mut hi: HashMap<Key, i16> = HashMap::new();
+        for t in (-s..=s).rev() {
+            // Least fixpoint: South forces an end at least t.
+            let mut win: HashSet<Key> = HashSet::new();
+            loop {
+                let before = win.len();
+                for (k, term, exits, inner, _) in &nodes {
+                    if win.contains(k) {
+                        continue;
+                    }
+                    let ok = match term {
+                        Some(v) => *v >= t,
+                        None if k.1 == Player::South => {
+                            exits.iter().any(|&v| v >= t) || inner.iter().any(|c| win.contains(c))
+                        }
+                        None => exits.iter().all(|&v| v >= t) && inner.iter().all(|c| win.contains(c)),
+                    };
+                    if ok {
+                        win.insert(k.clone());
+                    }
+                }
+                if win.len() == before {
+                    break;
+                }
+            }
+            for k in &win {
+                lo.entry(k.clone()).or_insert(t);
+            }
+            // Greatest fixpoint: South keeps every end at least t (endless play allowed).
+            let mut keep: HashSet<Key> = nodes.iter().map(|n| n.0.clone()).collect();
+            loop {
+                let before = keep.len();
+                for (k, term, exits, inner, _) in &nodes {
+                    if !keep.contains(k) {
+                        continue;
+                    }
+                    let ok = match term {
+                        Some(v) => *v >= t,
+                        None if k.1 == Player::South => {
+                            exits.iter().any(|&v| v >= t) || inner.iter().any(|c| keep.contains(c))
+                        }
+                        None => exits.iter().all(|&v| v >= t) && inner.iter().all(|c| keep.contains(c)),
+                    };
+                    if !ok {
+                        keep.remove(k);
+                    }
+                }
+                if keep.len() == before {
+                    break;
+                }
+            }
+            for k in &keep {
+                hi.entry(k.clone()).or_insert(t);
+            }
+        }
+        for (k, term, _, _, endless) in &nodes {
+            let v = match term {
+                Some(v) => *v,
+                None => {
+                    let l = *lo.get(k).unwrap_or(&-s);
+                    let h = *hi.get(k).unwrap_or(&-s);
+                    (*endless).clamp(l, h)
+                }
+            };
+            value.insert(k.clone(), v);
+        }
+    }
+    value
+}
+
+fn build_to(g: &SowingGame, dir: &Path, seeds: u32) -> Egdb {
+    build(dir, g, seeds, &mut |_| {}).unwrap();
+    Egdb::open(dir, g).unwrap()
+}
+
+fn stored(db: &Egdb, g: &SowingGame, board: &[u8], side: Player) -> i16 {
+    let seeds: u32 = board.iter().map(|&c| c as u32).sum();
+    let r = Ranker::new(board.len(), seeds as usize).unwrap();
+    let v = db.value(seeds, index_of(&r, board, side)) as i16;
+    let _ = g;
+    if side == Player::South {
+        v
+    } else {
+        -v
+    }
+}
+
+#[test]
+fn levels_equal_the_set_based_reference() {
+    let cases = [
+        ("abapa(holes=2)", 7),
+        ("abapa(holes=3)", 6),
+        ("abapa(holes=4)", 5),
+        ("awale(holes=3)", 6),
+        ("leb-bbut-ahbochen(holes=2)", 8),
+        ("leb-bbut-ahbochen(holes=4)", 5),
+        ("2-4(holes=3)", 5),
+        ("nyakun(holes=2)", 6),
+        ("jodu(holes=3)", 5),
+        ("adji-boto(holes=3)", 5),
+    ];
+    for (variant, seeds) in cases {
+        let g = sowing(variant);
+        let dir = temp_dir(&format!("ref-{}", variant.replace(['(', ')', '='], "_")));
+        let db = build_to(&g, &dir, seeds);
+        let want = reference(&g, seeds as u8);
+        let mut cycles = 0;
+        for ((board, side), v) in &want {
+            assert_eq!(stored(&db, &g, board, *side), *v, "{variant} {board:?} {side}");
+            cycles += (v.abs() < board.iter().map(|&c| c as i16).sum()) as u32;
+        }
+        assert!(want.len() > 100, "{variant}: {}", want.len());
+        let _ = cycles;
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+/// South's margin by minimax to the end, the path's positions ending the game as the rules do on
+/// a repetition; `None` when the search met a repetition (its value then depends on the path) or
+/// ran out of `budget` nodes.
+fn minimax(
+    g: &SowingGame,
+    pos: &SowingPosition,
+    path: &mut Vec<SowingPosition>,
+    memo: &mut HashMap<Key, i16>,
+    budget: &mut u64,
+) -> Option<i16> {
+    let len = 2 * g.holes();
+    let key = (pos.pits[..len].to_vec(), pos.to_move);
+    let base = pos.stores[0] as i16 - pos.stores[1] as i16;
+    if let Some(v) = memo.get(&key) {
+        return Some(base + v);
+    }
+    if *budget == 0 || path.iter().any(|p| p.pits == pos.pits && p.to_move == pos.to_move) {
+        return None;
+    }
+    *budget -= 1;
+    if let Some(o) = g.outcome(pos) {
+        return Some((o.scores[0] - o.scores[1]) as i16);
+    }
+    let mut moves = MoveList::new();
+    g.legal_moves(pos, &mut moves);
+    path.push(*pos);
+    let mut best: Option<i16> = None;
+    for &mv in &moves {
+        let c = g.play_unchecked(pos, mv);
+        let v = minimax(g, &c, path, memo, budget);
+        let Some(v) = v else {
+            path.pop();
+            return None;
+        };
+        best = Some(match best {
+            None => v,
+            Some(b) if pos.to_move == Player::South => b.max(v),
+            Some(b) => b.min(v),
+        });
+    }
+    path.pop();
+    let v = best.expect("a position that is not over has a move");
+    memo.insert(key, v - base);
+    Some(v)
+}
+
+#[test]
+fn values_equal_minimax_to_the_end_where_no_cycle_is_reachable() {
+    let mut compared = 0;
+    for (variant, seeds) in [
+        ("abapa(holes=3)", 6u32),
+        ("abapa(holes=6)", 4),
+        ("awale(holes=4)", 5),
+        ("leb-bbut-ahbochen(holes=4)", 5),
+    ] {
+        let g = sowing(variant);
+        let dir = temp_dir(&format!("mm-{}", variant.replace(['(', ')', '='], "_")));
+        let db = build_to(&g, &dir, seeds);
+        let len = 2 * g.holes();
+        let mut memo = HashMap::new();
+        for s in 0..=seeds as u8 {
+            for b in boards(len, s) {
+                for side in Player::BOTH {
+                    let pos = canonical(&g, &b, side);
+                    let mut budget = 200_000;
+                    if let Some(v) = minimax(&g, &pos, &mut Vec::new(), &mut memo, &mut budget) {
+                        assert_eq!(stored(&db, &g, &b, side), v, "{variant} {b:?} {side}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    assert!(compared > 2_000, "{compared}");
+}
+
+#[test]
+fn random_positions_with_more_seeds_equal_minimax_to_the_end() {
+    // Abapa on 6 holes a side with 6 to 9 seeds: random positions searched to the end where no
+    // repetition is reachable, and the set-based reference on 3 holes a side up to 9 seeds.
+    let g = sowing("abapa");
+    let dir = temp_dir("random");
+    let db = build_to(&g, &dir, 9);
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut compared = 0;
+    let mut memo = HashMap::new();
+    for _ in 0..3000 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let mut board = [0u8; 12];
+        let seeds = 6 + (state % 4) as u32;
+        let mut x = state;
+        for _ in 0..seeds {
+            x = x.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(1);
+            board[((x >> 40) % 12) as usize] += 1;
+        }
+        let side = Player::from_index((state >> 60) as usize & 1);
+        let pos = canonical(&g, &board, side);
+        let mut budget = 100_000;
+        if let Some(v) = minimax(&g, &pos, &mut Vec::new(), &mut memo, &mut budget) {
+            assert_eq!(stored(&db, &g, &board, side), v, "{board:?} {side}");
+            compared += 1;
+        }
+    }
+    assert!(compared > 20, "{compared}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    let g = sowing("abapa(holes=3)");
+    let dir = temp_dir("random-3");
+    let db = build_to(&g, &dir, 9);
+    for ((board, side), v) in reference(&g, 9) {
+        assert_eq!(stored(&db, &g, &board, side), v, "{board:?} {side}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_damaged_or_foreign_file_is_refused() {
+    let g = sowing("abapa(holes=2)");
+    let dir = temp_dir("damaged");
+    build_to(&g, &dir, 4);
+    let path = level_path(&dir, &g, 3);
+    let good = std::fs::read(&path).unwrap();
+    // A flipped value byte.
+    let mut bad = good.clone();
+    *bad.last_mut().unwrap() ^= 1;
+    std::fs::write(&path, &bad).unwrap();
+    let e = Egdb::open(&dir, &g).unwrap_err();
+    assert!(matches!(e, EgdbError::Corrupt { ref message, .. } if message.contains("checksum")), "{e}");
+    // Truncated.
+    std::fs::write(&path, &good[..good.len() - 3]).unwrap();
+    assert!(matches!(Egdb::open(&dir, &g).unwrap_err(), EgdbError::Corrupt { .. }));
+    // Not a database.
+    std::fs::write(&path, b"hello").unwrap();
+    assert!(matches!(Egdb::open(&dir, &g).unwrap_err(), EgdbError::Corrupt { .. }));
+    // Another format version.
+    let mut other = good.clone();
+    other[8] = 9;
+    std::fs::write(&path, &other).unwrap();
+    let e = Egdb::open(&dir, &g).unwrap_err();
+    assert!(matches!(e, EgdbError::Mismatch { field: "format version", .. }), "{e}");
+    // Another level's file in its place.
+    std::fs::copy(level_path(&dir, &g, 2), &path).unwrap();
+    let e = Egdb::open(&dir, &g).unwrap_err();
+    assert!(matches!(e, EgdbError::Mismatch { field: "seeds", .. }), "{e}");
+    // Another rule set's file.
+    let awale = sowing("awale(holes=2)");
+    let dir2 = temp_dir("damaged-awale");
+    build_to(&awale, &dir2, 3);
+    std::fs::copy(level_path(&dir2, &awale, 3), &path).unwrap();
+    let e = Egdb::open(&dir, &g).unwrap_err();
+    assert!(matches!(e, EgdbError::Mismatch { field: "rule set", .. }), "{e}");
+    assert!(e.to_string().contains("refused"), "{e}");
+    // A rebuild refuses to go on over the bad file rather than trusting it.
+    assert!(build(&dir, &g, 5, &mut |_| {}).is_err());
+    // Put back, it reads and the build resumes from level 5.
+    std::fs::write(&path, &good).unwrap();
+    let mut events = Vec::new();
+    build(&dir, &g, 5, &mut |e| events.push(e.clone())).unwrap();
+    let kept = events.iter().filter(|e| matches!(e, BuildEvent::Kept { .. })).count();
+    let written = events.iter().filter(|e| matches!(e, BuildEvent::Written(_))).count();
+    assert_eq!((kept, written), (5, 1));
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&dir2).unwrap();
+}
+
+#[test]
+fn a_rebuilt_level_is_byte_identical() {
+    let g = sowing("leb-bbut-ahbochen(holes=2)");
+    let (a, b) = (temp_dir("ident-a"), temp_dir("ident-b"));
+    build_to(&g, &a, 8);
+    build_to(&g, &b, 6);
+    // b resumes from 7 after a stop at 6.
+    build_to(&g, &b, 8);
+    for s in 0..=8 {
+        assert_eq!(
+            std::fs::read(level_path(&a, &g, s)).unwrap(),
+            std::fs::read(level_path(&b, &g, s)).unwrap()
+        );
+    }
+    std::fs::remove_dir_all(&a).unwrap();
+    std::fs::remove_dir_all(&b).unwrap();
+}
+
+#[test]
+fn rule_sets_that_read_the_last_capturer_do_not_qualify() {
+    for v in ["oware", "darra"] {
+        let e = qualifies(&sowing(v)).unwrap_err();
+        assert!(e.to_string().contains("captured last"), "{e}");
+    }
+    for v in ["abapa", "awale", "leb-bbut-ahbochen(holes=2)", "kale", "dakar", "2-4", "jodu", "nyakun"] {
+        assert!(qualifies(&sowing(v)).is_ok(), "{v}");
+    }
+}
+
+#[test]
+fn the_probe_reads_stores_thresholds_and_turns() {
+    let g = sowing("abapa(holes=2,seeds=4)");
+    let dir = temp_dir("probe");
+    let db = build_to(&g, &dir, 6);
+    assert_eq!(db.max_seeds(), Some(6));
+    let (_, pos) = crate::registry::parse_position("abapa(holes=2,seeds=4) 1,2/0,1 6-6 S 10 -").unwrap();
+    let crate::registry::AnyPosition::Sowing(pos) = pos else { unreachable!() };
+    let margin = stored(&db, &g, &pos.pits[..4], Player::South) as i32;
+    assert_eq!(db.probe(&g, &pos), Probe::Exact { margin });
+    let mut far = pos;
+    far.pits[0] += 3;
+    assert!(matches!(db.probe(&g, &far), Probe::OutOfRange(_)));
+    let mut late = pos;
+    late.turns = g.variant().max_turns() - 10;
+    assert!(matches!(db.probe(&g, &late), Probe::OutOfRange(_)));
+    // 48 seeds in play, stores near the threshold of 24: the winner only.
+    let big = sowing("abapa(holes=2,seeds=12)");
+    let db12 = Egdb::open(&dir, &big).unwrap();
+    let mut near = pos;
+    near.stores = [20, 24];
+    assert_eq!(db12.probe(&big, &near), Probe::Winner { margin });
+    std::fs::remove_dir_all(&dir).unwrap();
+}
