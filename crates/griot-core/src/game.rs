@@ -364,6 +364,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// A static evaluation from the side to move's point of view (material margin by default).
     fn evaluate(&self, pos: &Self::Position) -> i32;
 
+    /// The winner of `pos` with best play (`Some(None)`: a draw) read from endgame databases, or
+    /// `None` when the position is out of their range or the game has none.
+    fn exact_winner(&self, db: &crate::egdb::Egdb, pos: &Self::Position) -> Option<Option<Player>> {
+        let _ = (db, pos);
+        None
+    }
+
     /// The search's evaluation in centi-units (100 = one seed or piece of margin) from the side to
     /// move's view. Families override it with positional terms measured by self-play (see
     /// [`crate::search::eval`]); the default is the material baseline, 100 × [`Game::evaluate`].

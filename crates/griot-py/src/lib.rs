@@ -1127,6 +1127,7 @@ fn search(
         new_generation,
         iteration_windows,
         resume,
+        egdb: None,
     };
     let history = history_positions(position, history);
     let r = run_search(py, position, history, options, progress, shared, table.as_ref().map(|t| t.get()))?;

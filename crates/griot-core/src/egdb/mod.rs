@@ -28,7 +28,8 @@
 //!
 //! **Which rule sets qualify** ([`qualifies`]): the rule files of the two-row family whose
 //! remaining-seeds and endless rules read only the board and the side to move. Not the rule sets
-//! giving the remaining seeds to the last capturer (Darra, Oware, and any file with `last-capturer`):
+//! giving the remaining seeds to the last capturer (Darra, Oware, Wouri, any file with
+//! `last-capturer`):
 //! the last capturer is part of the state, not of the board. Not Béchi (a match of rounds, filling
 //! holes from the stores between rounds: its state is the stores), Ikibuguzo (four rows, scripted
 //! opening) and Sabou'iyya (not a sowing game).
@@ -215,6 +216,7 @@ pub enum Probe {
 #[derive(Debug)]
 pub struct Egdb {
     key: String,
+    id: String,
     holes: usize,
     levels: Vec<LevelFile>,
     rankers: Vec<Ranker>,
@@ -236,7 +238,7 @@ impl Egdb {
             levels.push(LevelFile::open(&path, &key)?);
             rankers.push(Ranker::new(2 * game.holes(), seeds as usize).expect("indexed by level_key"));
         }
-        Ok(Egdb { key: rules_key(game), holes: game.holes(), levels, rankers })
+        Ok(Egdb { key: rules_key(game), id: game.rules().id.clone(), holes: game.holes(), levels, rankers })
     }
 
     /// The rule-set string.
@@ -257,7 +259,7 @@ impl Egdb {
 
     /// The value of `pos` in `game` (which must be this database's rule set and board).
     pub fn probe(&self, game: &SowingGame, pos: &SowingPosition) -> Probe {
-        if rules_key(game) != self.key || game.holes() != self.holes {
+        if game.holes() != self.holes || game.rules().id != self.id {
             return Probe::OutOfRange("another rule set or board");
         }
         let len = 2 * self.holes;

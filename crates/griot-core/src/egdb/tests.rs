@@ -401,7 +401,7 @@ fn a_rebuilt_level_is_byte_identical() {
 
 #[test]
 fn rule_sets_that_read_the_last_capturer_do_not_qualify() {
-    for v in ["oware", "darra"] {
+    for v in ["oware", "darra", "wouri"] {
         let e = qualifies(&sowing(v)).unwrap_err();
         assert!(e.to_string().contains("captured last"), "{e}");
     }
@@ -432,5 +432,56 @@ fn the_probe_reads_stores_thresholds_and_turns() {
     let mut near = pos;
     near.stores = [20, 24];
     assert_eq!(db12.probe(&big, &near), Probe::Winner { margin });
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_search_reads_exact_results_within_range() {
+    use crate::search::{search, Hooks, Limits, SearchOptions};
+    let g = sowing("abapa(holes=3)");
+    let dir = temp_dir("search");
+    let db = std::sync::Arc::new(build_to(&g, &dir, 8));
+    let with = |depth| SearchOptions {
+        limits: Limits { depth: Some(depth), ..Limits::default() },
+        egdb: Some(db.clone()),
+        ..SearchOptions::default()
+    };
+    let without = |depth| SearchOptions {
+        limits: Limits { depth: Some(depth), ..Limits::default() },
+        ..SearchOptions::default()
+    };
+    let mut checked = 0;
+    for b in boards(6, 8).into_iter().step_by(37) {
+        let mut pos = canonical(&g, &b, Player::South);
+        pos.stores = [8, 8];
+        pos.turns = 10;
+        if g.outcome(&pos).is_some() {
+            continue;
+        }
+        // The root's result is the best of its children's exact results.
+        let mut moves = MoveList::new();
+        g.legal_moves(&pos, &mut moves);
+        let results: Vec<i32> = moves
+            .iter()
+            .map(|&mv| {
+                let c = g.play_unchecked(&pos, mv);
+                match db.probe_winner(&g, &c).expect("in range") {
+                    Some(Player::South) => 1,
+                    Some(_) => -1,
+                    None => 0,
+                }
+            })
+            .collect();
+        let best = *results.iter().max().unwrap();
+        let r = search(&g, &pos, &[], &with(6), Hooks::default());
+        assert_eq!(r.value.signum(), best, "{b:?}");
+        assert_eq!(crate::search::score::is_proven(r.value), best != 0, "{b:?}");
+        // Nothing is searched below a child: at most the root and its children per iteration.
+        assert!(r.nodes <= 6 * (1 + moves.len() as u64), "{b:?}: {} nodes", r.nodes);
+        let plain = search(&g, &pos, &[], &without(6), Hooks::default());
+        assert!(plain.nodes > r.nodes, "{b:?}");
+        checked += 1;
+    }
+    assert!(checked > 20, "{checked}");
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -105,6 +105,9 @@ pub struct SearchOptions {
     /// bench/RESULTS-workers.md). Without such an entry it deepens from 1. A resumed search
     /// stopped before its first iteration completes falls back to depth 1 (an incomplete result).
     pub resume: bool,
+    /// Endgame databases: every node within their range gets its exact result (a win, loss or
+    /// draw with best play) instead of a search below it. `None` searches as without them.
+    pub egdb: Option<Arc<crate::egdb::Egdb>>,
 }
 
 impl Default for SearchOptions {
@@ -120,6 +123,7 @@ impl Default for SearchOptions {
             new_generation: true,
             iteration_windows: Vec::new(),
             resume: false,
+            egdb: None,
         }
     }
 }
@@ -614,6 +618,11 @@ impl<G: Game> Searcher<G> {
         if self.repeats(key) {
             return outcome_value(&g.endless_outcome(pos), side, ply);
         }
+        if let Some(db) = &self.options.egdb {
+            if let Some(winner) = g.exact_winner(db, pos) {
+                return winner_value(winner, side, ply);
+            }
+        }
         let mut moves = MoveList::new();
         g.legal_moves(pos, &mut moves);
         if moves.is_empty() {
@@ -855,6 +864,11 @@ impl<G: Game> Searcher<G> {
         let g = &self.game;
         if self.repeats(key) {
             return outcome_value(&g.endless_outcome(pos), g.side_to_move(pos), ply);
+        }
+        if let Some(db) = &self.options.egdb {
+            if let Some(winner) = g.exact_winner(db, pos) {
+                return winner_value(winner, g.side_to_move(pos), ply);
+            }
         }
         if !g.has_legal_move(pos) {
             if let Some(o) = g.outcome(pos) {
@@ -1142,7 +1156,13 @@ pub fn window_bound(value: Value, alpha: Value, beta: Value) -> Bound {
 
 /// The value of a finished game for `side`, `ply` turns below the root.
 pub fn outcome_value(o: &Outcome, side: Player, ply: usize) -> Value {
-    match o.winner {
+    winner_value(o.winner, side, ply)
+}
+
+/// The value of a game won by `winner` (`None`: drawn) for `side`, `ply` turns below the root. A
+/// database result counts as reached at its node: the number of turns to the end is not stored.
+pub fn winner_value(winner: Option<Player>, side: Player, ply: usize) -> Value {
+    match winner {
         Some(w) if w == side => win_in(ply as u32),
         Some(_) => loss_in(ply as u32),
         None => 0,
