@@ -20,6 +20,7 @@ from typing import Any
 
 from griot._core import (
     ENGINE_VERSION,
+    Egdb,
     GameOutcome,
     GriotError,
     IllegalMoveError,
@@ -45,6 +46,7 @@ from griot._core import search as _search
 
 __all__ = [
     "ENGINE_VERSION",
+    "Egdb",
     "GameOutcome",
     "GriotError",
     "IllegalMoveError",
@@ -171,6 +173,7 @@ def search(
     new_generation: bool = True,
     iteration_windows: Sequence[tuple[int, int, int]] = (),
     resume: bool = False,
+    egdb: Egdb | None = None,
 ) -> SearchResult:
     """Searches ``position`` with the native engine, the GIL released.
 
@@ -195,7 +198,9 @@ def search(
     the ``table`` holds ``position`` searched to some depth k, the iterations start at k + 1 with
     the table's best move first, as the in-process search's next iteration would, instead of
     deepening from 1 again (a subtree task whose previous depth's task left its subtree in the
-    kept table); without such an entry the search deepens from 1.
+    kept table); without such an entry the search deepens from 1. ``egdb``: endgame databases
+    (``griot.egdb.open_databases``) whose exact results replace the search below every node in
+    their range.
 
         >>> r = search("abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=6, multipv=0)
         >>> sorted(m.move for m in r.moves)
@@ -220,6 +225,7 @@ def search(
         new_generation=new_generation,
         iteration_windows=[(d, a, b) for d, a, b in iteration_windows],
         resume=resume,
+        egdb=egdb,
     )
 
 

@@ -1,10 +1,14 @@
 """Type stubs of the native core (checked by mypy.stubtest)."""
 
+import os
 from collections.abc import Callable, Iterable
 from typing import Any, Final, Protocol, final, type_check_only
 
 __all__ = [
     "ENGINE_VERSION",
+    "Egdb",
+    "EgdbError",
+    "EgdbProbe",
     "GameOutcome",
     "GriotError",
     "IllegalMoveError",
@@ -24,6 +28,7 @@ __all__ = [
     "bench",
     "best_move",
     "builtin_rule_file",
+    "egdb_build",
     "families",
     "register_rule_file",
     "search",
@@ -49,6 +54,9 @@ class UnknownVariantError(VariantError):
 
 class RuleFileError(VariantError):
     """A rule file with a bad field (see .field)."""
+
+class EgdbError(GriotError):
+    """An endgame database that cannot be built or read."""
 
 class IllegalMoveError(GriotError):
     """A move that is not legal in the position (see .code)."""
@@ -249,6 +257,7 @@ def search(
     new_generation: bool = True,
     iteration_windows: list[tuple[int, int, int]] | None = None,
     resume: bool = False,
+    egdb: Egdb | None = None,
 ) -> SearchResult: ...
 def best_move(
     position: Position,
@@ -258,3 +267,30 @@ def best_move(
     history: list[Position] | None = None,
 ) -> Move | None: ...
 def bench() -> list[dict[str, Any]]: ...
+
+@final
+class Egdb:
+    def __new__(cls, variant: str, dir: str | os.PathLike[str]) -> Egdb: ...
+    @property
+    def rules(self) -> str: ...
+    @property
+    def max_seeds(self) -> int | None: ...
+    def probe(self, position: Position) -> EgdbProbe: ...
+
+@final
+class EgdbProbe:
+    @property
+    def kind(self) -> str: ...
+    @property
+    def margin(self) -> int | None: ...
+    @property
+    def winner(self) -> str | None: ...
+    @property
+    def reason(self) -> str | None: ...
+
+def egdb_build(
+    variant: str,
+    dir: str | os.PathLike[str],
+    seeds: int,
+    progress: Callable[[dict[str, Any]], object] | None = None,
+) -> list[dict[str, Any]]: ...

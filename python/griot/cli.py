@@ -113,7 +113,7 @@ def perft(variant: str, depth: int, position: str | None, divide: bool) -> None:
 
 cli_ops.register(main)  # up, status, play
 
-for _module in ("griot.cli_search",):
+for _module in ("griot.cli_search", "griot.cli_egdb"):
     try:
         __import__(_module)
         sys.modules[_module].register(main)

@@ -13,6 +13,7 @@ from rich.live import Live
 from rich.table import Table
 
 import griot
+from griot import egdb
 from griot._core import bench as _bench
 
 __all__ = ["analyze", "bench", "register"]
@@ -79,6 +80,11 @@ def analyze(
     if target:
         evaluate_via_gateway(target, pos, depth, seconds, multipv, console)
         return
+    db = _databases(pos, console)
+    if db is not None:
+        exact = db.probe(pos)
+        if exact.kind != "out_of_range":
+            console.print(f"[bold green]endgame database:[/bold green] {egdb.sentence(exact, pos)}")
     stop = griot.SearchStop()
     box: dict[str, griot.SearchResult] = {}
     with Live(console=console, refresh_per_second=8, transient=False) as live:
@@ -97,6 +103,7 @@ def analyze(
                 hash_mb=hash_mb,
                 progress=progress,
                 stop=stop,
+                egdb=db,
             )
 
         worker = threading.Thread(target=run, daemon=True)
@@ -114,6 +121,18 @@ def analyze(
         console.print(
             f"best move [bold]{final.best_move}[/bold]  score {final.score}  pv {' '.join(final.pv)}"
         )
+
+
+def _databases(pos: griot.Position, console: Console) -> griot.Egdb | None:
+    """The endgame databases of ``pos``'s rule set in the default directory, if any are built; a
+    damaged file is reported and the databases are not used."""
+    try:
+        db = egdb.open_databases(str(pos.variant), egdb.default_dir())
+    except egdb.EgdbError as e:
+        if "refused" in str(e):
+            console.print(f"[yellow]endgame databases not used:[/yellow] {e}")
+        return None
+    return db if db.max_seeds is not None else None
 
 
 @click.command()

@@ -27,6 +27,12 @@ create_exception!(_core, UnknownVariantError, VariantError, "No game has this va
 create_exception!(_core, RuleFileError, VariantError, "A rule file with a bad field (see .field).");
 create_exception!(
     _core,
+    EgdbError,
+    GriotError,
+    "An endgame database that cannot be built or read: a rule set that cannot have one, a damaged or foreign file."
+);
+create_exception!(
+    _core,
     IllegalMoveError,
     GriotError,
     "A move that is not legal in the position (see .code)."
@@ -1075,7 +1081,7 @@ impl SharedTable for PySharedTable {
 /// the depth after the one the table holds the position searched to (its best move first)
 /// instead of deepening from 1. Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval="tuned", progress=None, stop=None, history=None, window=None, shared=None, table=None, new_generation=true, iteration_windows=None, resume=false))]
+#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval="tuned", progress=None, stop=None, history=None, window=None, shared=None, table=None, new_generation=true, iteration_windows=None, resume=false, egdb=None))]
 #[allow(clippy::too_many_arguments)]
 fn search(
     py: Python<'_>,
@@ -1095,6 +1101,7 @@ fn search(
     new_generation: bool,
     iteration_windows: Option<Vec<(u32, i32, i32)>>,
     resume: bool,
+    egdb: Option<Py<Egdb>>,
 ) -> PyResult<SearchResult> {
     let inf = engine::score::INFINITE;
     let iteration_windows = iteration_windows.unwrap_or_default();
@@ -1127,7 +1134,7 @@ fn search(
         new_generation,
         iteration_windows,
         resume,
-        egdb: None,
+        egdb: egdb.map(|d| d.get().db.clone()),
     };
     let history = history_positions(position, history);
     let r = run_search(py, position, history, options, progress, shared, table.as_ref().map(|t| t.get()))?;
@@ -1198,6 +1205,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SearchStop>()?;
     m.add_class::<SearchTable>()?;
     m.add_function(wrap_pyfunction!(search, m)?)?;
+    m.add_class::<Egdb>()?;
+    m.add_class::<EgdbProbe>()?;
+    m.add_function(wrap_pyfunction!(egdb_build, m)?)?;
+    m.add("EgdbError", py.get_type::<EgdbError>())?;
     m.add_function(wrap_pyfunction!(best_move, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
     m.add_function(wrap_pyfunction!(families, m)?)?;
@@ -1214,4 +1225,155 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("RuleFileError", py.get_type::<RuleFileError>())?;
     m.add("IllegalMoveError", py.get_type::<IllegalMoveError>())?;
     Ok(())
+}
+
+fn stats_dict<'py>(py: Python<'py>, st: &griot_core::egdb::LevelStats) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("seeds", st.seeds)?;
+    d.set_item("positions", st.positions)?;
+    d.set_item("passes", st.passes)?;
+    d.set_item("cycle_valued", st.cycle_valued)?;
+    d.set_item("millis", st.millis)?;
+    d.set_item("file_bytes", st.file_bytes)?;
+    Ok(d)
+}
+
+fn egdb_err(e: griot_core::egdb::EgdbError) -> PyErr {
+    EgdbError::new_err(e.to_string())
+}
+
+fn sowing_game(py: Python<'_>, variant: &str) -> PyResult<griot_core::sowing::SowingGame> {
+    match &*core(py, registry::game(variant))? {
+        AnyGame::Sowing(g) => Ok(g.clone()),
+        g => Err(EgdbError::new_err(format!(
+            "{} cannot have an endgame database: only two-row sowing games of the rule language can",
+            g.variant()
+        ))),
+    }
+}
+
+/// A rule set's endgame databases, opened read-only from a directory (levels 0 up to the first
+/// missing file). A damaged or foreign file raises EgdbError and is never read.
+#[pyclass(frozen, module = "griot._core")]
+struct Egdb {
+    db: Arc<griot_core::egdb::Egdb>,
+}
+
+#[pymethods]
+impl Egdb {
+    #[new]
+    fn new(py: Python<'_>, variant: &str, dir: std::path::PathBuf) -> PyResult<Self> {
+        let game = sowing_game(py, variant)?;
+        let db = py.detach(|| griot_core::egdb::Egdb::open(&dir, &game)).map_err(egdb_err)?;
+        Ok(Egdb { db: Arc::new(db) })
+    }
+
+    /// The rule set and board the levels are for, e.g. `abapa(holes=6)`.
+    #[getter]
+    fn rules(&self) -> String {
+        self.db.rules_key().to_string()
+    }
+
+    /// The most seeds on the board a position may hold to be in range; None if no level is there.
+    #[getter]
+    fn max_seeds(&self) -> Option<u32> {
+        self.db.max_seeds()
+    }
+
+    /// The exact result of `position` with best play, or why it is out of range.
+    fn probe(&self, position: &Position) -> PyResult<EgdbProbe> {
+        let (AnyGame::Sowing(g), AnyPosition::Sowing(p)) = (&*position.game, &position.pos) else {
+            return Ok(EgdbProbe::out("not a two-row sowing game"));
+        };
+        use griot_core::egdb::Probe;
+        let (kind, margin) = match self.db.probe(g, p) {
+            Probe::Exact { margin } => ("exact", margin),
+            Probe::Winner { margin } => ("winner", margin),
+            Probe::OutOfRange(reason) => return Ok(EgdbProbe::out(reason)),
+        };
+        let winner = self.db.probe_winner(g, p).flatten().map(|w| player_str(w).to_string());
+        Ok(EgdbProbe { kind, margin: Some(margin), winner, reason: None })
+    }
+}
+
+/// What a probe found: `kind` is "exact" (margin exact), "winner" (the winner exact, the margin
+/// that of the game without its store threshold) or "out_of_range" (`reason` says why).
+#[pyclass(frozen, get_all, module = "griot._core")]
+struct EgdbProbe {
+    kind: &'static str,
+    /// The side to move's margin over the board's seeds with best play.
+    margin: Option<i32>,
+    /// "S", "N", or None for a draw (and out of range).
+    winner: Option<String>,
+    reason: Option<String>,
+}
+
+impl EgdbProbe {
+    fn out(reason: &str) -> Self {
+        EgdbProbe { kind: "out_of_range", margin: None, winner: None, reason: Some(reason.to_string()) }
+    }
+}
+
+/// Builds the levels 0..=seeds of `variant`'s rule set under `dir` in this process, keeping the
+/// levels whose files are present and whole. `progress` is called with a dict per event (event:
+/// "kept", "started", "expanded" or "written"). Returns the stats of the levels solved. Releases
+/// the GIL.
+#[pyfunction]
+#[pyo3(signature = (variant, dir, seeds, progress=None))]
+fn egdb_build<'py>(
+    py: Python<'py>,
+    variant: &str,
+    dir: std::path::PathBuf,
+    seeds: u32,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyList>> {
+    use griot_core::egdb::BuildEvent;
+    let game = sowing_game(py, variant)?;
+    let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
+    let r = py.detach(|| {
+        griot_core::egdb::build(&dir, &game, seeds, &mut |e| {
+            let Some(cb) = progress.as_ref() else { return };
+            Python::attach(|py| {
+                let call = (|| -> PyResult<()> {
+                    let d = PyDict::new(py);
+                    match e {
+                        BuildEvent::Kept { seeds, positions } => {
+                            d.set_item("event", "kept")?;
+                            d.set_item("seeds", seeds)?;
+                            d.set_item("positions", positions)?;
+                        }
+                        BuildEvent::Started { seeds, positions } => {
+                            d.set_item("event", "started")?;
+                            d.set_item("seeds", seeds)?;
+                            d.set_item("positions", positions)?;
+                        }
+                        BuildEvent::Expanded { seeds, done } => {
+                            d.set_item("event", "expanded")?;
+                            d.set_item("seeds", seeds)?;
+                            d.set_item("done", done)?;
+                        }
+                        BuildEvent::Written(st) => {
+                            let s = stats_dict(py, st)?;
+                            s.set_item("event", "written")?;
+                            return cb.call1(py, (s,)).map(|_| ());
+                        }
+                    }
+                    cb.call1(py, (d,)).map(|_| ())
+                })();
+                if let Err(err) = call {
+                    let mut slot = callback_error.lock().unwrap_or_else(|e| e.into_inner());
+                    slot.get_or_insert(err);
+                }
+            });
+        })
+    });
+    if let Some(e) = callback_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e);
+    }
+    let stats = r.map_err(egdb_err)?;
+    let out = PyList::empty(py);
+    for st in &stats {
+        out.append(stats_dict(py, st)?)?;
+    }
+    Ok(out)
 }

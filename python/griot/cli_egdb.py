@@ -1,0 +1,84 @@
+"""``griot egdb build`` and ``griot egdb probe``: endgame databases (docs/EGDB.md).
+
+``register(group)`` adds the ``egdb`` group to the ``griot`` click group.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+import griot
+from griot import egdb
+
+__all__ = ["egdb_group", "register"]
+
+_DIR_HELP = "Directory of the databases [GRIOT_EGDB_DIR, default ~/.cache/griot/egdb]."
+
+
+def _dir(directory: str | None) -> Path:
+    return Path(directory) if directory else egdb.default_dir()
+
+
+@click.group("egdb")
+def egdb_group() -> None:
+    """Endgame databases: exact results with best play, by retrograde analysis."""
+
+
+@egdb_group.command("build")
+@click.argument("variant")
+@click.option("--seeds", "-s", type=click.IntRange(0, 127), required=True, help="Most seeds on the board.")
+@click.option("--local", is_flag=True, help="Build in this process (required: no cluster build yet).")
+@click.option("--dir", "directory", envvar="GRIOT_EGDB_DIR", default=None, help=_DIR_HELP)
+def build(variant: str, seeds: int, local: bool, directory: str | None) -> None:
+    """Build VARIANT's levels 0..SEEDS, keeping the levels already built (resumable)."""
+    if not local:
+        raise click.UsageError("only the in-process build exists: add --local")
+    console = Console()
+    where = _dir(directory)
+    tasks: dict[int, Any] = {}
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+    ) as bar:
+
+        def progress(e: dict[str, Any]) -> None:
+            s = e["seeds"]
+            if e["event"] == "kept":
+                bar.console.print(f"level {s:3}: kept ({e['positions']:,} positions)")
+            elif e["event"] == "started":
+                tasks[s] = bar.add_task(f"level {s:3}", total=e["positions"])
+            elif e["event"] == "expanded":
+                bar.update(tasks[s], completed=e["done"])
+            elif e["event"] == "written":
+                bar.remove_task(tasks.pop(s))
+                rate = e["positions"] / max(e["millis"], 1) * 1000
+                bar.console.print(
+                    f"level {s:3}: {e['positions']:,} positions in {e['millis'] / 1000:.2f} s "
+                    f"({rate:,.0f}/s), {e['passes']} passes, {e['cycle_valued']:,} valued by a cycle"
+                )
+
+        egdb.build(variant, seeds, where, progress)
+    console.print(f"databases in {where}")
+
+
+@egdb_group.command("probe")
+@click.argument("position")
+@click.option("--dir", "directory", envvar="GRIOT_EGDB_DIR", default=None, help=_DIR_HELP)
+def probe(position: str, directory: str | None) -> None:
+    """Print POSITION's exact result with best play, e.g. "South wins by 4 with best play"."""
+    pos = griot.Position(position)
+    db = egdb.open_databases(str(pos.variant), _dir(directory))
+    click.echo(egdb.sentence(db.probe(pos), pos))
+
+
+def register(group: click.Group) -> None:
+    """Adds ``egdb`` to ``group``."""
+    group.add_command(egdb_group)

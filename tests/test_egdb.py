@@ -1,0 +1,135 @@
+"""Endgame databases from Python: the engine's levels against the independent solver
+(tests/reference/egdb.py), the CLI's build, resume and probe, refusal of damaged files, and the
+search reading exact results."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import griot
+import pytest
+from click.testing import CliRunner
+from griot import egdb
+from griot.cli import main
+
+from tests.reference import egdb as reference
+
+
+@pytest.fixture(autouse=True)
+def _deadline() -> Iterator[None]:
+    """Every test here fails after 240 s instead of hanging."""
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimeoutError("test took longer than 240 s")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(240)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _text(variant: str, board: tuple[int, ...], side: str) -> str:
+    n = len(board) // 2
+    return f"{variant} {','.join(map(str, board[:n]))}/{','.join(map(str, board[n:]))} 0-0 {side} 1 -"
+
+
+@pytest.mark.parametrize(
+    ("variant", "positions"),
+    # Boards of 0..6 seeds on 12 (8) holes, C(6 + 12, 12) (C(6 + 8, 8)), times two sides.
+    [("abapa", 2 * 18564), ("leb-bbut-ahbochen(holes=4)", 2 * 3003)],
+)
+def test_every_position_up_to_six_seeds_equals_the_independent_solver(
+    variant: str, positions: int, tmp_path: Path
+) -> None:
+    egdb.build(variant, 6, tmp_path)
+    db = egdb.open_databases(variant, tmp_path)
+    assert db.max_seeds == 6
+    want = reference.solve(variant, 6)
+    decided = 0
+    for (board, side), margin in want.items():
+        probe = db.probe(griot.Position(_text(variant, board, side)))
+        assert (probe.kind, probe.margin) == ("exact", margin), (board, side)
+        decided += margin != 0
+    assert len(want) == positions
+    # Not a table of draws: most positions with seeds are decided.
+    assert decided > len(want) // 2, decided
+
+
+def test_cli_builds_resumes_and_probes(tmp_path: Path) -> None:
+    runner = CliRunner()
+    args = ["egdb", "build", "abapa(holes=3)", "--seeds", "5", "--local", "--dir", str(tmp_path)]
+    first = runner.invoke(main, args)
+    assert first.exit_code == 0, first.output
+    assert "level   5:" in first.output and "kept" not in first.output
+    files = sorted((tmp_path / "abapa_holes_3_").iterdir())
+    assert [f.name for f in files] == [f"{s:03}.egdb" for s in range(6)]
+    before = {f.name: f.read_bytes() for f in files}
+    # Again with one more level: the five are kept as they are, the sixth is built.
+    again = runner.invoke(main, [*args[:4], "6", *args[5:]])
+    assert again.exit_code == 0, again.output
+    assert again.output.count("kept") == 6
+    assert {f.name: f.read_bytes() for f in files} == before
+
+    # South to move with one seed each side and South's seed next to North's row: South sows it
+    # over, North must play it back... the engine's answer, as a sentence, matches the margin.
+    position = "abapa(holes=3) 0,0,1/1,0,0 11-11 S 7 -"
+    probe = egdb.open_databases("abapa(holes=3)", tmp_path).probe(griot.Position(position))
+    assert probe.kind == "exact" and probe.margin is not None
+    out = runner.invoke(main, ["egdb", "probe", position, "--dir", str(tmp_path)])
+    assert out.exit_code == 0, out.output
+    if probe.margin == 0:
+        assert out.output.strip() == "draw with best play"
+    else:
+        winner = "South" if probe.margin > 0 else "North"
+        assert out.output.strip() == f"{winner} wins by {abs(probe.margin)} with best play"
+    far = runner.invoke(
+        main, ["egdb", "probe", "abapa(holes=3) 4,0,1/1,2,0 6-6 S 7 -", "--dir", str(tmp_path)]
+    )
+    assert far.exit_code == 0 and far.output.startswith("out of range:"), far.output
+
+
+def test_build_needs_local(tmp_path: Path) -> None:
+    out = CliRunner().invoke(main, ["egdb", "build", "abapa", "--seeds", "2", "--dir", str(tmp_path)])
+    assert out.exit_code == 2 and "--local" in out.output
+
+
+def test_damaged_and_unqualified_databases_are_refused(tmp_path: Path) -> None:
+    egdb.build("awale(holes=2)", 4, tmp_path)
+    level = tmp_path / "awale_holes_2_" / "003.egdb"
+    data = bytearray(level.read_bytes())
+    data[-1] ^= 0x40
+    level.write_bytes(bytes(data))
+    with pytest.raises(egdb.EgdbError, match="checksum"):
+        egdb.open_databases("awale(holes=2)", tmp_path)
+    out = CliRunner().invoke(
+        main, ["egdb", "probe", "awale(holes=2) 1,0/0,1 10-4 S 3 -", "--dir", str(tmp_path)]
+    )
+    assert out.exit_code == 2 and "EgdbError" in out.output and "refused" in out.output
+    with pytest.raises(egdb.EgdbError, match="captured last"):
+        egdb.build("oware", 2, tmp_path)
+    with pytest.raises(egdb.EgdbError, match="two-row sowing"):
+        egdb.build("bechi", 2, tmp_path)
+    assert isinstance(egdb.EgdbError("x"), griot.GriotError)
+
+
+def test_the_search_returns_exact_results_in_range(tmp_path: Path) -> None:
+    egdb.build("abapa(holes=3)", 6, tmp_path)
+    db = egdb.open_databases("abapa(holes=3)", tmp_path)
+    position = griot.Position("abapa(holes=3) 0,2,1/1,0,2 9-9 S 11 -")
+    plain = griot.search(position, depth=8)
+    exact = griot.search(position, depth=8, egdb=db)
+    assert exact.nodes < plain.nodes
+    # The root's result is the best of its children's exact results.
+    results = []
+    for mv in position.legal_moves():
+        child = position.play(mv)
+        p = db.probe(child)
+        assert p.kind == "exact"
+        results.append(0 if p.winner is None else (1 if p.winner == "S" else -1))
+    best = max(results)
+    assert (exact.score.is_win, exact.score.is_loss) == (best == 1, best == -1)
