@@ -87,6 +87,13 @@ def test_cli_builds_resumes_and_probes(tmp_path: Path) -> None:
     else:
         winner = "South" if probe.margin > 0 else "North"
         assert out.output.strip() == f"{winner} wins by {abs(probe.margin)} with best play"
+    moves = runner.invoke(main, ["egdb", "probe", position, "--moves", "--dir", str(tmp_path)])
+    lines = moves.output.strip().splitlines()
+    assert moves.exit_code == 0 and lines[0] == out.output.strip(), moves.output
+    legal = griot.Position(position).legal_moves()
+    assert sorted(line.split(":")[0].strip() for line in lines[1:]) == sorted(str(m) for m in legal)
+    # The best move's result is the position's.
+    assert lines[1].split(": ", 1)[1] == lines[0]
     far = runner.invoke(
         main, ["egdb", "probe", "abapa(holes=3) 4,0,1/1,2,0 6-6 S 7 -", "--dir", str(tmp_path)]
     )
@@ -133,3 +140,22 @@ def test_the_search_returns_exact_results_in_range(tmp_path: Path) -> None:
         results.append(0 if p.winner is None else (1 if p.winner == "S" else -1))
     best = max(results)
     assert (exact.score.is_win, exact.score.is_loss) == (best == 1, best == -1)
+
+
+@pytest.mark.parametrize(
+    ("variant", "start", "value"),
+    # The solved small boards published in docs/EGDB.md: South to move at the start.
+    [("abapa(holes=2)", (4, 4, 4, 4), -2), ("leb-bbut-ahbochen(holes=2)", (4, 4, 4, 4), 8)],
+)
+def test_solved_small_boards_equal_the_independent_solver(
+    variant: str, start: tuple[int, ...], value: int, tmp_path: Path
+) -> None:
+    egdb.build(variant, 16, tmp_path)
+    db = egdb.open_databases(variant, tmp_path)
+    want = reference.solve(variant, 16)
+    assert want[(start, "S")] == value
+    for (board, side), margin in want.items():
+        probe = db.probe(griot.Position(_text(variant, board, side)))
+        assert (probe.kind, probe.margin) == ("exact", margin), (board, side)
+    first = db.probe(griot.Position(f"{variant} 4,4/4,4 0-0 S 0 -"))
+    assert (first.kind, first.margin) == ("exact", value)

@@ -72,11 +72,28 @@ def build(variant: str, seeds: int, local: bool, directory: str | None) -> None:
 @egdb_group.command("probe")
 @click.argument("position")
 @click.option("--dir", "directory", envvar="GRIOT_EGDB_DIR", default=None, help=_DIR_HELP)
-def probe(position: str, directory: str | None) -> None:
+@click.option("--moves", is_flag=True, help="Also each legal move's result, best first.")
+def probe(position: str, directory: str | None, moves: bool) -> None:
     """Print POSITION's exact result with best play, e.g. "South wins by 4 with best play"."""
     pos = griot.Position(position)
     db = egdb.open_databases(str(pos.variant), _dir(directory))
     click.echo(egdb.sentence(db.probe(pos), pos))
+    if not moves:
+        return
+    rows = []
+    for mv in pos.legal_moves():
+        child = pos.play(mv)
+        p = db.probe(child)
+        # The mover's final lead over the opponent after this move, with best play from there.
+        lead = None
+        if p.kind == "exact" and p.margin is not None:
+            stores = child.stores or (0, 0)
+            me = 0 if pos.side_to_move == "S" else 1
+            lead = stores[me] - stores[1 - me] - p.margin
+        rows.append((lead, str(mv), egdb.sentence(p, child)))
+    rows.sort(key=lambda r: -(r[0] if r[0] is not None else -(10**9)))
+    for _, mv, text in rows:
+        click.echo(f"  {mv}: {text}")
 
 
 def register(group: click.Group) -> None:
