@@ -80,7 +80,7 @@ def probe(position: str, directory: str | None, moves: bool) -> None:
     click.echo(egdb.sentence(db.probe(pos), pos))
     if not moves:
         return
-    rows = []
+    rows: list[tuple[int | None, str, str]] = []
     for mv in pos.legal_moves():
         child = pos.play(mv)
         p = db.probe(child)
@@ -92,8 +92,8 @@ def probe(position: str, directory: str | None, moves: bool) -> None:
             lead = stores[me] - stores[1 - me] - p.margin
         rows.append((lead, str(mv), egdb.sentence(p, child)))
     rows.sort(key=lambda r: -(r[0] if r[0] is not None else -(10**9)))
-    for _, mv, text in rows:
-        click.echo(f"  {mv}: {text}")
+    for _, label, text in rows:
+        click.echo(f"  {label}: {text}")
 
 
 def register(group: click.Group) -> None:
