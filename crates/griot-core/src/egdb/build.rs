@@ -61,21 +61,15 @@ pub struct LevelStats {
 const NO_EXIT: i16 = i16::MIN;
 
 /// Solves level `seeds` of `game`: one value a position, the side to move's margin. `lower`
-/// gives the value of a position of a lower level, by seed count and index.
+/// gives the value of a position of a lower level, by seed count and index. Returns the values,
+/// the passes the bounds took and the count of positions valued by a cycle.
 pub fn solve_level(
     game: &SowingGame,
     seeds: u32,
     lower: &dyn Fn(u32, u64) -> i8,
     progress: &mut dyn FnMut(u64),
 ) -> Result<(Vec<i8>, u32, u64), EgdbError> {
-    qualifies(game)?;
-    if seeds > MAX_LEVEL_SEEDS {
-        return Err(EgdbError::TooLarge {
-            seeds,
-            message: format!("at most {MAX_LEVEL_SEEDS} seeds a level"),
-        });
-    }
-    let key = level_key(game, seeds)?;
+    let key = check_level(game, seeds)?;
     if key.positions > MAX_LEVEL_POSITIONS {
         return Err(EgdbError::TooLarge {
             seeds,
@@ -85,65 +79,29 @@ pub fn solve_level(
             ),
         });
     }
-    let len = 2 * game.holes();
-    let ranker = Ranker::new(len, seeds as usize).expect("indexed by level_key");
-    let lower_rankers: Vec<Ranker> =
-        (0..seeds).map(|s| Ranker::new(len, s as usize).expect("smaller than this level")).collect();
     let n = key.positions as usize;
     let s = seeds as i16;
 
-    // Expansion: each position's terminal value or its best exit (a move leaving the level) and
-    // its moves within the level. Values are South's margin while solving.
+    // Expansion: each position's terminal value or its best exit and its moves within the level.
+    // Values are South's margin while solving.
+    let mut ex = Expander::new(game, seeds, lower);
     let mut terminal = vec![NO_EXIT; n];
     let mut exit = vec![NO_EXIT; n];
     let mut endless = vec![0i16; n];
     let mut offsets: Vec<u32> = Vec::with_capacity(n + 1);
     let mut children: Vec<u32> = Vec::new();
-    let mut moves = MoveList::new();
     offsets.push(0);
-    for (i, ((term, ex), end)) in terminal.iter_mut().zip(exit.iter_mut()).zip(endless.iter_mut()).enumerate()
-    {
+    for i in 0..n {
         if i % (1 << 16) == 0 {
             progress(i as u64);
         }
-        let pos = position_at(game, &ranker, i as u64);
-        let south = pos.to_move == Player::South;
-        if let Some(o) = game.outcome(&pos) {
-            *term = (o.scores[0] - o.scores[1]) as i16;
-            offsets.push(children.len() as u32);
-            continue;
+        match ex.expand(i as u64, &mut children) {
+            Expanded::Terminal(v) => terminal[i] = v,
+            Expanded::Inner { exit: e, endless: end } => {
+                exit[i] = e;
+                endless[i] = end;
+            }
         }
-        let e = game.endless_outcome(&pos);
-        *end = (e.scores[0] - e.scores[1]) as i16;
-        moves.clear();
-        game.legal_moves(&pos, &mut moves);
-        let mut best = NO_EXIT;
-        for &mv in &moves {
-            let child = game.play_unchecked(&pos, mv);
-            let on_board: u32 = child.pits[..len].iter().map(|&c| c as u32).sum();
-            let value = if child.is_cut() {
-                let o = game.outcome(&child).expect("a cut sowing ends the game");
-                (o.scores[0] - o.scores[1]) as i16
-            } else if on_board == seeds {
-                debug_assert_eq!(child.stores, [0, 0]);
-                let c = super::index_of(&ranker, &child.pits[..len], child.to_move);
-                children.push(c as u32);
-                continue;
-            } else {
-                let c = super::index_of(&lower_rankers[on_board as usize], &child.pits[..len], child.to_move);
-                let v = lower(on_board, c) as i16;
-                let v = if child.to_move == Player::South { v } else { -v };
-                child.stores[0] as i16 - child.stores[1] as i16 + v
-            };
-            best = if best == NO_EXIT {
-                value
-            } else if south {
-                best.max(value)
-            } else {
-                best.min(value)
-            };
-        }
-        *ex = best;
         offsets.push(children.len() as u32);
     }
     progress(n as u64);
@@ -156,31 +114,21 @@ pub fn solve_level(
         loop {
             passes += 1;
             let mut changed = false;
-            let mut relax = |i: usize, v: &mut Vec<i16>| {
+            let mut step = |i: usize, v: &mut Vec<i16>| {
                 if terminal[i] != NO_EXIT {
                     return;
                 }
-                let south = i % 2 == 0;
-                let mut best = exit[i];
-                for &c in &children[offsets[i] as usize..offsets[i + 1] as usize] {
-                    let x = v[c as usize];
-                    best = if best == NO_EXIT {
-                        x
-                    } else if south {
-                        best.max(x)
-                    } else {
-                        best.min(x)
-                    };
-                }
+                let kids = &children[offsets[i] as usize..offsets[i + 1] as usize];
+                let best = relax(i, exit[i], kids, |c| v[c]);
                 if best != v[i] {
                     v[i] = best;
                     changed = true;
                 }
             };
             if passes % 2 == 1 {
-                (0..n).for_each(|i| relax(i, &mut v));
+                (0..n).for_each(|i| step(i, &mut v));
             } else {
-                (0..n).rev().for_each(|i| relax(i, &mut v));
+                (0..n).rev().for_each(|i| step(i, &mut v));
             }
             if !changed {
                 return (v, passes);
@@ -204,6 +152,193 @@ pub fn solve_level(
         })
         .collect();
     Ok((values, lo_passes.max(hi_passes), cycle_valued))
+}
+
+/// One position of a level, expanded: its terminal value, or its best exit (a move leaving the
+/// level, `NO_EXIT` if none) and endless share, its in-level children pushed onto `children`.
+/// South's margins.
+struct Expander<'a> {
+    game: &'a SowingGame,
+    seeds: u32,
+    len: usize,
+    ranker: Ranker,
+    lower_rankers: Vec<Ranker>,
+    lower: &'a dyn Fn(u32, u64) -> i8,
+    moves: MoveList<crate::sowing::SowingMove>,
+}
+
+enum Expanded {
+    Terminal(i16),
+    Inner { exit: i16, endless: i16 },
+}
+
+impl<'a> Expander<'a> {
+    fn new(game: &'a SowingGame, seeds: u32, lower: &'a dyn Fn(u32, u64) -> i8) -> Self {
+        let len = 2 * game.holes();
+        Expander {
+            game,
+            seeds,
+            len,
+            ranker: Ranker::new(len, seeds as usize).expect("indexed by level_key"),
+            lower_rankers: (0..seeds)
+                .map(|s| Ranker::new(len, s as usize).expect("smaller than this level"))
+                .collect(),
+            lower,
+            moves: MoveList::new(),
+        }
+    }
+
+    fn expand(&mut self, i: u64, children: &mut Vec<u32>) -> Expanded {
+        let (game, len, seeds) = (self.game, self.len, self.seeds);
+        let pos = position_at(game, &self.ranker, i);
+        let south = pos.to_move == Player::South;
+        if let Some(o) = game.outcome(&pos) {
+            return Expanded::Terminal((o.scores[0] - o.scores[1]) as i16);
+        }
+        let e = game.endless_outcome(&pos);
+        let endless = (e.scores[0] - e.scores[1]) as i16;
+        self.moves.clear();
+        game.legal_moves(&pos, &mut self.moves);
+        let mut best = NO_EXIT;
+        for &mv in &self.moves {
+            let child = game.play_unchecked(&pos, mv);
+            let on_board: u32 = child.pits[..len].iter().map(|&c| c as u32).sum();
+            let value = if child.is_cut() {
+                let o = game.outcome(&child).expect("a cut sowing ends the game");
+                (o.scores[0] - o.scores[1]) as i16
+            } else if on_board == seeds {
+                debug_assert_eq!(child.stores, [0, 0]);
+                children.push(super::index_of(&self.ranker, &child.pits[..len], child.to_move) as u32);
+                continue;
+            } else {
+                let r = &self.lower_rankers[on_board as usize];
+                let v = (self.lower)(on_board, super::index_of(r, &child.pits[..len], child.to_move)) as i16;
+                let v = if child.to_move == Player::South { v } else { -v };
+                child.stores[0] as i16 - child.stores[1] as i16 + v
+            };
+            best = if best == NO_EXIT {
+                value
+            } else if south {
+                best.max(value)
+            } else {
+                best.min(value)
+            };
+        }
+        Expanded::Inner { exit: best, endless }
+    }
+}
+
+/// The best of `exit` and the children's `bound`s for the side to move at index `i`.
+fn relax(i: usize, exit: i16, kids: &[u32], bound: impl Fn(usize) -> i16) -> i16 {
+    let south = i % 2 == 0;
+    let mut best = exit;
+    for &c in kids {
+        let x = bound(c as usize);
+        best = if best == NO_EXIT {
+            x
+        } else if south {
+            best.max(x)
+        } else {
+            best.min(x)
+        };
+    }
+    best
+}
+
+fn check_level(game: &SowingGame, seeds: u32) -> Result<super::file::LevelKey, EgdbError> {
+    qualifies(game)?;
+    if seeds > MAX_LEVEL_SEEDS {
+        return Err(EgdbError::TooLarge {
+            seeds,
+            message: format!("at most {MAX_LEVEL_SEEDS} seeds a level"),
+        });
+    }
+    level_key(game, seeds)
+}
+
+/// One pass of a level solved in chunks (the distributed build): the bounds `(lo, hi)` of
+/// positions `start..end`, two signed bytes each, computed from `prev`, the whole level's bounds
+/// after the previous pass (`None`: the first pass, which gives the starting extremes). Also
+/// whether any of them changed. Passes until no chunk changes give the bounds [`solve_level`]
+/// finds: both iterations start from the extremes and converge to the same fixpoints.
+pub fn chunk_bounds(
+    game: &SowingGame,
+    seeds: u32,
+    start: u64,
+    end: u64,
+    lower: &dyn Fn(u32, u64) -> i8,
+    prev: Option<&[u8]>,
+) -> Result<(Vec<u8>, bool), EgdbError> {
+    let key = check_level(game, seeds)?;
+    if start > end || end > key.positions || prev.is_some_and(|p| p.len() as u64 != 2 * key.positions) {
+        return Err(EgdbError::TooLarge {
+            seeds,
+            message: format!(
+                "chunk {start}..{end} or bounds do not fit the level's {} positions",
+                key.positions
+            ),
+        });
+    }
+    let mut ex = Expander::new(game, seeds, lower);
+    let s = seeds as i16;
+    let mut out = Vec::with_capacity(2 * (end - start) as usize);
+    let mut changed = false;
+    let mut kids = Vec::new();
+    for i in start..end {
+        kids.clear();
+        let (lo, hi) = match (ex.expand(i, &mut kids), prev) {
+            (Expanded::Terminal(v), _) => (v, v),
+            (Expanded::Inner { .. }, None) => (-s, s),
+            (Expanded::Inner { exit, .. }, Some(p)) => {
+                let lo = relax(i as usize, exit, &kids, |c| p[2 * c] as i8 as i16);
+                let hi = relax(i as usize, exit, &kids, |c| p[2 * c + 1] as i8 as i16);
+                (lo, hi)
+            }
+        };
+        if let Some(p) = prev {
+            let at = 2 * i as usize;
+            changed |= p[at] as i8 as i16 != lo || p[at + 1] as i8 as i16 != hi;
+        }
+        out.push(lo as i8 as u8);
+        out.push(hi as i8 as u8);
+    }
+    Ok((out, changed))
+}
+
+/// The values of positions `start..end` from the level's final bounds (see [`chunk_bounds`]).
+pub fn chunk_values(
+    game: &SowingGame,
+    seeds: u32,
+    start: u64,
+    end: u64,
+    lower: &dyn Fn(u32, u64) -> i8,
+    bounds: &[u8],
+) -> Result<Vec<i8>, EgdbError> {
+    let key = check_level(game, seeds)?;
+    if start > end || end > key.positions || bounds.len() as u64 != 2 * key.positions {
+        return Err(EgdbError::TooLarge {
+            seeds,
+            message: format!(
+                "chunk {start}..{end} or bounds do not fit the level's {} positions",
+                key.positions
+            ),
+        });
+    }
+    let mut ex = Expander::new(game, seeds, lower);
+    let mut kids = Vec::new();
+    Ok((start..end)
+        .map(|i| {
+            kids.clear();
+            let v = match ex.expand(i, &mut kids) {
+                Expanded::Terminal(v) => v,
+                Expanded::Inner { endless, .. } => {
+                    let at = 2 * i as usize;
+                    endless.clamp(bounds[at] as i8 as i16, bounds[at + 1] as i8 as i16)
+                }
+            };
+            (if i % 2 == 0 { v } else { -v }) as i8
+        })
+        .collect())
 }
 
 /// Builds the levels `0..=max_seeds` of `game`'s rule set under `dir`, in increasing seed count;

@@ -54,7 +54,7 @@ pub mod rank;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use build::{build, solve_level, BuildEvent, LevelStats};
+pub use build::{build, chunk_bounds, chunk_values, solve_level, BuildEvent, LevelStats};
 use file::{LevelFile, LevelKey};
 use rank::Ranker;
 

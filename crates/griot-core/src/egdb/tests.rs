@@ -485,3 +485,47 @@ fn the_search_reads_exact_results_within_range() {
     assert!(checked > 20, "{checked}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn levels_solved_in_chunks_equal_levels_solved_in_memory() {
+    for (variant, seeds) in [("abapa(holes=3)", 7u32), ("leb-bbut-ahbochen(holes=2)", 9)] {
+        let g = sowing(variant);
+        let dir = temp_dir(&format!("chunks-{}", variant.replace(['(', ')', '='], "_")));
+        let db = build_to(&g, &dir, seeds);
+        let lower = |s: u32, i: u64| db.value(s, i);
+        for s in 0..=seeds {
+            let n = level_key(&g, s).unwrap().positions;
+            // Uneven chunks, passes until no chunk changes.
+            let cuts: Vec<u64> = [0, n / 3, n / 3 + 1, n].into_iter().map(|c| c.min(n)).collect();
+            let mut bounds: Option<Vec<u8>> = None;
+            let mut passes = 0;
+            loop {
+                let mut next = Vec::new();
+                let mut changed = false;
+                for w in cuts.windows(2) {
+                    let (part, c) = chunk_bounds(&g, s, w[0], w[1], &lower, bounds.as_deref()).unwrap();
+                    next.extend(part);
+                    changed |= c;
+                }
+                passes += 1;
+                let first = bounds.is_none();
+                bounds = Some(next);
+                if !first && !changed {
+                    break;
+                }
+                assert!(passes < 1000, "{variant} level {s} does not converge");
+            }
+            let b = bounds.unwrap();
+            let mut values = Vec::new();
+            for w in cuts.windows(2) {
+                values.extend(chunk_values(&g, s, w[0], w[1], &lower, &b).unwrap());
+            }
+            let stored: Vec<i8> = (0..n).map(|i| db.value(s, i)).collect();
+            assert_eq!(values, stored, "{variant} level {s}");
+        }
+        // A chunk past the level is an error, not a panic.
+        let n = level_key(&g, 2).unwrap().positions;
+        assert!(chunk_bounds(&g, 2, 0, n + 1, &lower, None).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
