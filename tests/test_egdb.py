@@ -100,11 +100,6 @@ def test_cli_builds_resumes_and_probes(tmp_path: Path) -> None:
     assert far.exit_code == 0 and far.output.startswith("out of range:"), far.output
 
 
-def test_build_needs_local(tmp_path: Path) -> None:
-    out = CliRunner().invoke(main, ["egdb", "build", "abapa", "--seeds", "2", "--dir", str(tmp_path)])
-    assert out.exit_code == 2 and "--local" in out.output
-
-
 def test_damaged_and_unqualified_databases_are_refused(tmp_path: Path) -> None:
     egdb.build("awale(holes=2)", 4, tmp_path)
     level = tmp_path / "awale_holes_2_" / "003.egdb"

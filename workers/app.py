@@ -48,7 +48,7 @@ def _backend(url: str) -> str:
 def make_app(settings: Settings | None = None) -> Celery:
     """A Celery app configured from ``settings`` (default: the environment)."""
     s = settings or Settings.from_env()
-    app = Celery("griot", include=["workers.tasks"])
+    app = Celery("griot", include=["workers.tasks", "workers.egdb_tasks"])
     app.conf.update(
         broker_url=s.broker_url,
         result_backend=_backend(s.backend_url),

@@ -29,6 +29,10 @@ __all__ = [
     "best_move",
     "builtin_rule_file",
     "egdb_build",
+    "egdb_chunk_bounds",
+    "egdb_chunk_values",
+    "egdb_level_info",
+    "egdb_write_level",
     "families",
     "register_rule_file",
     "search",
@@ -294,3 +298,25 @@ def egdb_build(
     seeds: int,
     progress: Callable[[dict[str, Any]], object] | None = None,
 ) -> list[dict[str, Any]]: ...
+def egdb_level_info(variant: str, dir: str | os.PathLike[str], seeds: int) -> tuple[int, str]: ...
+def egdb_chunk_bounds(
+    variant: str,
+    dir: str | os.PathLike[str],
+    seeds: int,
+    start: int,
+    end: int,
+    prev: str | os.PathLike[str] | None,
+    out: str | os.PathLike[str],
+) -> bool: ...
+def egdb_chunk_values(
+    variant: str,
+    dir: str | os.PathLike[str],
+    seeds: int,
+    start: int,
+    end: int,
+    bounds: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+) -> None: ...
+def egdb_write_level(
+    variant: str, dir: str | os.PathLike[str], seeds: int, values: str | os.PathLike[str]
+) -> None: ...

@@ -32,14 +32,28 @@ def egdb_group() -> None:
 @egdb_group.command("build")
 @click.argument("variant")
 @click.option("--seeds", "-s", type=click.IntRange(0, 127), required=True, help="Most seeds on the board.")
-@click.option("--local", is_flag=True, help="Build in this process (required: no cluster build yet).")
+@click.option("--local", is_flag=True, help="Build in this process instead of across the workers.")
+@click.option("--chunks", type=click.IntRange(1), default=8, help="Chunks a level is split into (workers).")
 @click.option("--dir", "directory", envvar="GRIOT_EGDB_DIR", default=None, help=_DIR_HELP)
-def build(variant: str, seeds: int, local: bool, directory: str | None) -> None:
-    """Build VARIANT's levels 0..SEEDS, keeping the levels already built (resumable)."""
-    if not local:
-        raise click.UsageError("only the in-process build exists: add --local")
+def build(variant: str, seeds: int, local: bool, chunks: int, directory: str | None) -> None:
+    """Build VARIANT's levels 0..SEEDS, keeping the levels already built (resumable): across the
+    Celery workers (GRIOT_BROKER_URL; DIR must be visible to every worker at the same path), or in
+    this process with --local."""
     console = Console()
     where = _dir(directory)
+    if not local:
+        from workers.app import app
+        from workers.egdb_build import build as build_across
+
+        def report(e: dict[str, Any]) -> None:
+            if e["event"] == "pass":
+                console.print(f"level {e['seeds']:3}: pass {e['pass']}, {e['changed']} chunks changed")
+            elif e["event"] in ("kept", "written"):
+                console.print(f"level {e['seeds']:3}: {e['event']} ({e['positions']:,} positions)")
+
+        build_across(app, variant, seeds, where, chunks=chunks, progress=report)
+        console.print(f"databases in {where}")
+        return
     tasks: dict[int, Any] = {}
     with Progress(
         TextColumn("{task.description}"),
@@ -84,9 +98,10 @@ def probe(position: str, directory: str | None, moves: bool) -> None:
     for mv in pos.legal_moves():
         child = pos.play(mv)
         p = db.probe(child)
-        # The mover's final lead over the opponent after this move, with best play from there.
+        # The mover's final lead over the opponent after this move, with best play from there (the
+        # threshold-free game's when only the winner is exact): the order of the list.
         lead = None
-        if p.kind == "exact" and p.margin is not None:
+        if p.margin is not None:
             stores = child.stores or (0, 0)
             me = 0 if pos.side_to_move == "S" else 1
             lead = stores[me] - stores[1 - me] - p.margin

@@ -1208,6 +1208,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Egdb>()?;
     m.add_class::<EgdbProbe>()?;
     m.add_function(wrap_pyfunction!(egdb_build, m)?)?;
+    m.add_function(wrap_pyfunction!(egdb_level_info, m)?)?;
+    m.add_function(wrap_pyfunction!(egdb_chunk_bounds, m)?)?;
+    m.add_function(wrap_pyfunction!(egdb_chunk_values, m)?)?;
+    m.add_function(wrap_pyfunction!(egdb_write_level, m)?)?;
     m.add("EgdbError", py.get_type::<EgdbError>())?;
     m.add_function(wrap_pyfunction!(best_move, m)?)?;
     m.add_function(wrap_pyfunction!(run_bench, m)?)?;
@@ -1376,4 +1380,140 @@ fn egdb_build<'py>(
         out.append(stats_dict(py, st)?)?;
     }
     Ok(out)
+}
+
+fn read_file(path: &std::path::Path) -> PyResult<Vec<u8>> {
+    std::fs::read(path).map_err(|e| EgdbError::new_err(format!("{}: {e}", path.display())))
+}
+
+fn write_file(path: &std::path::Path, bytes: &[u8]) -> PyResult<()> {
+    // Into a temporary name beside it (its whole name plus a suffix, unique per file), then
+    // renamed: a reader never sees half a file.
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".part");
+    let tmp = std::path::PathBuf::from(tmp);
+    std::fs::write(&tmp, bytes)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|e| EgdbError::new_err(format!("{}: {e}", path.display())))
+}
+
+/// The lower levels of `game` under `dir`, which a level of `seeds` needs all of.
+fn lower_levels(
+    game: &griot_core::sowing::SowingGame,
+    dir: &std::path::Path,
+    seeds: u32,
+) -> PyResult<griot_core::egdb::Egdb> {
+    let db = griot_core::egdb::Egdb::open(dir, game).map_err(egdb_err)?;
+    let have = db.max_seeds().map(|m| m + 1).unwrap_or(0);
+    if have < seeds {
+        return Err(EgdbError::new_err(format!(
+            "level {seeds} needs levels 0..{seeds} under {}; only {have} are there",
+            dir.display()
+        )));
+    }
+    Ok(db)
+}
+
+/// `(positions, path)` of level `seeds` of `variant`'s rule set under `dir`.
+#[pyfunction]
+fn egdb_level_info(
+    py: Python<'_>,
+    variant: &str,
+    dir: std::path::PathBuf,
+    seeds: u32,
+) -> PyResult<(u64, String)> {
+    let game = sowing_game(py, variant)?;
+    griot_core::egdb::qualifies(&game).map_err(egdb_err)?;
+    let key = griot_core::egdb::level_key(&game, seeds).map_err(egdb_err)?;
+    let path = griot_core::egdb::level_path(&dir, &game, seeds);
+    Ok((key.positions, path.to_string_lossy().into_owned()))
+}
+
+/// One pass over positions `start..end` of a level solved in chunks: reads the level's bounds
+/// after the previous pass from `prev` (None: the first pass), writes the chunk's new bounds to
+/// `out`, returns whether any changed. Releases the GIL.
+#[pyfunction]
+#[pyo3(signature = (variant, dir, seeds, start, end, prev, out))]
+#[allow(clippy::too_many_arguments)]
+fn egdb_chunk_bounds(
+    py: Python<'_>,
+    variant: &str,
+    dir: std::path::PathBuf,
+    seeds: u32,
+    start: u64,
+    end: u64,
+    prev: Option<std::path::PathBuf>,
+    out: std::path::PathBuf,
+) -> PyResult<bool> {
+    let game = sowing_game(py, variant)?;
+    py.detach(|| {
+        let db = lower_levels(&game, &dir, seeds)?;
+        let prev = prev.map(|p| read_file(&p)).transpose()?;
+        let lower = |s: u32, i: u64| db.value(s, i);
+        let (bytes, changed) =
+            griot_core::egdb::chunk_bounds(&game, seeds, start, end, &lower, prev.as_deref())
+                .map_err(egdb_err)?;
+        write_file(&out, &bytes)?;
+        Ok(changed)
+    })
+}
+
+/// The values of positions `start..end` from the level's final bounds in `bounds`, written to
+/// `out` (one signed byte a position). Releases the GIL.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn egdb_chunk_values(
+    py: Python<'_>,
+    variant: &str,
+    dir: std::path::PathBuf,
+    seeds: u32,
+    start: u64,
+    end: u64,
+    bounds: std::path::PathBuf,
+    out: std::path::PathBuf,
+) -> PyResult<()> {
+    let game = sowing_game(py, variant)?;
+    py.detach(|| {
+        let db = lower_levels(&game, &dir, seeds)?;
+        let bounds = read_file(&bounds)?;
+        let lower = |s: u32, i: u64| db.value(s, i);
+        let values =
+            griot_core::egdb::chunk_values(&game, seeds, start, end, &lower, &bounds).map_err(egdb_err)?;
+        let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+        write_file(&out, &bytes)
+    })
+}
+
+/// Writes level `seeds` (header and checksum) from `values`, the level's values in index order,
+/// and checks it reads back.
+#[pyfunction]
+fn egdb_write_level(
+    py: Python<'_>,
+    variant: &str,
+    dir: std::path::PathBuf,
+    seeds: u32,
+    values: std::path::PathBuf,
+) -> PyResult<()> {
+    let game = sowing_game(py, variant)?;
+    py.detach(|| {
+        let key = griot_core::egdb::level_key(&game, seeds).map_err(egdb_err)?;
+        let bytes = read_file(&values)?;
+        if bytes.len() as u64 != key.positions {
+            return Err(EgdbError::new_err(format!(
+                "{}: {} values for a level of {} positions",
+                values.display(),
+                bytes.len(),
+                key.positions
+            )));
+        }
+        let vals: Vec<i8> = bytes.iter().map(|&b| b as i8).collect();
+        let path = griot_core::egdb::level_path(&dir, &game, seeds);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| EgdbError::new_err(format!("{}: {e}", parent.display())))?;
+        }
+        griot_core::egdb::file::write_level(&path, &key, &vals).map_err(egdb_err)?;
+        griot_core::egdb::file::LevelFile::open(&path, &key).map_err(egdb_err)?;
+        Ok(())
+    })
 }

@@ -1,0 +1,77 @@
+"""The distributed endgame-database build on real Celery workers and Redis: the same files as the
+in-process build, and a build stopped mid-level that resumes to byte-identical files."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from griot import egdb
+from workers_stack import Stack
+
+from workers.egdb_build import build
+
+
+@pytest.fixture(autouse=True)
+def _deadline() -> Iterator[None]:
+    def expire(signum: int, frame: object) -> None:
+        raise TimeoutError("test took longer than 300 s")
+
+    old = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(300)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*.egdb"))}
+
+
+@pytest.mark.slow
+def test_levels_built_across_workers_equal_the_local_build(two_workers: Stack, tmp_path: Path) -> None:
+    app = two_workers.app()
+    local, across = tmp_path / "local", tmp_path / "across"
+    egdb.build("abapa(holes=3)", 7, local)
+    events: list[dict[str, object]] = []
+    assert build(app, "abapa(holes=3)", 7, across, chunks=3, timeout=120, progress=events.append)
+    assert _files(across) == _files(local) and len(_files(local)) == 8
+    # Several passes a level, each a group of three chunks.
+    assert max(int(str(e["pass"])) for e in events if e["event"] == "pass") >= 3
+    # Built again: every level kept, nothing sent.
+    again: list[dict[str, object]] = []
+    assert build(app, "abapa(holes=3)", 7, across, chunks=3, timeout=120, progress=again.append)
+    assert [e["event"] for e in again] == ["kept"] * 8
+
+
+@pytest.mark.slow
+def test_a_build_stopped_mid_level_resumes_to_identical_files(two_workers: Stack, tmp_path: Path) -> None:
+    app = two_workers.app()
+    local, across = tmp_path / "local", tmp_path / "across"
+    egdb.build("leb-bbut-ahbochen(holes=2)", 10, local)
+    # Stopped after 20 passes in all: in the middle of a level, its last pass's bounds kept.
+    assert not build(app, "leb-bbut-ahbochen(holes=2)", 10, across, chunks=2, timeout=120, pass_limit=20)
+    assert list(across.rglob("bounds.*.all")), "a level's state is kept"
+    # A worker killed in between does not matter: the tasks are plain functions of the files.
+    victim = two_workers.workers[0]
+    victim.send_signal(signal.SIGKILL)
+    victim.wait(timeout=10)
+    two_workers.workers.remove(victim)
+    two_workers.start_worker("w3")
+    two_workers.wait_ready(app, 2)
+    assert build(app, "leb-bbut-ahbochen(holes=2)", 10, across, chunks=2, timeout=120)
+    assert _files(across) == _files(local) and len(_files(local)) == 11
+    assert not list(across.rglob("*.work"))
+
+
+def test_a_damaged_level_stops_the_build(two_workers: Stack, tmp_path: Path) -> None:
+    app = two_workers.app()
+    egdb.build("awale(holes=2)", 4, tmp_path)
+    level = next(tmp_path.rglob("003.egdb"))
+    level.write_bytes(level.read_bytes()[:-1])
+    with pytest.raises(egdb.EgdbError, match="refused"):
+        build(app, "awale(holes=2)", 5, tmp_path, timeout=60)
