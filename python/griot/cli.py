@@ -113,6 +113,21 @@ def perft(variant: str, depth: int, position: str | None, divide: bool) -> None:
 
 cli_ops.register(main)  # up, status, play
 
+
+@main.command()
+@click.option("--variant", default="abapa", show_default=True, help="A two-row sowing variant with stores.")
+@click.option("--hash", "hash_mb", type=click.IntRange(1, 4096), default=64, show_default=True, help="MB.")
+def uci(variant: str, hash_mb: int) -> None:
+    """Speak the Oware engine protocol (UCI as Oware GUIs use it) on stdin and stdout."""
+    from griot import uci as protocol
+
+    try:
+        engine = protocol.UciEngine(sys.stdout, variant, hash_mb=hash_mb)
+    except protocol.UciError as e:
+        raise click.BadParameter(str(e), param_hint="--variant") from None
+    engine.run(sys.stdin)
+
+
 for _module in ("griot.cli_search",):
     try:
         __import__(_module)
