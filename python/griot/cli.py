@@ -11,15 +11,14 @@ from rich.table import Table
 
 import griot
 from griot import cli_ops
+from griot.positions import position_arg
 from griot.render import board_table, describe
 
 console = Console()
 
 
 def _position(variant: str, position: str | None) -> griot.Position:
-    if position:
-        return griot.Position(position if " " in position else f"{variant} {position}")
-    return griot.Variant(variant).start()
+    return position_arg(variant, position)
 
 
 class _GriotGroup(click.Group):
@@ -78,7 +77,7 @@ def rules(variant: str) -> None:
 
 @main.command()
 @click.argument("variant")
-@click.option("--position", "-p", help="A position in Griot notation (default: the start).")
+@click.option("--position", "-p", help="A position, whole or its body (default: the start).")
 def show(variant: str, position: str | None) -> None:
     """Show a readable board of VARIANT, with the legal moves."""
     pos = _position(variant, position)
@@ -93,7 +92,7 @@ def show(variant: str, position: str | None) -> None:
 @main.command()
 @click.argument("variant")
 @click.argument("depth", type=click.IntRange(0, 30))
-@click.option("--position", "-p", help="A position in Griot notation (default: the start).")
+@click.option("--position", "-p", help="A position, whole or its body (default: the start).")
 @click.option("--divide", is_flag=True, help="Split the count by root move.")
 def perft(variant: str, depth: int, position: str | None, divide: bool) -> None:
     """Count the leaves of the game tree DEPTH turns deep (every leaf made)."""

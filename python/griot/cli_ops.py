@@ -19,6 +19,7 @@ from rich.table import Table
 
 import griot
 from griot import launcher, record
+from griot.positions import position_arg
 from griot.render import board_table, describe
 
 console = Console()
@@ -410,7 +411,7 @@ def _show(game: Game, opponent_label: str) -> None:
 @click.option(
     "--load", "load_path", type=click.Path(exists=True, dir_okay=False), help="Resume a saved game record."
 )
-@click.option("--position", "-p", help="Start from this position (Griot notation).")
+@click.option("--position", "-p", help="Start from this position, whole or its body (Griot notation).")
 @click.option("--seed", type=int, help="Seed of the simple opponent's choices (repeatable games).")
 @click.option(
     "--gateway",
@@ -435,12 +436,7 @@ def play(
         for m in rec.moves:
             game.play(m)
     elif variant:
-        start = (
-            griot.Position(position if " " in (position or "") else f"{variant} {position}")
-            if position
-            else griot.Variant(variant).start()
-        )
-        game = Game(start, human)
+        game = Game(position_arg(variant, position), human)
     else:
         raise click.UsageError("give a VARIANT (e.g. abapa) or --load RECORD")
 

@@ -14,6 +14,7 @@ from rich.table import Table
 
 import griot
 from griot._core import bench as _bench
+from griot.positions import position_arg
 
 __all__ = ["analyze", "bench", "register"]
 
@@ -35,7 +36,9 @@ def _table(result: griot.SearchResult, multipv: int) -> Table:
 
 @click.command()
 @click.argument("variant")
-@click.option("--position", "-p", "position", default=None, help="Position body (default: the start).")
+@click.option(
+    "--position", "-p", "position", default=None, help="A position, whole or its body (default: the start)."
+)
 @click.option("--depth", "-d", type=click.IntRange(1, 120), default=None, help="Depth in turns.")
 @click.option("--time", "-t", "seconds", type=click.FloatRange(0), default=None, help="Seconds.")
 @click.option("--nodes", "-n", type=click.IntRange(1), default=None, help="Node limit.")
@@ -67,8 +70,7 @@ def analyze(
     if depth is not None and seconds is not None:
         raise click.UsageError("give --depth or --time, not both")
     try:
-        var = griot.Variant(variant)
-        pos = var.position(position) if position else var.start()
+        pos = position_arg(variant, position)
     except griot.GriotError as e:
         raise click.BadParameter(str(e)) from e
     console = Console()
@@ -111,6 +113,8 @@ def analyze(
         if final is not None:
             live.update(_table(final, multipv))
     if final is not None:
+        if not console.is_terminal:
+            console.line()  # a live display that is not a terminal ends without one
         console.print(
             f"best move [bold]{final.best_move}[/bold]  score {final.score}  pv {' '.join(final.pv)}"
         )
