@@ -426,7 +426,8 @@ def play(
     seed: int | None,
     gateway: str | None,
 ) -> None:
-    """Play VARIANT in the terminal against the engine (or its stand-in until the search lands)."""
+    """Play VARIANT in the terminal against Griot's engine: through the gateway when `griot up` runs
+    one, in this process otherwise."""
     from griot import opponent as opp
 
     human = side[0].upper()
@@ -444,7 +445,7 @@ def play(
     bot: opp.Opponent = opp.GatewayOpponent(target) if target else opp.local_opponent(seed)
     you, them = ("South", "North") if human == "S" else ("North", "South")
     game.tags.setdefault(you, os.environ.get("USER", "you"))
-    game.tags.setdefault(them, f"{bot.label}, level {level}")
+    game.tags.setdefault(them, f"Griot engine, level {level}")
     console.print(
         f"[bold]{game.pos.variant.name}[/bold] ({game.pos.variant.canonical}) · you play {you} · "
         f"opponent: {bot.label}, level {level}"
@@ -509,6 +510,8 @@ def play(
         else:
             try:
                 game.play(line)
+                if not game.pos.is_over:
+                    console.print(board_table(game.pos))
             except griot.GriotError as e:
                 code = getattr(e, "code", None)
                 console.print(f"[red]{e}[/red]" + (f" [dim]({code})[/dim]" if code else ""))
