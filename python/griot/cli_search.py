@@ -8,9 +8,10 @@ from __future__ import annotations
 import threading
 
 import click
-from rich.console import Console
+from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 
 import griot
 from griot._core import bench as _bench
@@ -19,11 +20,12 @@ from griot.positions import position_arg
 __all__ = ["analyze", "bench", "register"]
 
 
-def _table(result: griot.SearchResult, multipv: int) -> Table:
-    table = Table(
-        title=f"depth {result.depth}/{result.seldepth}  nodes {result.nodes:,}  "
-        f"{result.nps:,} n/s  {result.time:.2f} s"
+def _table(result: griot.SearchResult, multipv: int) -> Group:
+    header = Text(
+        f"depth {result.depth} (selective {result.seldepth}) · {result.nodes:,} nodes · "
+        f"{result.nps:,} nodes/s · {result.time:.2f} s"
     )
+    table = Table()
     table.add_column("move")
     table.add_column("score", justify="right")
     table.add_column("bound")
@@ -31,7 +33,7 @@ def _table(result: griot.SearchResult, multipv: int) -> Table:
     shown = result.moves if multipv == 0 else result.moves[: max(multipv, 1)]
     for m in shown:
         table.add_row(m.move, str(m.score), m.bound, " ".join(m.pv))
-    return table
+    return Group(header, table)
 
 
 @click.command()

@@ -18,6 +18,12 @@ def test_analyze_through_the_gateway(gateway: Gateway) -> None:
     assert "best move" in result.output
     # The progress line names the gateway it went through ("via host:port"; rich may wrap it).
     assert "via" in result.output and gateway.target.split(":")[1] in result.output.replace("\n", "")
+    assert "depth 8 · " in result.output and " nodes/s · via " in result.output
+    # The same question again is answered from the cache, which searched no nodes this time.
+    again = CliRunner().invoke(main, ["analyze", "abapa", "--depth", "8", "--gateway", gateway.target])
+    assert again.exit_code == 0, again.output
+    assert "depth 8 · from the cache · via " in again.output and "nodes/s" not in again.output
+    assert again.output.splitlines()[-1].startswith("best move ")
 
 
 def test_analyze_game_through_the_gateway_writes_report_and_graph(gateway: Gateway, tmp_path: Path) -> None:
