@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 import click
 from rich.console import Console
@@ -111,6 +112,95 @@ def perft(variant: str, depth: int, position: str | None, divide: bool) -> None:
 
 
 cli_ops.register(main)  # up, status, play
+
+
+@main.command()
+@click.argument("engine_a", metavar="A")
+@click.argument("engine_b", metavar="B")
+@click.option("--variant", default="abapa", show_default=True, help="The game both engines play.")
+@click.option(
+    "--games", type=click.IntRange(1), default=20, show_default=True, help="At most this many games."
+)
+@click.option("--plies", type=click.IntRange(0), default=4, show_default=True, help="Random opening moves.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the openings.")
+@click.option(
+    "--concurrency", "-j", type=click.IntRange(1), default=1, show_default=True, help="Games at once."
+)
+@click.option(
+    "--sprt", default=None, metavar="ELO0,ELO1", help="Stop early on an SPRT (alpha = beta = 0.05)."
+)
+@click.option(
+    "--records",
+    "records_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Write every game as a record into this folder.",
+)
+def match(
+    engine_a: str,
+    engine_b: str,
+    variant: str,
+    games: int,
+    plies: int,
+    seed: int,
+    concurrency: int,
+    sprt: str | None,
+    records_dir: Path | None,
+) -> None:
+    """Play engine A against engine B over varied openings, colours swapped, and print A's score
+    with its 95% interval and Elo.
+
+    An engine is 'griot' or 'uci:COMMAND', then ';key=value' settings: time (s a move), depth,
+    nodes, eval, hash, name. Example: griot match 'griot;time=0.1' 'griot;time=0.1;eval=material'
+    """
+    from griot import match as m
+    from griot.record import dump
+
+    try:
+        a, b = m.EngineSpec.parse(engine_a), m.EngineSpec.parse(engine_b)
+        test = None
+        if sprt:
+            elo0, _, elo1 = sprt.partition(",")
+            test = m.Sprt(float(elo0), float(elo1))
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+    game = griot.Variant(variant)
+    click.echo(f"{game.canonical}: A = {a.label}, B = {b.label}")
+    if records_dir is not None:
+        records_dir.mkdir(parents=True, exist_ok=True)
+
+    def on_game(result: m.GameResult, stats: m.MatchStats) -> None:
+        side = "South" if result.a_is_south else "North"
+        click.echo(
+            f"game {stats.games}: A ({side}) scores {result.a_points:g} in {len(result.moves)} moves "
+            f"({result.reason}) · {stats.summary()}"
+        )
+        if records_dir is not None:
+            dump(m.game_record(game, result, a, b), records_dir / f"game-{stats.games:04d}.griot")
+
+    try:
+        outcome = m.run_match(
+            game,
+            a,
+            b,
+            games=games,
+            plies=plies,
+            seed=seed,
+            concurrency=concurrency,
+            sprt=test,
+            on_game=on_game,
+        )
+    except m.MatchError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"A: {outcome.stats.summary()}")
+    if test is not None:
+        low, high = test.bounds
+        verdict = {"H1": f"A is at least {test.elo1:+g} Elo", "H0": f"A is not {test.elo1:+g} Elo"}
+        llr = test.llr(outcome.stats.points)
+        click.echo(
+            f"SPRT [{test.elo0:g}, {test.elo1:g}]: LLR {llr:.2f} in ({low:.2f}, {high:.2f}): "
+            + (verdict[outcome.verdict] if outcome.verdict else "no verdict yet")
+        )
 
 
 @main.command()
