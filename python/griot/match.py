@@ -403,7 +403,9 @@ class MatchStats:
 
 
 def _elo_text(value: float) -> str:
-    return "+inf" if value == math.inf else "-inf" if value == -math.inf else f"{value:+.0f}"
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{round(value) or 0:+d}"  # never "-0"
 
 
 @dataclass
