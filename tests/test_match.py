@@ -173,3 +173,33 @@ def test_the_command_prints_the_score_and_writes_records(tmp_path: Path) -> None
     )
     bad = CliRunner().invoke(main, ["match", "griot", "griot;depth=1"])
     assert bad.exit_code == 2 and "time=, depth= or nodes=" in bad.output
+
+
+class Script:
+    """Plays the moves of a fixed game, whichever side it is on."""
+
+    def __init__(self, moves: list[str]) -> None:
+        self.moves = moves
+
+    def choose(self, positions: list[griot.Position], moves: list[str]) -> str:
+        return self.moves[len(moves)]
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("repetitions, length", [(3, 11), (2, 7)])
+def test_a_repeated_position_ends_the_game_whatever_the_turn_count(repetitions: int, length: int) -> None:
+    # On a 2x2 board with a seed a hole, after South's first capture b B a A comes back to the same
+    # position every four turns (0,1/1,0 2-0 N after turns 3, 7 and 11): the positions differ in
+    # their turn counts, not in board, stores or side to move.
+    tiny = griot.Variant("abapa(holes=2,seeds=1)")
+    script = Script(["b", "B", "a", "A"] * 4)
+    result = play_game(tiny, [], script, script, repetitions=repetitions)
+    assert result.reason == "repetition" and len(result.moves) == length
+    final = tiny.start()
+    for m in result.moves:
+        final = final.play(m)
+    assert str(final).split(" ", 1)[1].startswith("0,1/1,0 2-0 N")
+    # the endless cycle's rule: each player takes their own row, so South has 3 against 1
+    assert final.endless_outcome().winner == "S" and result.south_points == 1.0

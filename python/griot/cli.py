@@ -127,6 +127,13 @@ cli_ops.register(main)  # up, status, play
     "--concurrency", "-j", type=click.IntRange(1), default=1, show_default=True, help="Games at once."
 )
 @click.option(
+    "--repetitions",
+    type=click.IntRange(2),
+    default=3,
+    show_default=True,
+    help="The occurrence of a position that ends the game (2 for engines that stop at the first repeat).",
+)
+@click.option(
     "--sprt", default=None, metavar="ELO0,ELO1", help="Stop early on an SPRT (alpha = beta = 0.05)."
 )
 @click.option(
@@ -144,6 +151,7 @@ def match(
     plies: int,
     seed: int,
     concurrency: int,
+    repetitions: int,
     sprt: str | None,
     records_dir: Path | None,
 ) -> None:
@@ -188,6 +196,7 @@ def match(
             seed=seed,
             concurrency=concurrency,
             sprt=test,
+            repetitions=repetitions,
             on_game=on_game,
         )
     except m.MatchError as e:

@@ -260,23 +260,32 @@ class GameResult:
 
 
 def play_game(
-    variant: griot.Variant, opening: list[str], south: Player, north: Player, *, a_is_south: bool = True
+    variant: griot.Variant,
+    opening: list[str],
+    south: Player,
+    north: Player,
+    *,
+    a_is_south: bool = True,
+    repetitions: int = 3,
 ) -> GameResult:
-    """Plays one game from ``variant``'s start through ``opening``, refereed by Griot's rules."""
+    """Plays one game from ``variant``'s start through ``opening``, refereed by Griot's rules: a
+    position (board, stores, side to move; not the turn count) occurring for the ``repetitions``-th
+    time ends the game as the variant's endless cycle (3 is Griot's reading; 2 that of engines which
+    end an Oware game at its first repetition)."""
     pos = variant.start()
     positions = [pos]
     moves: list[str] = []
-    seen: Counter[griot.Position] = Counter([pos])
+    seen: Counter[bytes] = Counter([pos.key])
     for m in opening:
         move = pos.parse_move(m)
         pos = pos.play(move)
         moves.append(move.text)
         positions.append(pos)
-        seen[pos] += 1
+        seen[pos.key] += 1
     while True:
         outcome = pos.outcome
         reason = outcome.reason if outcome is not None else ""
-        if outcome is None and seen[pos] >= 3:
+        if outcome is None and seen[pos.key] >= repetitions:
             outcome, reason = pos.endless_outcome(), "repetition"
         if outcome is not None:
             points = 1.0 if outcome.winner == "S" else 0.0 if outcome.winner == "N" else 0.5
@@ -293,7 +302,7 @@ def play_game(
         pos = pos.play(move)
         moves.append(move.text)
         positions.append(pos)
-        seen[pos] += 1
+        seen[pos.key] += 1
 
 
 def openings(variant: griot.Variant, plies: int, seed: int) -> Iterator[list[str]]:
@@ -425,6 +434,7 @@ def run_match(
     seed: int = 1,
     concurrency: int = 1,
     sprt: Sprt | None = None,
+    repetitions: int = 3,
     on_game: Callable[[GameResult, MatchStats], None] | None = None,
 ) -> MatchResult:
     """Plays up to ``games`` games (rounded up to pairs: each opening with both colours), ``concurrency``
@@ -455,7 +465,7 @@ def run_match(
         south, north = make_player(south_spec, variant), None
         try:
             north = make_player(north_spec, variant)
-            return play_game(variant, opening, south, north, a_is_south=a_south)
+            return play_game(variant, opening, south, north, a_is_south=a_south, repetitions=repetitions)
         finally:
             south.close()
             if north is not None:
