@@ -48,6 +48,9 @@ __all__ = [
 _KEYS = ("time", "depth", "nodes", "eval", "hash", "name")
 #: Extra seconds an external engine has to answer beyond its budget before it forfeits the game.
 ANSWER_GRACE_S = 10.0
+#: Seconds an external engine has to start and answer ``uci`` and ``isready`` (a JVM on a busy
+#: machine takes several).
+HANDSHAKE_S = 60.0
 
 
 class MatchError(ValueError):
@@ -180,10 +183,10 @@ class UciPlayer:
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         self._send("uci")
-        self._wait_for("uciok", ANSWER_GRACE_S)
+        self._wait_for("uciok", HANDSHAKE_S)
         self._send("ucinewgame")
         self._send("isready")
-        self._wait_for("readyok", ANSWER_GRACE_S)
+        self._wait_for("readyok", HANDSHAKE_S)
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
