@@ -91,15 +91,17 @@ def test_a_match_plays_each_opening_with_both_colours_to_the_rules_end() -> None
 
 
 def test_the_engine_protocol_plays_the_same_game_as_the_engine_in_process() -> None:
-    # griot uci at depth 4 against the in-process engine at depth 4: both see the same history,
+    # griot uci at depth 4 against the in-process engine at depth 4: both see the same history, and
+    # each starts every game afresh (one engine process kept from game to game, told ucinewgame),
     # so each opening's two games (colours swapped) are the same moves.
     result = run_match(
-        ABAPA, EngineSpec.parse(f"{GRIOT_UCI};depth=4"), EngineSpec.parse("griot;depth=4"), games=2, plies=3
+        ABAPA, EngineSpec.parse(f"{GRIOT_UCI};depth=4"), EngineSpec.parse("griot;depth=4"), games=4, plies=3
     )
-    first, second = result.games
-    assert first.moves == second.moves
-    assert first.south_points == second.south_points
-    assert first.a_points + second.a_points == 1.0
+    for first, second in (result.games[0:2], result.games[2:4]):
+        assert first.opening == second.opening
+        assert first.moves == second.moves
+        assert first.south_points == second.south_points
+        assert first.a_points + second.a_points == 1.0
 
 
 class Illegal:

@@ -19,6 +19,7 @@ game, and a position's third occurrence ends the game as the variant's endless c
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 import shlex
@@ -122,6 +123,13 @@ class Player(Protocol):
         """The move (Griot notation) in ``positions[-1]``, reached from ``positions[0]`` by ``moves``."""
         ...
 
+    def new_game(self) -> None:
+        """Forgets the last game (its tables), keeping what was learnt of the engine (JIT, books)."""
+        ...
+
+    @property
+    def alive(self) -> bool: ...
+
     def close(self) -> None: ...
 
 
@@ -155,6 +163,13 @@ class GriotPlayer:
             if timer is not None:
                 timer.cancel()
         return str(result.best_move if result.best_move is not None else legal[0])
+
+    def new_game(self) -> None:
+        self.table.clear()
+
+    @property
+    def alive(self) -> bool:
+        return True
 
     def close(self) -> None:
         pass
@@ -232,6 +247,15 @@ class UciPlayer:
         if len(answer) < 2 or len(answer[1]) != 1:
             raise MatchError(f"{self.spec.label}: answered {' '.join(answer)!r}")
         return answer[1].swapcase()
+
+    def new_game(self) -> None:
+        self._send("ucinewgame")
+        self._send("isready")
+        self._wait_for("readyok", HANDSHAKE_S)
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
 
     def close(self) -> None:
         if self.proc.poll() is None:
@@ -460,21 +484,33 @@ def run_match(
     lock = threading.Lock()
     stop = threading.Event()
 
+    # Each thread keeps its two engines from game to game, as a GUI does: an external engine's
+    # start (a JVM's, its books) is paid once, not once a game.
+    local = threading.local()
+    started: list[Player] = []
+
+    def player(role: str, spec: EngineSpec) -> Player:
+        players: dict[str, Player] = local.__dict__.setdefault("players", {})
+        current = players.get(role)
+        if current is None or not current.alive:
+            current = make_player(spec, variant)
+            players[role] = current
+            with lock:
+                started.append(current)
+        else:
+            current.new_game()
+        return current
+
     def one(job: tuple[list[str], bool]) -> GameResult | None:
         opening, a_south = job
         if stop.is_set():
             return None
-        south_spec, north_spec = (a, b) if a_south else (b, a)
-        south, north = make_player(south_spec, variant), None
-        try:
-            north = make_player(north_spec, variant)
-            return play_game(variant, opening, south, north, a_is_south=a_south, repetitions=repetitions)
-        finally:
-            south.close()
-            if north is not None:
-                north.close()
+        engine_a, engine_b = player("a", a), player("b", b)
+        south, north = (engine_a, engine_b) if a_south else (engine_b, engine_a)
+        return play_game(variant, opening, south, north, a_is_south=a_south, repetitions=repetitions)
 
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+    with contextlib.ExitStack() as closing, ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        closing.callback(_close_all, started)
         for result in pool.map(one, jobs):
             if result is None or verdict is not None:
                 continue  # not started, or finished after the verdict: never half a pair
@@ -489,6 +525,11 @@ def run_match(
                     if verdict is not None:
                         stop.set()
     return MatchResult(stats, done, verdict)
+
+
+def _close_all(players: list[Player]) -> None:
+    for p in players:
+        p.close()
 
 
 def game_record(variant: griot.Variant, result: GameResult, a: EngineSpec, b: EngineSpec) -> GameRecord:
