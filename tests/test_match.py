@@ -43,6 +43,7 @@ def test_specs_parse_and_refuse_what_cannot_play() -> None:
         32,
         "old",
     )
+    assert EngineSpec.parse("griot;time=0.2;timing=search").timing == "search"
     ext = EngineSpec.parse("uci:java -jar 'My Engine.jar';depth=8")
     assert ext.command == ("java", "-jar", "My Engine.jar") and ext.depth == 8
     for bad in (

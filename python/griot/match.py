@@ -46,7 +46,7 @@ __all__ = [
 ]
 
 #: Settings an engine spec may carry.
-_KEYS = ("time", "depth", "nodes", "eval", "hash", "name")
+_KEYS = ("time", "timing", "depth", "nodes", "eval", "hash", "name")
 #: Extra seconds an external engine has to answer beyond its budget before it forfeits the game.
 ANSWER_GRACE_S = 10.0
 #: Seconds an external engine has to start and answer ``uci`` and ``isready`` (a JVM on a busy
@@ -69,6 +69,10 @@ class EngineSpec:
     eval: str = "tuned"
     hash_mb: int = 64
     name: str = ""
+    #: How the in-process engine spends ``time``: ``deadline`` searches until the time is up and
+    #: plays the last completed depth (as ``griot uci`` does); ``search`` gives the time to the
+    #: search's own limit, which does not start a depth it does not expect to finish.
+    timing: str = "deadline"
 
     @staticmethod
     def parse(text: str) -> EngineSpec:
@@ -95,9 +99,12 @@ class EngineSpec:
                 eval=values.get("eval", "tuned"),
                 hash_mb=int(values.get("hash", "64")),
                 name=values.get("name", ""),
+                timing=values.get("timing", "deadline"),
             )
         except ValueError as e:
             raise MatchError(f"{text!r}: {e}") from None
+        if spec.timing not in ("deadline", "search"):
+            raise MatchError(f"{text!r}: timing is 'deadline' or 'search'")
         if spec.time is None and spec.depth is None and spec.nodes is None:
             raise MatchError(f"{text!r}: give time=, depth= or nodes=")
         if command is not None and spec.nodes is not None:
@@ -146,14 +153,17 @@ class GriotPlayer:
         if len(legal) == 1:
             return str(legal[0])
         stop = griot.SearchStop()
-        timer = threading.Timer(self.spec.time, stop.set) if self.spec.time is not None else None
-        if timer is not None:
+        own_clock = self.spec.timing == "search"
+        timer = None
+        if self.spec.time is not None and not own_clock:
+            timer = threading.Timer(self.spec.time, stop.set)
             timer.start()
         try:
             result = griot.search(
                 pos,
                 depth=self.spec.depth,
                 nodes=self.spec.nodes,
+                time=self.spec.time if own_clock else None,
                 stop=stop,
                 eval=self.spec.eval,
                 history=positions[:-1],
