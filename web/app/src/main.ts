@@ -32,7 +32,7 @@ import {
   parseVariantString,
   variantString,
 } from "./variants";
-import { outcomeText, sideName } from "./words";
+import { outcomeText, scoreWords, sideName } from "./words";
 import "./style.css";
 
 const params = new URLSearchParams(location.search);
@@ -448,7 +448,7 @@ function showEvaluation(p: PositionInfo, e: Evaluation) {
   const share = 50 + 50 * Math.tanh(v / 800);
   $("eval-fill").style.setProperty("--share", `${share.toFixed(1)}%`);
   $("eval-bar").dataset.value = String(v);
-  $("eval-text").textContent = `depth ${e.depth}: ${scoreText(e.score)} for ${sideName(p.sideToMove)}${
+  $("eval-text").textContent = `depth ${e.depth}: ${scoreWords(e.score, p.sideToMove, unit())}${
     e.bestMove ? `, best ${e.bestMove}` : ""
   }${e.fromCache ? " (cached)" : ""}`;
   const text = $("eval-text");
