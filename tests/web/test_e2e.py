@@ -214,7 +214,7 @@ def test_abapa_without_a_gateway(offline: str) -> None:
 def _summary_in_words(outcome: griot.GameOutcome, turn_limit: int) -> str:
     """What the page must say when a game ended at its turn limit, from the core's outcome."""
     south, north = outcome.scores
-    why = f"the {turn_limit}-turn limit was reached"
+    why = f"the limit of {turn_limit} turns was reached"
     if outcome.winner is None:
         return f"Draw {south}-{north}: {why}"
     margin = abs(south - north)
@@ -270,6 +270,10 @@ def test_board_as_a_newcomer_meets_it(online: str, width: int) -> None:
     assert graph["yTicks"] == ["\u221212", "\u22126", "0", "+6", "+12"]
     assert graph["points"] == 6
     assert graph["width"] <= width
+    # Proven results: squares at the edge, said in words, and a note saying what the squares are.
+    assert (graph["note"] is not None) == (graph["proven"] > 0)
+    for title in graph["provenTitles"]:
+        assert re.fullmatch(r"after turn \d+: (South wins|North wins|a draw) with best play", title), title
     for line in graph["list"]:
         # Each mistake in words: what the move lost in seeds, or the proven results; no bare numbers.
         assert line == "no mistakes found" or re.fullmatch(

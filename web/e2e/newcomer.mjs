@@ -191,6 +191,9 @@ try {
     points: (g.querySelector(".curve")?.getAttribute("d") ?? "").split(/[ML]/).filter(Boolean).length,
     list: [...g.querySelectorAll(".mistakes li")].map((li) => li.textContent),
     width: g.querySelector("svg").getBoundingClientRect().width,
+    proven: g.querySelectorAll("svg rect.proven").length,
+    provenTitles: [...g.querySelectorAll("svg rect.proven title")].map((t) => t.textContent),
+    note: g.querySelector(".graph-note")?.textContent ?? null,
   }));
   await page.locator("#graph").scrollIntoViewIfNeeded();
   await noOverflow(page, "finished");

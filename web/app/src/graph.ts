@@ -1,6 +1,6 @@
 /** The evaluation graph of an analysed game: South's advantage after each turn, mistakes marked. */
 import { MoveClassification, Player, southValue, type TurnAnalysis } from "@griot/client";
-import { lossWords, sideName } from "./words";
+import { lossWords, scoreWords, sideName } from "./words";
 
 export interface GraphPoint {
   turn: number;
@@ -8,6 +8,8 @@ export interface GraphPoint {
   value: number;
   mark?: "inaccuracy" | "mistake" | "blunder";
   label: string;
+  /** A proven result after the turn, in words (`North wins with best play`): drawn as a square. */
+  proven?: string;
 }
 
 const MARKS: Partial<Record<MoveClassification, GraphPoint["mark"]>> = {
@@ -20,7 +22,10 @@ export function graphPoints(turns: readonly TurnAnalysis[], clamp = 1200, unit =
   return turns.map((t) => {
     const v = (southValue(t.southScore, Player.SOUTH) ?? 0) || 0; // no -0
     const who = sideName(t.player === Player.NORTH ? Player.NORTH : Player.SOUTH);
+    const c = t.southScore?.value.case;
+    const proven = c === "winsIn" || c === "losesIn" || c === "draw" ? scoreWords(t.southScore, Player.SOUTH) : undefined;
     return {
+      ...(proven ? { proven } : {}),
       turn: t.turn,
       value: Math.max(-clamp, Math.min(clamp, v)),
       mark: MARKS[t.classification],
@@ -54,7 +59,7 @@ export function graphSvg(
   clamp = 1200,
   unit = "seed",
 ): string {
-  const m = { left: 46, right: 12, top: 12, bottom: 40 };
+  const m = { left: 54, right: 12, top: 12, bottom: 42 };
   const plotW = width - m.left - m.right;
   const plotH = height - m.top - m.bottom;
   const n = Math.max(points.length, 1);
@@ -66,6 +71,14 @@ export function graphSvg(
     .map((p, i) =>
       p.mark
         ? `<circle class="mark ${p.mark}" cx="${f(x(i + 1))}" cy="${f(y(p.value))}" r="4.5"><title>${esc(`${p.mark}: ${p.label}`)}</title></circle>`
+        : "",
+    )
+    .join("");
+  // Proven results sit at the edge (or on zero for a draw), whatever the margin: a square says so.
+  const proven = points
+    .map((p, i) =>
+      p.proven && !p.mark
+        ? `<rect class="proven" x="${f(x(i + 1) - 3.5)}" y="${f(y(p.value) - 3.5)}" width="7" height="7"><title>${esc(`after turn ${i + 1}: ${p.proven}`)}</title></rect>`
         : "",
     )
     .join("");
@@ -87,7 +100,7 @@ export function graphSvg(
       const base = height - m.bottom;
       return (
         `<line class="tick-mark" x1="${xx}" x2="${xx}" y1="${base}" y2="${base + 4}"/>` +
-        `<text class="tick x-tick" x="${xx}" y="${base + 15}" text-anchor="middle">${k}</text>`
+        `<text class="tick x-tick" x="${xx}" y="${base + 16}" text-anchor="middle">${k}</text>`
       );
     })
     .join("");
@@ -101,6 +114,6 @@ export function graphSvg(
     xAxis +
     `<text class="axis-title x-title" x="${m.left + plotW / 2}" y="${height - 6}" text-anchor="middle">Turn</text>` +
     `<text class="axis-title y-title" transform="translate(12 ${m.top + plotH / 2}) rotate(-90)" text-anchor="middle">${esc(yTitle)}</text>` +
-    `<path class="curve" d="${line}"/>${marks}</svg>`
+    `<path class="curve" d="${line}"/>${proven}${marks}</svg>`
   );
 }

@@ -505,6 +505,11 @@ async function analyzeGame() {
     const points = graphPoints(report?.turns ?? turns, 1200, unit());
     graph.innerHTML = graphSvg(points, 480, 220, 1200, unit());
     const marked = points.filter((p) => p.mark);
+    if (points.some((p) => p.proven)) {
+      graph.append(
+        el("p", { className: "muted graph-note" }, "Squares: proven results (with best play), drawn at the edge whatever the margin."),
+      );
+    }
     graph.append(
       el(
         "ul",

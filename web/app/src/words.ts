@@ -19,7 +19,7 @@ export function amount(n: number, unit = "seed"): string {
   return `${text} ${unit}${Math.abs(n) === 1 ? "" : "s"}`;
 }
 
-/** Why the game ended, as a clause: `North cannot move`, `the 30-turn limit was reached`. */
+/** Why the game ended, as a clause: `North cannot move`, `the limit of 30 turns was reached`. */
 export function reasonText(reason: string, outcome: GameOutcome, sideToMove: Player, turns: number): string {
   const winner =
     outcome.result === GameResult.SOUTH_WINS ? "South" : outcome.result === GameResult.NORTH_WINS ? "North" : undefined;
@@ -41,7 +41,7 @@ export function reasonText(reason: string, outcome: GameOutcome, sideToMove: Pla
     case "endless_cycle":
       return "the play went round in an endless cycle";
     case "turn_limit":
-      return `the ${turns}-turn limit was reached`;
+      return `the limit of ${turns} turns was reached`;
     case "captured_all":
       return winner ? `${winner} captured all of ${loser}'s seeds` : "everything was captured";
     case "blocked":
@@ -60,7 +60,7 @@ export function reasonText(reason: string, outcome: GameOutcome, sideToMove: Pla
 
 /**
  * A finished game in one sentence: who won, by how much and why it ended, e.g.
- * `South wins 26-22 (by 4 seeds): North cannot move` or `Draw 24-24: the 10-turn limit was reached`.
+ * `South wins 26-22 (by 4 seeds): North cannot move` or `Draw 24-24: the limit of 10 turns was reached`.
  */
 export function outcomeText(outcome: GameOutcome, sideToMove: Player, turns: number, unit = "seed"): string {
   const s = outcome.southScore;

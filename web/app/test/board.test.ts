@@ -283,9 +283,12 @@ describe("variants and graph", () => {
     expect(points.map((p) => p.value)).toEqual([0, 1200, -200]); // proven results clamped
     expect(points[2].mark).toBe("blunder");
     expect(points[2].label).toBe("3. South c (best d, lost 3 seeds)");
+    expect(points.map((p) => p.proven)).toEqual([undefined, "South wins with best play", undefined]);
     const svg = graphSvg(points);
     expect(svg).toContain('class="mark blunder"');
     expect(svg.match(/<circle/g)).toHaveLength(1);
+    // The proven win: a square at the top edge, its result in words.
+    expect(svg.match(/<rect class="proven"[^>]*><title>([^<]*)</)![1]).toBe("after turn 2: South wins with best play");
   });
 
   it("draws axes with ticks and labels: the turn, South's score in seeds", () => {
@@ -337,10 +340,10 @@ describe("results in words", () => {
       "South wins 26-22 (by 4 seeds): North cannot move",
     );
     expect(outcomeText(outcome(GameResult.NORTH_WINS, 23, 25, "turn_limit"), Player.SOUTH, 10)).toBe(
-      "North wins 23-25 (by 2 seeds): the 10-turn limit was reached",
+      "North wins 23-25 (by 2 seeds): the limit of 10 turns was reached",
     );
     expect(outcomeText(outcome(GameResult.DRAW, 24, 24, "turn_limit"), Player.SOUTH, 30)).toBe(
-      "Draw 24-24: the 30-turn limit was reached",
+      "Draw 24-24: the limit of 30 turns was reached",
     );
     expect(outcomeText(outcome(GameResult.SOUTH_WINS, 3, 2, "blocked"), Player.NORTH, 9, "piece")).toBe(
       "South wins 3-2 (by 1 piece): North is blocked",
