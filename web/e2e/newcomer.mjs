@@ -139,6 +139,18 @@ try {
   const [top, board, bottom] = [await box("#side-top"), await box("#board"), await box("#side-bottom")];
   check(top.y + top.height <= board.y + 1 && bottom.y >= board.y + board.height - 1, "North above the board, South below");
 
+  // North's view turns the board round: South's row and store to the top and left.
+  await page.check("#flip");
+  summary.flipped = {
+    top: await page.textContent("#side-top"),
+    bottom: await page.textContent("#side-bottom"),
+    stores: await page.$$eval("#board .store .store-name", (els) => els.map((e) => e.textContent)),
+  };
+  check(summary.flipped.top === "South's row \u00b7 you" && summary.flipped.bottom === "North's row \u00b7 engine",
+    `flipped sides: ${JSON.stringify(summary.flipped)}`);
+  check(JSON.stringify(summary.flipped.stores) === '["South","North"]', `flipped stores: ${summary.flipped.stores}`);
+  await page.uncheck("#flip");
+
   // Every option has a label in words, and no two controls touch.
   summary.options = await page.$$eval("#options [data-option]", (els) =>
     els.map((e) => ({ option: e.dataset.option, label: document.querySelector(`label[for="${e.id}"]`)?.textContent ?? "" })),
