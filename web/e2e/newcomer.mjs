@@ -9,7 +9,9 @@
 // 2. The plain page (`/`): while the variants are on their way (the real ListVariants call is held
 //    back until the loading state has been checked, then sent on to the server) it shows a loading
 //    state; then a board whose rows and stores are labelled South and North, labelled option
-//    controls that do not touch each other, and "you (South) vs engine" as the players.
+//    controls that do not touch each other, and "you (South) vs engine" as the players; "New game"
+//    dims the board until the new one arrives (DescribeVariant held back the same way); North's
+//    view puts South's row and store at the top and on the left.
 // 3. A game of --variant (a short turn limit) with the default players: South's moves are clicked,
 //    the engine answers as North, and the finished game is summed up in words, with the analysis
 //    graph's axes labelled and the mistakes listed in words.
@@ -138,6 +140,21 @@ try {
   const box = async (sel) => page.locator(sel).boundingBox();
   const [top, board, bottom] = [await box("#side-top"), await box("#board"), await box("#side-bottom")];
   check(top.y + top.height <= board.y + 1 && bottom.y >= board.y + board.height - 1, "North above the board, South below");
+
+  // A new game: the board says it is busy until the new one arrives.
+  let releaseNew;
+  const heldNew = new Promise((r) => (releaseNew = r));
+  await page.route("**/griot.v1.RulesService/DescribeVariant", async (route) => {
+    await heldNew;
+    await route.continue();
+  });
+  await page.click("#new-game");
+  await page.waitForSelector('#board[aria-busy="true"]', { timeout: 10_000 });
+  summary.newGameOpacity = await page.$eval("#board", (b) => getComputedStyle(b).opacity);
+  check(Number(summary.newGameOpacity) < 1, `the board is dimmed while the new game loads (${summary.newGameOpacity})`);
+  releaseNew();
+  await page.waitForSelector('#board[aria-busy="false"]', { timeout: 20_000 });
+  await page.unroute("**/griot.v1.RulesService/DescribeVariant");
 
   // North's view turns the board round: South's row and store to the top and left.
   await page.check("#flip");

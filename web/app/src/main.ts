@@ -356,6 +356,8 @@ function setPosition(p: PositionInfo, legal: string[]) {
 async function newGame() {
   const game = ++state.gameId;
   state.evalAbort?.abort();
+  const board = $("board");
+  board.setAttribute("aria-busy", "true"); // the old board stays, dimmed, until the new one is here
   try {
     const variant = chosenVariant();
     const desc = await client.rules.describeVariant({ variant });
@@ -382,6 +384,8 @@ async function newGame() {
   } catch (err) {
     showError(err);
     if (!state.layout) $("board").replaceChildren(el("p", { className: "loading failed" }, "No game to show."));
+  } finally {
+    if (game === state.gameId) board.setAttribute("aria-busy", "false");
   }
 }
 
