@@ -77,6 +77,7 @@ const state = {
   engine: offlineEngine("engine: checking") as Engine,
   evalAbort: undefined as AbortController | undefined,
   gameId: 0,
+  animation: new AbortController(),
   /** The players the person chose (or the default), kept while the engine is offline. */
   mode: "he" as Mode,
 };
@@ -375,6 +376,10 @@ async function newGame() {
     state.layout = layoutBoard(desc.geometry!, $<HTMLInputElement>("flip").checked);
     state.pieces = isPieceGame(desc.geometry!);
     state.turns = [];
+    // A move of the previous game still on its way or animating is dropped with it.
+    state.animation.abort();
+    state.animation = new AbortController();
+    state.busy = false;
     $("rules").replaceChildren(...desc.rules.map((r) => el("li", {}, r)));
     $("graph").replaceChildren();
     $("board").dataset.variant = desc.variant;
@@ -399,7 +404,7 @@ async function play(move: string) {
   renderBoard();
   try {
     const r = await client.rules.applyMove({ position: before.notation, move });
-    if (game !== state.gameId) return;
+    if (game !== state.gameId) return; // a new game started meanwhile: it owns the board now
     const frames = eventFrames(state.board, r.events);
     const delay = frameDelay(frames.length, FRAME_MS, 2500);
     await playFrames(
@@ -409,7 +414,9 @@ async function play(move: string) {
         if (f.text) status(f.text);
       },
       delay,
+      state.animation.signal,
     );
+    if (game !== state.gameId) return;
     state.turns.push({ move: r.move, before, after: r.position! });
     state.busy = false;
     setPosition(r.position!, r.legalMoves);
