@@ -62,9 +62,9 @@ def opening(variant: str, plies: int, rng: random.Random) -> list[str]:
             return moves
 
 
-def result_for_south(pos: griot.Position, seen: Counter[griot.Position]) -> float | None:
+def result_for_south(pos: griot.Position, seen: Counter[bytes]) -> float | None:
     outcome = pos.outcome
-    if outcome is None and seen[pos] >= 3:
+    if outcome is None and seen[pos.key] >= 3:
         outcome = pos.endless_outcome()
     if outcome is None:
         return None
@@ -74,13 +74,13 @@ def result_for_south(pos: griot.Position, seen: Counter[griot.Position]) -> floa
 def play(variant: str, start_moves: list[str], south: Engine, north: Engine) -> float:
     pos = griot.Variant(variant).start()
     history: list[griot.Position] = []
-    seen: Counter[griot.Position] = Counter()
+    seen: Counter[bytes] = Counter()
     for m in start_moves:
         history.append(pos)
-        seen[pos] += 1
+        seen[pos.key] += 1
         pos = pos.play(m)
     while True:
-        seen[pos] += 1
+        seen[pos.key] += 1
         r = result_for_south(pos, seen)
         if r is not None:
             return r
@@ -155,7 +155,7 @@ def mcts(args: argparse.Namespace) -> None:
         st = game.new_initial_state()
         pos = griot.Variant("abapa").start()
         history: list[griot.Position] = []
-        seen: Counter[griot.Position] = Counter()
+        seen: Counter[bytes] = Counter()
         # Random opening moves (both sides), the same for the game pair with colours swapped.
         rng = random.Random(args.seed * 1000 + g // 2)
         for _ in range(args.plies):
@@ -163,10 +163,10 @@ def mcts(args: argparse.Namespace) -> None:
             mv = chr((ord("a") if pos.side_to_move == "S" else ord("A")) + k)
             st.apply_action(k)
             history.append(pos)
-            seen[pos] += 1
+            seen[pos.key] += 1
             pos = pos.play(mv)
         while True:
-            seen[pos] += 1
+            seen[pos.key] += 1
             r = result_for_south(pos, seen)
             if r is not None or st.is_terminal():
                 if r is None:  # OpenSpiel ends at a board's first repetition: its returns decide

@@ -1,4 +1,4 @@
-# The browser side (issue 10): the TypeScript client and the demo board in web/, served by
+# The browser side: the TypeScript client and the demo board in web/, served by
 # services/web. Included by the repo-root Makefile.
 #
 #   make web-install     npm packages of web/ (one workspace: client + app), Chromium if missing

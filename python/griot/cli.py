@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 import click
 from rich.console import Console
@@ -11,15 +12,14 @@ from rich.table import Table
 
 import griot
 from griot import cli_ops
+from griot.positions import position_arg
 from griot.render import board_table, describe
 
 console = Console()
 
 
 def _position(variant: str, position: str | None) -> griot.Position:
-    if position:
-        return griot.Position(position if " " in position else f"{variant} {position}")
-    return griot.Variant(variant).start()
+    return position_arg(variant, position)
 
 
 class _GriotGroup(click.Group):
@@ -78,7 +78,7 @@ def rules(variant: str) -> None:
 
 @main.command()
 @click.argument("variant")
-@click.option("--position", "-p", help="A position in Griot notation (default: the start).")
+@click.option("--position", "-p", help="A position, whole or its body (default: the start).")
 def show(variant: str, position: str | None) -> None:
     """Show a readable board of VARIANT, with the legal moves."""
     pos = _position(variant, position)
@@ -93,7 +93,7 @@ def show(variant: str, position: str | None) -> None:
 @main.command()
 @click.argument("variant")
 @click.argument("depth", type=click.IntRange(0, 30))
-@click.option("--position", "-p", help="A position in Griot notation (default: the start).")
+@click.option("--position", "-p", help="A position, whole or its body (default: the start).")
 @click.option("--divide", is_flag=True, help="Split the count by root move.")
 def perft(variant: str, depth: int, position: str | None, divide: bool) -> None:
     """Count the leaves of the game tree DEPTH turns deep (every leaf made)."""
@@ -112,6 +112,119 @@ def perft(variant: str, depth: int, position: str | None, divide: bool) -> None:
 
 
 cli_ops.register(main)  # up, status, play
+
+
+@main.command()
+@click.argument("engine_a", metavar="A")
+@click.argument("engine_b", metavar="B")
+@click.option("--variant", default="abapa", show_default=True, help="The game both engines play.")
+@click.option(
+    "--games", type=click.IntRange(1), default=20, show_default=True, help="At most this many games."
+)
+@click.option("--plies", type=click.IntRange(0), default=4, show_default=True, help="Random opening moves.")
+@click.option("--seed", type=int, default=1, show_default=True, help="Seed of the openings.")
+@click.option(
+    "--concurrency", "-j", type=click.IntRange(1), default=1, show_default=True, help="Games at once."
+)
+@click.option(
+    "--repetitions",
+    type=click.IntRange(2),
+    default=3,
+    show_default=True,
+    help="The occurrence of a position that ends the game (2 for engines that stop at the first repeat).",
+)
+@click.option(
+    "--sprt", default=None, metavar="ELO0,ELO1", help="Stop early on an SPRT (alpha = beta = 0.05)."
+)
+@click.option(
+    "--records",
+    "records_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Write every game as a record into this folder.",
+)
+def match(
+    engine_a: str,
+    engine_b: str,
+    variant: str,
+    games: int,
+    plies: int,
+    seed: int,
+    concurrency: int,
+    repetitions: int,
+    sprt: str | None,
+    records_dir: Path | None,
+) -> None:
+    """Play engine A against engine B over varied openings, colours swapped, and print A's score
+    with its 95% interval and Elo.
+
+    An engine is 'griot' or 'uci:COMMAND', then ';key=value' settings: time (s a move), depth,
+    nodes, eval, hash, name. Example: griot match 'griot;time=0.1' 'griot;time=0.1;eval=material'
+    """
+    from griot import match as m
+    from griot.record import dump
+
+    try:
+        a, b = m.EngineSpec.parse(engine_a), m.EngineSpec.parse(engine_b)
+        test = None
+        if sprt:
+            elo0, _, elo1 = sprt.partition(",")
+            test = m.Sprt(float(elo0), float(elo1))
+    except ValueError as e:
+        raise click.BadParameter(str(e)) from None
+    game = griot.Variant(variant)
+    click.echo(f"{game.canonical}: A = {a.label}, B = {b.label}")
+    if records_dir is not None:
+        records_dir.mkdir(parents=True, exist_ok=True)
+
+    def on_game(result: m.GameResult, stats: m.MatchStats) -> None:
+        side = "South" if result.a_is_south else "North"
+        click.echo(
+            f"game {stats.games}: A ({side}) scores {result.a_points:g} in {len(result.moves)} moves "
+            f"({result.reason}) · {stats.summary()}"
+        )
+        if records_dir is not None:
+            dump(m.game_record(game, result, a, b), records_dir / f"game-{stats.games:04d}.griot")
+
+    try:
+        outcome = m.run_match(
+            game,
+            a,
+            b,
+            games=games,
+            plies=plies,
+            seed=seed,
+            concurrency=concurrency,
+            sprt=test,
+            repetitions=repetitions,
+            on_game=on_game,
+        )
+    except m.MatchError as e:
+        raise click.ClickException(str(e)) from None
+    click.echo(f"A: {outcome.stats.summary()}")
+    if test is not None:
+        low, high = test.bounds
+        verdict = {"H1": f"A is at least {test.elo1:+g} Elo", "H0": f"A is not {test.elo1:+g} Elo"}
+        llr = test.llr(outcome.stats.points)
+        click.echo(
+            f"SPRT [{test.elo0:g}, {test.elo1:g}]: LLR {llr:.2f} in ({low:.2f}, {high:.2f}): "
+            + (verdict[outcome.verdict] if outcome.verdict else "no verdict yet")
+        )
+
+
+@main.command()
+@click.option("--variant", default="abapa", show_default=True, help="A two-row sowing variant with stores.")
+@click.option("--hash", "hash_mb", type=click.IntRange(1, 4096), default=64, show_default=True, help="MB.")
+def uci(variant: str, hash_mb: int) -> None:
+    """Speak the Oware engine protocol (UCI as Oware GUIs use it) on stdin and stdout."""
+    from griot import uci as protocol
+
+    try:
+        engine = protocol.UciEngine(sys.stdout, variant, hash_mb=hash_mb)
+    except protocol.UciError as e:
+        raise click.BadParameter(str(e), param_hint="--variant") from None
+    engine.run(sys.stdin)
+
 
 for _module in ("griot.cli_search", "griot.cli_egdb"):
     try:

@@ -12,9 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.console import Console
+from rich import box
+from rich.console import Console, Group
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+from rich.text import Text
 
 import griot
 from griot import launcher
@@ -60,6 +63,11 @@ def gateway_target(explicit: str | None) -> str | None:
     if target and launcher.grpc_health(target, launcher.ANALYSIS_SERVICE, timeout=1.0) == "SERVING":
         return str(target)
     return None
+
+
+def _seeds(centi: int) -> str:
+    """A loss or threshold (in hundredths of a seed) in seeds, as the scores are shown."""
+    return f"{centi / 100:.2f}"
 
 
 def score_text(s: common_pb2.Score) -> str:
@@ -211,13 +219,16 @@ def analyze_game(
             report = local_report(rec, depth, lambda _turn: progress.advance(bar))
         progress.update(bar, completed=total)
 
-    table = Table(
-        title=f"{report.variant} · thresholds {report.thresholds.inaccuracy}/"
-        f"{report.thresholds.mistake}/{report.thresholds.blunder}",
-        title_justify="left",
+    th = report.thresholds
+    console.print(
+        f"{report.variant}: scores are the mover's, in seeds; a move's loss is the best score less the "
+        f"played one (inaccuracy from {_seeds(th.inaccuracy)}, mistake from {_seeds(th.mistake)}, "
+        f"blunder from {_seeds(th.blunder)})"
     )
-    for col in ("turn", "player", "played", "best", "played score", "best score", "loss", "verdict"):
-        table.add_column(col, justify="right" if col in ("turn", "loss") else "left")
+    table = Table(box=box.SIMPLE_HEAD)
+    for col in ("turn", "by", "played", "best", "played score", "best score", "loss", "verdict"):
+        right = col in ("turn", "played score", "best score", "loss")
+        table.add_column(col, justify="right" if right else "left", no_wrap=True)
     for t in report.turns:
         table.add_row(
             str(t.turn + 1),
@@ -226,11 +237,11 @@ def analyze_game(
             t.best_move,
             score_text(t.played_score),
             score_text(t.best_score),
-            str(t.loss),
+            _seeds(t.loss),
             CLASS_NAMES.get(t.classification, "?"),
         )
     console.print(table)
-    summary = Table("player", "moves", "inaccuracies", "mistakes", "blunders", "average loss")
+    summary = Table("player", "moves", "inaccuracies", "mistakes", "blunders", "average loss (seeds)")
     for p in report.players:
         summary.add_row(
             "South" if p.player == common_pb2.PLAYER_SOUTH else "North",
@@ -238,7 +249,7 @@ def analyze_game(
             str(p.inaccuracies),
             str(p.mistakes),
             str(p.blunders),
-            str(p.average_loss),
+            _seeds(p.average_loss),
         )
     console.print(summary)
     png = png or record_path.with_suffix(".png")
@@ -246,7 +257,9 @@ def analyze_game(
         write_graph(report, png, f"{rec.variant}: South's score after each turn (depth {depth})")
         console.print(f"evaluation graph: {png}")
     except ImportError:
-        console.print("[dim]no matplotlib: pip install 'griot[plot]' for the evaluation graph[/dim]")
+        console.print(
+            "[dim]" + escape("no matplotlib: pip install 'griot[plot]' for the evaluation graph") + "[/dim]"
+        )
 
 
 def evaluate_via_gateway(
@@ -263,11 +276,12 @@ def evaluate_via_gateway(
         for msg in client.evaluate(pos, limits, include_move_scores=multipv != 1, timeout=3600):
             e = msg.evaluation
             last = e
-            table = Table(
-                title=f"depth {e.depth}  nodes {e.nodes:,}  {e.nps:,} n/s"
-                + ("  (cached)" if e.from_cache else "")
-                + f"  via {target}"
+            header = (
+                f"depth {e.depth} · from the cache · via {target}"
+                if e.from_cache
+                else f"depth {e.depth} · {e.nodes:,} nodes · {e.nps:,} nodes/s · via {target}"
             )
+            table = Table()
             table.add_column("move")
             table.add_column("score", justify="right")
             rows = [(m.move, score_text(m.score)) for m in e.move_scores] or [
@@ -275,8 +289,10 @@ def evaluate_via_gateway(
             ]
             for move, score in rows if multipv == 0 else rows[: max(multipv, 1)]:
                 table.add_row(move, score)
-            live.update(table)
+            live.update(Group(Text(header), table))
     if last is not None:
+        if not console.is_terminal:
+            console.line()  # a live display that is not a terminal ends without one
         console.print(
             f"best move [bold]{last.best_move}[/bold]  score {score_text(last.score)}  pv {' '.join(last.pv)}"
         )

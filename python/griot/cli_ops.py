@@ -19,6 +19,7 @@ from rich.table import Table
 
 import griot
 from griot import launcher, record
+from griot.positions import position_arg
 from griot.render import board_table, describe
 
 console = Console()
@@ -410,7 +411,7 @@ def _show(game: Game, opponent_label: str) -> None:
 @click.option(
     "--load", "load_path", type=click.Path(exists=True, dir_okay=False), help="Resume a saved game record."
 )
-@click.option("--position", "-p", help="Start from this position (Griot notation).")
+@click.option("--position", "-p", help="Start from this position, whole or its body (Griot notation).")
 @click.option("--seed", type=int, help="Seed of the simple opponent's choices (repeatable games).")
 @click.option(
     "--gateway",
@@ -425,7 +426,8 @@ def play(
     seed: int | None,
     gateway: str | None,
 ) -> None:
-    """Play VARIANT in the terminal against the engine (or its stand-in until the search lands)."""
+    """Play VARIANT in the terminal against Griot's engine: through the gateway when `griot up` runs
+    one, in this process otherwise."""
     from griot import opponent as opp
 
     human = side[0].upper()
@@ -435,12 +437,7 @@ def play(
         for m in rec.moves:
             game.play(m)
     elif variant:
-        start = (
-            griot.Position(position if " " in (position or "") else f"{variant} {position}")
-            if position
-            else griot.Variant(variant).start()
-        )
-        game = Game(start, human)
+        game = Game(position_arg(variant, position), human)
     else:
         raise click.UsageError("give a VARIANT (e.g. abapa) or --load RECORD")
 
@@ -448,7 +445,7 @@ def play(
     bot: opp.Opponent = opp.GatewayOpponent(target) if target else opp.local_opponent(seed)
     you, them = ("South", "North") if human == "S" else ("North", "South")
     game.tags.setdefault(you, os.environ.get("USER", "you"))
-    game.tags.setdefault(them, f"{bot.label}, level {level}")
+    game.tags.setdefault(them, f"Griot engine, level {level}")
     console.print(
         f"[bold]{game.pos.variant.name}[/bold] ({game.pos.variant.canonical}) · you play {you} · "
         f"opponent: {bot.label}, level {level}"
@@ -513,6 +510,8 @@ def play(
         else:
             try:
                 game.play(line)
+                if not game.pos.is_over:
+                    console.print(board_table(game.pos))
             except griot.GriotError as e:
                 code = getattr(e, "code", None)
                 console.print(f"[red]{e}[/red]" + (f" [dim]({code})[/dim]" if code else ""))

@@ -8,22 +8,25 @@ from __future__ import annotations
 import threading
 
 import click
-from rich.console import Console
+from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 
 import griot
 from griot import egdb
 from griot._core import bench as _bench
+from griot.positions import position_arg
 
 __all__ = ["analyze", "bench", "register"]
 
 
-def _table(result: griot.SearchResult, multipv: int) -> Table:
-    table = Table(
-        title=f"depth {result.depth}/{result.seldepth}  nodes {result.nodes:,}  "
-        f"{result.nps:,} n/s  {result.time:.2f} s"
+def _table(result: griot.SearchResult, multipv: int) -> Group:
+    header = Text(
+        f"depth {result.depth} (selective {result.seldepth}) · {result.nodes:,} nodes · "
+        f"{result.nps:,} nodes/s · {result.time:.2f} s"
     )
+    table = Table()
     table.add_column("move")
     table.add_column("score", justify="right")
     table.add_column("bound")
@@ -31,12 +34,14 @@ def _table(result: griot.SearchResult, multipv: int) -> Table:
     shown = result.moves if multipv == 0 else result.moves[: max(multipv, 1)]
     for m in shown:
         table.add_row(m.move, str(m.score), m.bound, " ".join(m.pv))
-    return table
+    return Group(header, table)
 
 
 @click.command()
 @click.argument("variant")
-@click.option("--position", "-p", "position", default=None, help="Position body (default: the start).")
+@click.option(
+    "--position", "-p", "position", default=None, help="A position, whole or its body (default: the start)."
+)
 @click.option("--depth", "-d", type=click.IntRange(1, 120), default=None, help="Depth in turns.")
 @click.option("--time", "-t", "seconds", type=click.FloatRange(0), default=None, help="Seconds.")
 @click.option("--nodes", "-n", type=click.IntRange(1), default=None, help="Node limit.")
@@ -68,8 +73,7 @@ def analyze(
     if depth is not None and seconds is not None:
         raise click.UsageError("give --depth or --time, not both")
     try:
-        var = griot.Variant(variant)
-        pos = var.position(position) if position else var.start()
+        pos = position_arg(variant, position)
     except griot.GriotError as e:
         raise click.BadParameter(str(e)) from e
     console = Console()
@@ -118,6 +122,8 @@ def analyze(
         if final is not None:
             live.update(_table(final, multipv))
     if final is not None:
+        if not console.is_terminal:
+            console.line()  # a live display that is not a terminal ends without one
         console.print(
             f"best move [bold]{final.best_move}[/bold]  score {final.score}  pv {' '.join(final.pv)}"
         )

@@ -65,12 +65,19 @@ class GatewayOpponent:
         return position.parse_move(response.move)
 
     def evaluate(self, position: Position) -> str:
+        from griot.cli_analysis import score_text
         from griot.client import search_limits
 
         last = None
-        for message in self.client.evaluate(position, search_limits(max_time=2.0), timeout=10):
-            last = message
-        return str(last).strip() if last is not None else "no evaluation"
+        limits = search_limits(max_time=2.0)
+        for message in self.client.evaluate(position, limits, include_move_scores=True, timeout=10):
+            last = message.evaluation
+        if last is None:
+            return "no evaluation"
+        side = "South" if position.side_to_move == "S" else "North"
+        moves = " ".join(f"{m.move}:{score_text(m.score)}" for m in last.move_scores)
+        text = f"{side} {score_text(last.score)} at depth {last.depth} · best {last.best_move}"
+        return f"{text} · {moves}" if moves else text
 
 
 def local_opponent(seed: int | None = None) -> Opponent:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -31,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
 DIST = WEB / "app" / "dist"
 SCRIPT = WEB / "e2e" / "play.mjs"
+NEWCOMER = WEB / "e2e" / "newcomer.mjs"
 ARTIFACTS = ROOT / "test-artifacts" / "e2e"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
@@ -91,9 +93,9 @@ def offline(online: str, griot_stack: GriotStack) -> Iterator[str]:
             proc.wait(10)
 
 
-def _play(url: str, variant: str, *args: str) -> dict[str, Any]:
+def _play(url: str, variant: str, *args: str, script: Path = SCRIPT) -> dict[str, Any]:
     proc = subprocess.run(
-        ["node", str(SCRIPT), "--url", url, "--variant", variant, "--out", str(ARTIFACTS),
+        ["node", str(script), "--url", url, "--variant", variant, "--out", str(ARTIFACTS),
          "--chromium", CHROMIUM, *args],
         cwd=WEB, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
@@ -173,7 +175,7 @@ def test_abapa_finished_game_against_the_engine(online: str) -> None:
     assert [p for p, _ in turns] == ["South", "North"] * 5
     final = griot.Position(summary["finalPosition"])
     assert final.outcome is not None and final.outcome.reason == "turn_limit"
-    assert summary["turnText"].startswith("Game over")
+    assert summary["turnText"] == _summary_in_words(final.outcome, 10)
     _check_evaluations(summary)
     assert summary["graph"]["points"] == 10
     _check_marks(summary["graph"])
@@ -207,3 +209,77 @@ def test_other_families_against_the_engine(online: str, variant: str) -> None:
 def test_abapa_without_a_gateway(offline: str) -> None:
     summary = _play(offline, "abapa", "--engine", "offline", "--moves", "2")
     assert len(_replay(summary)) == 2
+
+
+def _summary_in_words(outcome: griot.GameOutcome, turn_limit: int) -> str:
+    """What the page must say when a game ended at its turn limit, from the core's outcome."""
+    south, north = outcome.scores
+    why = f"the limit of {turn_limit} turns was reached"
+    if outcome.winner is None:
+        return f"Draw {south}-{north}: {why}"
+    margin = abs(south - north)
+    who = "South" if outcome.winner == "S" else "North"
+    return f"{who} wins {south}-{north} (by {margin} seed{'' if margin == 1 else 's'}): {why}"
+
+
+def _unanswered_api() -> str:
+    """An API address on loopback that nobody listens on (the port is free when chosen)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/api"
+
+
+#: abapa with 12 holes a side: wider than a phone at any legible size.
+WIDE = "abapa(holes=12)"
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_board_as_a_newcomer_meets_it(online: str, width: int) -> None:
+    """The plain page at a desktop's and a phone's width (newcomer.mjs): a clear error when the API
+    cannot be reached, a loading state until the variants arrive, the person playing South against
+    the engine by default, the sides and stores labelled, spaced and labelled option controls, no
+    sideways overflow; then a short game with those defaults to its end, summed up in words, and
+    the analysis graph with labelled axes. Screenshots: test-artifacts/e2e/newcomer-<width>-*.png."""
+    also = ["ikibuguzo", "sabouiyya", "leb-bbut-ahbochen", "bechi", WIDE]
+    summary = _play(
+        online, "abapa(max_turns=6)", "--width", str(width), "--unreachable", _unanswered_api(),
+        "--also", ",".join(also), script=NEWCOMER,
+    )  # fmt: skip
+    assert summary["mode"] == "he"
+    # Every board of the default games fits the window whole; a wider one scrolls in its own frame.
+    fits = summary["boardFits"]
+    assert set(fits) == {"unreachable", "start", "finished", *also}
+    assert all(fits[k] for k in ("start", "finished", *also[:-1])), fits
+    assert summary["closestControls"] >= 8
+    # The engine played North's turns without anyone choosing it.
+    pos = griot.Variant("abapa(max_turns=6)").start()
+    for i, t in enumerate(summary["turns"]):
+        player, move = t["move"].split(" ", 1)
+        assert player == ("South", "North")[i % 2], summary["turns"]
+        pos = pos.play(move)
+        assert str(pos) == t["after"]
+    assert len(summary["turns"]) == 6
+    assert str(pos) == summary["finalPosition"]
+    assert pos.outcome is not None
+    assert summary["turnText"] == _summary_in_words(pos.outcome, 6)
+    graph = summary["graph"]
+    assert graph["xTitle"] == "Turn"
+    assert graph["yTitle"] == "South\u2019s score (seeds)"
+    assert graph["xTicks"] == ["1", "2", "3", "4", "5", "6"]
+    assert graph["yTicks"] == ["\u221212", "\u22126", "0", "+6", "+12"]
+    assert graph["points"] == 6
+    assert graph["width"] <= width
+    # Proven results: squares at the edge, said in words, and a note saying what the squares are.
+    assert (graph["note"] is not None) == (graph["proven"] > 0)
+    for title in graph["provenTitles"]:
+        assert re.fullmatch(r"after turn \d+: (South wins|North wins|a draw) with best play", title), title
+    for line in graph["list"]:
+        # Each mistake in words: what the move lost in seeds, or the proven results; no bare numbers.
+        assert line == "no mistakes found" or re.fullmatch(
+            r"(inaccuracy|mistake|blunder): \d+\. (South|North) \S+ \(best \S+, "
+            r"(lost [\d.]+ seeds?|[^()]*with best play[^()]*)\)",
+            line,
+        ), line
+    for name in ("unreachable", "loading", "start", "finished", "ikibuguzo", "sabouiyya", "abapa_holes_12"):
+        assert (ARTIFACTS / f"newcomer-{width}-{name}.png").is_file()

@@ -1,7 +1,8 @@
 //! Béchi (the Kunama game of Eritrea and Ethiopia) as a whole multi-round match.
 //!
-//! Sources: seed 003 (Ludii evidence DLP.Evidence.1188, quoting Townshend 1971 via Pankhurst 1971),
-//! `shared/rules/DECISIONS.md` section "Béchi" (binding), `docs/rules/bechi.md` (the precise reading,
+//! Sources: R. Pankhurst, "Gabata and Related Board Games of Ethiopia and the Horn of Africa" (1971),
+//! quoting Townshend (Ludii evidence DLP.Evidence.1188), cited as "Source"; `docs/rules/bechi.md` (its
+//! "Main decisions" cited as "main decisions", and the precise reading,
 //! written together with the Python reference `tests/reference/bechi.py`; its numbered points are cited
 //! as "bechi.md N") and `docs/NOTATION.md` section "Béchi".
 //!
@@ -12,50 +13,50 @@
 //!
 //! Rule decisions, each with its source:
 //! - Board 2x4 (default) or 2x3 (`holes` option), 6 counters a hole; South moves first in round 1.
-//!   Seed "2x4/2x3 board. Six counters per hole."; DECISIONS "Options: holes=4 ... or holes=3".
+//!   Source "2x4/2x3 board. Six counters per hole."; main decisions "Options: holes=4 ... or holes=3".
 //! - Index `i` is `0..h` for South's `a..`, `h..2h` for North's `A..`; clockwise is `i - 1`,
 //!   anti-clockwise `i + 1`, for both players (bechi.md "Board and directions"; NOTATION).
 //! - A hole in the left half of its owner's row sows clockwise, in the right half anti-clockwise;
-//!   the centre hole of the 2x3 board either way, as two moves `b:cw` / `b:ccw`. Seed "Sowing occurs
+//!   the centre hole of the 2x3 board either way, as two moves `b:cw` / `b:ccw`. Source "Sowing occurs
 //!   in a clockwise direction from the left half ... player's choice when there is a central hole";
-//!   DECISIONS "Direction by start hole"; bechi.md table.
-//! - Only an own hole in play holding 2 or more counters can be sown. Seed "They could thus under no
-//!   circumstances pick up a single ball"; DECISIONS "Holes with fewer than 2 cannot be played";
+//!   main decisions "Direction by start hole"; bechi.md table.
+//! - Only an own hole in play holding 2 or more counters can be sown. Source "They could thus under no
+//!   circumstances pick up a single ball"; main decisions "Holes with fewer than 2 cannot be played";
 //!   bechi.md 1.
 //! - All counters are lifted, the first goes back into the origin, one into each following hole in
-//!   play; the origin is not skipped when the sowing comes round. Seed "The first seed of sowing is
+//!   play; the origin is not skipped when the sowing comes round. Source "The first seed of sowing is
 //!   placed in the hole from which the sowing began"; bechi.md 2.
-//! - Holes out of play are skipped by the sowing. Seed "This hole is not to be sown into"; bechi.md 3.
+//! - Holes out of play are skipped by the sowing. Source "This hole is not to be sown into"; bechi.md 3.
 //! - Capture: the last counter lands in a hole (either row) that held at least one counter, now holds
 //!   an even number, and was sown from in an earlier turn of this round by either player (the turn's
-//!   own origin joins the moved set only after the turn). Seed "provided the contents of that hole
-//!   have already been moved"; DECISIONS "Already moved"; bechi.md 4 and 7.
+//!   own origin joins the moved set only after the turn). Source "provided the contents of that hole
+//!   have already been moved"; main decisions "Already moved"; bechi.md 4 and 7.
 //! - Chain: the following holes in the move's direction are taken while even, with no moved
 //!   condition, crossing rows, skipping holes out of play; it stops at an odd hole, at an empty hole
 //!   when `empty_breaks_chain` (default true; false treats 0 as even), or on coming back to the hole
-//!   where it began. Seed "Should the following hole also contain an even number"; DECISIONS option
+//!   where it began. Source "Should the following hole also contain an even number"; main decisions option
 //!   `empty_breaks_chain`; bechi.md 5. Captures go to the mover's store and end the turn (bechi.md 6).
-//! - A player with no sowable hole while the opponent has one plays `pass` (a turn). Seed "they must
+//! - A player with no sowable hole while the opponent has one plays `pass` (a turn). Source "they must
 //!   pass until the opponent plays in such a way that they may play"; bechi.md 8.
 //! - When after a sowing turn neither player can sow, the round ends inside that turn: each takes the
 //!   counters in their own row, moved and out-of-play sets are cleared, South is to move; a player
 //!   with fewer than 6 counters (store + carry) loses the match (phase `over`), otherwise the refill
-//!   begins (phase `fill-S`). Seed "If neither player is able to move, they both capture the counters
+//!   begins (phase `fill-S`). Source "If neither player is able to move, they both capture the counters
 //!   in their rows"; bechi.md 9-10.
 //! - Refill: South then North, each one explicit move `fill:<labels>` even when forced; a player with
 //!   `t` counters fills exactly `min(h, t / 6)` holes of their choice with 6, carries `t - 6k` over,
 //!   and the unfilled holes are out of play for the round (in play with `empty_holes_in_play=true`).
-//!   Seed "count their counters by placing them six per hole ... The player chooses which hole to leave
-//!   empty"; DECISIONS "Between rounds"; bechi.md 11-14.
-//! - Rounds alternate the starting player: South in odd rounds, North in even rounds. Seed "Players
+//!   Source "count their counters by placing them six per hole ... The player chooses which hole to leave
+//!   empty"; main decisions "Between rounds"; bechi.md 11-14.
+//! - Rounds alternate the starting player: South in odd rounds, North in even rounds. Source "Players
 //!   alternate being the starting player"; bechi.md 14.
 //! - The match is lost by the player who cannot fill one hole; the other wins; each score is store +
-//!   carry. Seed "until one player cannot fill a hole with six counters"; bechi.md 15.
+//!   carry. Source "until one player cannot fill a hole with six counters"; bechi.md 15.
 //! - `turns` counts every move (sowings, passes, fills) and never resets; at `max_turns` (default
 //!   2000) the match ends as an endless cycle: store + own row + carry each, more wins. A match ended
-//!   by `over` in the same turn is decided by `over`. DECISIONS "Everywhere"; bechi.md 16.
+//!   by `over` in the same turn is decided by `over`. main decisions "Everywhere"; bechi.md 16.
 //! - The "shu" trick is not modelled, so holes out of play are always empty; repetition needs the
-//!   game's history and is left to the caller. DECISIONS "The shu trick is not modelled"; bechi.md 17.
+//!   game's history and is left to the caller. main decisions "shu"; bechi.md 17.
 
 use std::fmt::Write as _;
 
@@ -91,7 +92,7 @@ pub fn family() -> Family {
                       first counter back into the origin, even captures in either row on holes \
                       already moved, a forward chain; a match of rounds with refills between them."
             .into(),
-        source: "seed 003 (Béchi); shared/rules/DECISIONS.md; docs/rules/bechi.md".into(),
+        source: "R. Pankhurst, Gabata and Related Board Games of Ethiopia and the Horn of Africa (1971), quoting Townshend; docs/rules/bechi.md".into(),
     }
 }
 

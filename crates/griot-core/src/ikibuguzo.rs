@@ -1,45 +1,46 @@
-//! Ikibuguzo, Opening 1 (seed 002): a four-row sowing game of the African Great Lakes.
+//! Ikibuguzo, Opening 1: a four-row sowing game of the African Great Lakes.
 //!
-//! Rule decisions (sources: seed `002_5ab7eb09f2909b3e.txt`, `shared/rules/DECISIONS.md` sections
-//! "Everywhere" and "Ikibuguzo", `docs/rules/ikibuguzo.md` (its rule numbers in brackets),
+//! Rule decisions (sources: Murray, A History of Board-Games Other Than Chess (1951), p. 217, as the
+//! Ludii portal summarises it, cited as "source"; `docs/rules/README.md` and the "Main decisions" of
+//! `docs/rules/ikibuguzo.md`, cited as "main decisions", with its rule numbers in brackets;
 //! `docs/NOTATION.md`):
 //! - 4x8 board; each player owns an outer and an inner row of 8 and sows only round their own
-//!   16-hole loop (DECISIONS). Loop index 0..7 = outer row left to right, 8..15 = inner row right to
+//!   16-hole loop (main decisions). Loop index 0..7 = outer row left to right, 8..15 = inner row right to
 //!   left, in the player's own view; anticlockwise is +1, clockwise -1 (NOTATION) [§1]. The mover's
 //!   inner hole at column `c` (loop `15 - c`) faces the opponent's inner loop `8 + c` and outer loop
 //!   `7 - c`.
-//! - Start: both loops `0,6,0,0,0,0,0,17,0,3,0,3,0,3,0,0` (seed's arrangement read from the bottom
+//! - Start: both loops `0,6,0,0,0,0,0,17,0,3,0,3,0,3,0,0` (source's arrangement read from the bottom
 //!   left anticlockwise). Six scripted turns S,N,S,N,S,N from `i3`, `i3`, `i5`, `i5`, `i7`, `i7`: two
 //!   counters into the next hole anticlockwise, one into the one after; nothing else happens; they are
-//!   the only legal moves (seed "Opening play", DECISIONS) [1-3].
-//! - A turn starts from any own hole holding 2 or more (seed "Singletons cannot move") [4]. A lap
+//!   the only legal moves (source "Opening play", main decisions) [1-3].
+//! - A turn starts from any own hole holding 2 or more (source "Singletons cannot move") [4]. A lap
 //!   lifts the whole hole and never skips its origin [5]. The last counter "lands in an empty hole"
 //!   when that hole holds exactly 1 after the lap: the turn ends, whatever lies opposite [6].
 //!   Otherwise a capture if the last hole is in the inner row and both facing opponent holes are
-//!   non-empty (seed's definition of opposition), else relay anticlockwise [7].
-//! - A capture empties both facing opponent holes into the origin of the lap that just ended (seed
+//!   non-empty (source's definition of opposition), else relay anticlockwise [7].
+//! - A capture empties both facing opponent holes into the origin of the lap that just ended (source
 //!   "places them in the empty hole from which the player lifted the counters"), which is then sown
 //!   again as a new lap [8-9].
 //! - Special holes `o1` and `i2` [11]. A clockwise lap is allowed only from them and only when that
-//!   very lap ends in a capture (seed "only ... if they immediately lead to a capture") [12]: as the
+//!   very lap ends in a capture (source "only ... if they immediately lead to a capture") [12]: as the
 //!   turn's first play; when re-sowing a special capture hole, if every lap so far was clockwise or
-//!   none was (seed "Multiple captures ... only ... on the first sowing of the turn. Otherwise, only
+//!   none was (source "Multiple captures ... only ... on the first sowing of the turn. Otherwise, only
 //!   one clockwise capture") [13]; after `keep` [15]. Relay laps are always anticlockwise [14].
-//! - `keep` (seed "the captured counters may be placed in the hole and left there"): in a turn whose
+//! - `keep` (source "the captured counters may be placed in the hole and left there"): in a turn whose
 //!   laps were all clockwise, after a capture the player may leave the counters and play the other
 //!   special hole clockwise if that captures [15-16]; once a keep was made and no clockwise option is
 //!   left, leave them and play any other hole of 2+ anticlockwise [17].
 //! - Wins are checked right after each capture and stop the turn at once, the captured counters left
-//!   unsown: the opponent has nothing left (seed "captures all the opponent's counters") [20]; with
-//!   option `end_holes_win` (default true, DECISIONS) captures this turn took both opponent inner end
+//!   unsown: the opponent has nothing left (source "captures all the opponent's counters") [20]; with
+//!   option `end_holes_win` (default true, main decisions) captures this turn took both opponent inner end
 //!   holes (flag `win=S`/`win=N`) [21].
-//! - Relay cut: lap 1,001 is never started; the position gets the flag `cycle` (NOTATION, DECISIONS
+//! - Relay cut: lap 1,001 is never started; the position gets the flag `cycle` (NOTATION, main decisions
 //!   "Endless play") [22]. A turn captures each column at most once (the opponent's holes receive
 //!   nothing during the turn), so a turn has at most 8 captures.
 //! - Result order: win flag, a player without counters (capture-all), `cycle`, the player to move
-//!   without a move loses (seed "The player who cannot play loses"), turn limit. An endless cycle or
+//!   without a move loses (source "The player who cannot play loses"), turn limit. An endless cycle or
 //!   the turn limit is won by the player with more counters on their side [23-24].
-//! - Moves [25-27]: a turn is one API move (issue #4), made of steps joined by `/`. This module's
+//! - Moves [25-27]: a turn is one API move (docs/rules/README.md, point 2), made of steps joined by `/`. This module's
 //!   moves are the steps: the first play of a turn (`o3`, `i2:cw`), and where a capture offers more
 //!   than one option the turn **pauses** ([`Game::mid_turn`]): the same player stays to move, the
 //!   flags field records the turn so far (`choose=o1,laps=1,cw=all[,kept][,end=i1]`), and each
@@ -328,7 +329,7 @@ pub fn option_specs() -> Vec<OptionSpec> {
         OptionSpec::flag(
             "end_holes_win",
             true,
-            "capturing both opponent inner-row end holes in one turn wins (seed 002)",
+            "capturing both opponent inner-row end holes in one turn wins (Murray 1951)",
         ),
         OptionSpec::max_turns(),
     ]

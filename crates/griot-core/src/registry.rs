@@ -143,7 +143,7 @@ fn module_families() -> Vec<Family> {
                           player's own loop, captures by opposition, clockwise plays from two special \
                           holes, and a win by taking both opponent inner end holes in one turn."
                 .into(),
-            source: "seed 002 (Ludii, after Murray 1951: 217); docs/rules/ikibuguzo.md".into(),
+            source: "H. J. R. Murray, A History of Board-Games Other Than Chess (1951), p. 217, via the Ludii portal; docs/rules/ikibuguzo.md".into(),
         },
         Family {
             id: "sabouiyya".into(),
@@ -154,7 +154,7 @@ fn module_families() -> Vec<Family> {
             description: "A Tunisian 5x5 capture game: placement two at a time, orthogonal steps with \
                           custodial capture and chains, and the H'ajeb remedy against a blockade."
                 .into(),
-            source: "seed 001 (Ludii, after Quemeneur 1944); docs/rules/sabouiyya.md".into(),
+            source: "J. Quemeneur, Le jeu de la kharbga (IBLA, 1944), via the Ludii portal; docs/rules/sabouiyya.md".into(),
         },
     ]
 }

@@ -1,31 +1,31 @@
-//! Sabou'iyya (seed 001): a 5x5 placement-then-capture game with the H'ajeb remedy.
+//! Sabou'iyya: a 5x5 placement-then-capture game with the H'ajeb remedy.
 //!
-//! Rule decisions (sources: seed `001_ed269f036d6c7523.txt`, `shared/rules/DECISIONS.md` sections
-//! "Everywhere" and "Sabou'iyya", `docs/rules/sabouiyya.md` (its rule numbers in brackets),
-//! `docs/NOTATION.md`):
+//! Rule decisions (sources: Quemeneur, "Le jeu de la kharbga" (1944), as the Ludii portal records it,
+//! cited as "source"; `docs/rules/README.md` and the "Main decisions" of `docs/rules/sabouiyya.md`,
+//! cited as "main decisions", with its rule numbers in brackets; `docs/NOTATION.md`):
 //! - Board 5x5, files `a..e`, ranks `1..5` from South; cell index `(rank - 1) * 5 + file`, which is
-//!   also the cell order moves are written in [1]. Twelve pieces each; South moves first (DECISIONS).
+//!   also the cell order moves are written in [1]. Twelve pieces each; South moves first (main decisions).
 //! - Placement: two pieces a turn, one API move naming both cells in cell order (`c2,d4`); never the
 //!   centre `c3`; on a player's first placement turn at least one cell is orthogonally next to the
-//!   centre (seed "The first piece ... adjacent to the central spot") [3-5]. No capture during
-//!   placement (DECISIONS). After the 12th placement turn South moves [6].
-//! - Movement: one orthogonal step to an empty cell (seed, DECISIONS) [7]; the moved piece takes
+//!   centre (source "The first piece ... adjacent to the central spot") [3-5]. No capture during
+//!   placement (main decisions). After the 12th placement turn South moves [6].
+//! - Movement: one orthogonal step to an empty cell (source, main decisions) [7]; the moved piece takes
 //!   every enemy piece orthogonally next to it with a friendly piece right behind, all four
 //!   directions at once; a piece stepping between two enemies is safe [8]. After a capture the same
 //!   piece may step on while each step captures, and may stop after any step; the whole chain is one
 //!   move `c2-c3-c4`, every prefix is legal [9].
 //! - End: a player without pieces loses (capture-all); in the movement phase the player to move
-//!   without a legal move loses (blockade) (seed "captures all ... or which blocks") [10, 12]. The
+//!   without a legal move loses (blockade) (source "captures all ... or which blocks") [10, 12]. The
 //!   turn limit (`max_turns`) and an endless cycle are draws scored by pieces on the board [11].
-//! - H'ajeb (option `hajeb`, default true; DECISIONS) [13-24]:
+//! - H'ajeb (option `hajeb`, default true; main decisions) [13-24]:
 //!   - North may play `hajeb` (its whole turn) once a game, in the movement phase, when it has a
 //!     *safe mover*: a piece with an empty orthogonal neighbour whose cell plus the empty region
-//!     reachable from those neighbours touches no South piece (the seed's "blockade ... which can
+//!     reachable from those neighbours touches no South piece (the source's "blockade ... which can
 //!     move infinitely without possibility of being taken") [13-15].
 //!   - While it is in force (`on`) South moves like a queen, any distance orthogonally or
-//!     diagonally through empty cells, capturing as in [8] (seed "move any distance orthogonally or
-//!     diagonally") [16]. South may capture with several pieces in one turn (seed "not just with the
-//!     same piece, but with more than one") [17]. South's whole turn is **one API move** (issue #4),
+//!     diagonally through empty cells, capturing as in [8] (source "move any distance orthogonally or
+//!     diagonally") [16]. South may capture with several pieces in one turn (source "not just with the
+//!     same piece, but with more than one") [17]. South's whole turn is **one API move** (docs/rules/README.md, point 2),
 //!     its queen moves the steps, joined by `/` at the boundary (`a1-c3/b2-b4/stop`): after a
 //!     capturing step South stays to move in state `chain` ([`Game::mid_turn`]) while some queen
 //!     move (any piece) would capture again; there it plays a further capturing queen move or
@@ -245,7 +245,7 @@ pub struct SabouiyyaGame {
 /// The options Sabou'iyya accepts.
 pub fn option_specs() -> Vec<OptionSpec> {
     vec![
-        OptionSpec::flag("hajeb", true, "the second player may declare H'ajeb (seed 001)"),
+        OptionSpec::flag("hajeb", true, "the second player may declare H'ajeb (Quemeneur 1944)"),
         OptionSpec::max_turns(),
     ]
 }

@@ -20,19 +20,19 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-create_exception!(_core, GriotError, PyValueError, "Base of every error Griot raises for bad input.");
-create_exception!(_core, NotationError, GriotError, "A position or move that could not be parsed.");
-create_exception!(_core, VariantError, GriotError, "A malformed variant string or a bad option.");
-create_exception!(_core, UnknownVariantError, VariantError, "No game has this variant id.");
-create_exception!(_core, RuleFileError, VariantError, "A rule file with a bad field (see .field).");
+create_exception!(griot, GriotError, PyValueError, "Base of every error Griot raises for bad input.");
+create_exception!(griot, NotationError, GriotError, "A position or move that could not be parsed.");
+create_exception!(griot, VariantError, GriotError, "A malformed variant string or a bad option.");
+create_exception!(griot, UnknownVariantError, VariantError, "No game has this variant id.");
+create_exception!(griot, RuleFileError, VariantError, "A rule file with a bad field (see .field).");
 create_exception!(
-    _core,
+    griot,
     EgdbError,
     GriotError,
     "An endgame database that cannot be built or read: a rule set that cannot have one, a damaged or foreign file."
 );
 create_exception!(
-    _core,
+    griot,
     IllegalMoveError,
     GriotError,
     "A move that is not legal in the position (see .code)."

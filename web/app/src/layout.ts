@@ -25,6 +25,8 @@ export interface BoardLayout {
   byLabel: Map<string, number>;
   /** Labels more than one cell has (Ikibuguzo: each player's holes are o1..o8, i1..i8). */
   shared: Set<string>;
+  /** Whether North's side is drawn at the bottom. */
+  flipped: boolean;
 }
 
 /** Lays the cells out as South sees the board (South at the bottom), or North if `flipped`. */
@@ -46,7 +48,39 @@ export function layoutBoard(geometry: BoardGeometry, flipped = false): BoardLayo
     if (byLabel.has(c.label)) shared.add(c.label);
     else byLabel.set(c.label, c.index);
   }
-  return { rows, cols, cells, stores: geometry.stores, byLabel, shared };
+  return { rows, cols, cells, stores: geometry.stores, byLabel, shared, flipped };
+}
+
+export interface EdgeSide {
+  player: Player;
+  /** How many screen rows next to that edge hold only this player's cells (0 on a shared grid). */
+  rows: number;
+}
+
+/**
+ * Whose side of the board each screen edge is, to label it: the owner of the cells in the top
+ * (bottom) row, or on boards whose cells nobody owns (Sabou'iyya), North at the top as South sees it.
+ */
+export function edgeSides(layout: BoardLayout): { top: EdgeSide; bottom: EdgeSide } {
+  const owners = new Map<number, Set<Player>>();
+  for (const c of layout.cells) {
+    if (!owners.has(c.gridRow)) owners.set(c.gridRow, new Set());
+    owners.get(c.gridRow)!.add(c.owner);
+  }
+  const only = (row: number): Player | undefined => {
+    const set = owners.get(row);
+    const [p] = set ?? [];
+    return set?.size === 1 && p !== Player.UNSPECIFIED ? p : undefined;
+  };
+  const side = (edgeRow: number, step: number, fallback: Player): EdgeSide => {
+    const player = only(edgeRow);
+    if (player === undefined) return { player: fallback, rows: 0 };
+    let rows = 0;
+    for (let r = edgeRow; r >= 1 && r <= layout.rows && only(r) === player; r += step) rows++;
+    return { player, rows };
+  };
+  const [topFallback, bottomFallback] = layout.flipped ? [Player.SOUTH, Player.NORTH] : [Player.NORTH, Player.SOUTH];
+  return { top: side(1, 1, topFallback), bottom: side(layout.rows, -1, bottomFallback) };
 }
 
 /**

@@ -13,7 +13,6 @@ import {
   type DescribeVariantResponse,
   errorInfo,
   type Evaluation,
-  GameResult,
   Player,
   type PositionInfo,
   scoreText,
@@ -23,9 +22,17 @@ import {
 import { type BoardState, eventFrames, type Frame, frameDelay, playFrames } from "./animate";
 import { type Engine, offlineEngine, probeEngine } from "./engine";
 import { graphPoints, graphSvg } from "./graph";
-import { type BoardLayout, cellText, isPieceGame, labelMeans, layoutBoard } from "./layout";
+import { type BoardLayout, cellText, edgeSides, type EdgeSide, isPieceGame, labelMeans, layoutBoard } from "./layout";
 import { MovePicker } from "./picker";
-import { defaultValue, intChoices, type OptionChoice, parseVariantString, variantString } from "./variants";
+import {
+  defaultValue,
+  intChoices,
+  type OptionChoice,
+  optionLabel,
+  parseVariantString,
+  variantString,
+} from "./variants";
+import { outcomeText, scoreWords, sideName } from "./words";
 import "./style.css";
 
 const params = new URLSearchParams(location.search);
@@ -70,6 +77,9 @@ const state = {
   engine: offlineEngine("engine: checking") as Engine,
   evalAbort: undefined as AbortController | undefined,
   gameId: 0,
+  animation: new AbortController(),
+  /** The players the person chose (or the default), kept while the engine is offline. */
+  mode: "he" as Mode,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -95,7 +105,23 @@ function showEngine() {
   for (const opt of Array.from($<HTMLSelectElement>("mode").options)) {
     opt.disabled = !state.engine.online && opt.value !== "hh";
   }
-  if (!state.engine.online) $<HTMLSelectElement>("mode").value = "hh";
+  // Without an engine only two people can play; the choice comes back with the engine.
+  $<HTMLSelectElement>("mode").value = state.engine.online ? state.mode : "hh";
+  renderSides();
+}
+
+/** The page's state for people and tests: loading, ready, or error (the API cannot be reached). */
+function pageState(s: "loading" | "ready" | "error") {
+  document.body.dataset.state = s;
+  if (s === "ready") document.body.dataset.ready = "true";
+}
+
+function showLoadError(err: unknown) {
+  const ce = ConnectError.from(err);
+  pageState("error");
+  $("load-error-api").textContent = API;
+  $("load-error-detail").textContent = `The browser says: ${ce.rawMessage || String(err)}.`;
+  $("load-error").hidden = false;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -104,7 +130,8 @@ function showEngine() {
 function renderOptions() {
   const family = state.families.find((f) => f.id === $<HTMLSelectElement>("variant").value);
   const box = $("options");
-  box.replaceChildren();
+  box.replaceChildren(el("legend", {}, "Options"));
+  box.hidden = !family?.options.length;
   if (!family) return;
   $("family-description").textContent = family.description;
   for (const o of family.options) {
@@ -122,8 +149,13 @@ function renderOptions() {
       }
     }
     input.dataset.option = o.name;
+    input.id = `option-${o.name}`;
     input.title = o.description;
-    box.append(el("label", { className: "option" }, `${o.name} `, input));
+    const label = el("label", { htmlFor: input.id, title: o.description }, optionLabel(o.name));
+    const field = el("div", { className: `field option${input.type === "checkbox" ? " check" : ""}` });
+    if (input.type === "checkbox") field.append(input, label);
+    else field.append(label, input);
+    box.append(field);
   }
 }
 
@@ -204,19 +236,47 @@ function renderBoard(frame?: Frame) {
   }
   const parts: HTMLElement[] = [];
   if (layout.stores) {
-    parts.push(el("div", { className: "store north", id: "store-north" }, String(s.north ?? 0)));
-    parts.push(grid);
-    parts.push(el("div", { className: "store south", id: "store-south" }, String(s.south ?? 0)));
+    // Each player's store on their right as they face the board.
+    const store = (side: "south" | "north", seeds: number) =>
+      el(
+        "div",
+        { className: `store ${side}`, title: `${side === "south" ? "South" : "North"}'s store` },
+        el("span", { className: "store-name" }, side === "south" ? "South" : "North"),
+        el("span", { className: "store-count", id: `store-${side}` }, String(seeds)),
+      );
+    const [left, right] = layout.flipped
+      ? [store("south", s.south ?? 0), store("north", s.north ?? 0)]
+      : [store("north", s.north ?? 0), store("south", s.south ?? 0)];
+    parts.push(left, grid, right);
   } else {
     parts.push(grid);
   }
   board.replaceChildren(...parts);
+  board.style.setProperty("--cols", String(layout.cols));
+  board.style.setProperty("--store-cols", layout.stores ? "2.4" : "0");
+  renderSides();
   board.dataset.busy = String(state.busy);
   board.dataset.position = state.position?.notation ?? "";
   board.dataset.turns = String(state.turns.length);
   const p = state.position;
   board.dataset.toMove = !p ? "" : p.outcome ? "over" : humanToMove() ? "human" : "engine";
   renderChoices();
+}
+
+/** Who plays from the top and the bottom of the board, written beside those edges. */
+function renderSides() {
+  if (!state.layout) return;
+  const { top, bottom } = edgeSides(state.layout);
+  const text = (e: EdgeSide) => {
+    const where = e.rows === 1 ? "row" : e.rows > 1 ? "rows" : "side";
+    const role = mode() === "hh" ? "" : engineSide(e.player) ? " \u00b7 engine" : " \u00b7 you";
+    return `${sideName(e.player)}'s ${where}${role}`;
+  };
+  for (const [id, e] of [["side-top", top], ["side-bottom", bottom]] as const) {
+    const p = $(id);
+    p.textContent = text(e);
+    p.dataset.player = sideName(e.player);
+  }
 }
 
 function renderChoices() {
@@ -249,10 +309,6 @@ function onCellClick(label: string) {
 // ---------------------------------------------------------------------------------------------
 // Turns
 
-function sideName(p: Player) {
-  return p === Player.SOUTH ? "South" : p === Player.NORTH ? "North" : "?";
-}
-
 function mode(): Mode {
   return $<HTMLSelectElement>("mode").value as Mode;
 }
@@ -269,18 +325,21 @@ function humanToMove(): boolean {
 function describeTurn() {
   const p = state.position;
   if (!p) return;
-  $("turn").textContent = p.outcome
-    ? `Game over: ${
-        p.outcome.result === GameResult.DRAW
-          ? "draw"
-          : `${p.outcome.result === GameResult.SOUTH_WINS ? "South" : "North"} wins`
-      } ${p.outcome.southScore}-${p.outcome.northScore} (${p.outcome.reason})`
+  const turn = $("turn");
+  turn.textContent = p.outcome
+    ? outcomeText(p.outcome, p.sideToMove, p.turns, unit())
     : `Turn ${p.turns + 1}: ${sideName(p.sideToMove)} to move`;
+  turn.classList.toggle("over", !!p.outcome);
   $("notation").textContent = p.notation;
   const list = $("moves");
   list.replaceChildren(
     ...state.turns.map((t) => el("li", { title: t.after.notation }, `${sideName(t.before.sideToMove)} ${t.move}`)),
   );
+}
+
+/** What the game counts: seeds, or pieces in placement games. */
+function unit(): string {
+  return state.pieces ? "piece" : "seed";
 }
 
 function setPosition(p: PositionInfo, legal: string[]) {
@@ -298,6 +357,8 @@ function setPosition(p: PositionInfo, legal: string[]) {
 async function newGame() {
   const game = ++state.gameId;
   state.evalAbort?.abort();
+  const board = $("board");
+  board.setAttribute("aria-busy", "true"); // the old board stays, dimmed, until the new one is here
   try {
     const variant = chosenVariant();
     const desc = await client.rules.describeVariant({ variant });
@@ -315,6 +376,10 @@ async function newGame() {
     state.layout = layoutBoard(desc.geometry!, $<HTMLInputElement>("flip").checked);
     state.pieces = isPieceGame(desc.geometry!);
     state.turns = [];
+    // A move of the previous game still on its way or animating is dropped with it.
+    state.animation.abort();
+    state.animation = new AbortController();
+    state.busy = false;
     $("rules").replaceChildren(...desc.rules.map((r) => el("li", {}, r)));
     $("graph").replaceChildren();
     $("board").dataset.variant = desc.variant;
@@ -323,6 +388,9 @@ async function newGame() {
     void engineTurn(game);
   } catch (err) {
     showError(err);
+    if (!state.layout) $("board").replaceChildren(el("p", { className: "loading failed" }, "No game to show."));
+  } finally {
+    if (game === state.gameId) board.setAttribute("aria-busy", "false");
   }
 }
 
@@ -336,7 +404,7 @@ async function play(move: string) {
   renderBoard();
   try {
     const r = await client.rules.applyMove({ position: before.notation, move });
-    if (game !== state.gameId) return;
+    if (game !== state.gameId) return; // a new game started meanwhile: it owns the board now
     const frames = eventFrames(state.board, r.events);
     const delay = frameDelay(frames.length, FRAME_MS, 2500);
     await playFrames(
@@ -346,7 +414,9 @@ async function play(move: string) {
         if (f.text) status(f.text);
       },
       delay,
+      state.animation.signal,
     );
+    if (game !== state.gameId) return;
     state.turns.push({ move: r.move, before, after: r.position! });
     state.busy = false;
     setPosition(r.position!, r.legalMoves);
@@ -387,9 +457,9 @@ async function engineTurn(game: number) {
 function showEvaluation(p: PositionInfo, e: Evaluation) {
   const v = southValue(e.score, p.sideToMove) ?? 0;
   const share = 50 + 50 * Math.tanh(v / 800);
-  $("eval-fill").style.height = `${share.toFixed(1)}%`;
+  $("eval-fill").style.setProperty("--share", `${share.toFixed(1)}%`);
   $("eval-bar").dataset.value = String(v);
-  $("eval-text").textContent = `depth ${e.depth}: ${scoreText(e.score)} for ${sideName(p.sideToMove)}${
+  $("eval-text").textContent = `depth ${e.depth}: ${scoreWords(e.score, p.sideToMove, unit())}${
     e.bestMove ? `, best ${e.bestMove}` : ""
   }${e.fromCache ? " (cached)" : ""}`;
   const text = $("eval-text");
@@ -443,9 +513,14 @@ async function analyzeGame() {
         graph.replaceChildren(el("p", {}, `analysing the game… ${done}/${total}`));
       },
     );
-    const points = graphPoints(report?.turns ?? turns);
-    graph.innerHTML = graphSvg(points);
+    const points = graphPoints(report?.turns ?? turns, 1200, unit());
+    graph.innerHTML = graphSvg(points, 480, 220, 1200, unit());
     const marked = points.filter((p) => p.mark);
+    if (points.some((p) => p.proven)) {
+      graph.append(
+        el("p", { className: "muted graph-note" }, "Squares: proven results (with best play), drawn at the edge whatever the margin."),
+      );
+    }
     graph.append(
       el(
         "ul",
@@ -466,9 +541,11 @@ async function main() {
   $<HTMLButtonElement>("new-game").addEventListener("click", () => void newGame());
   $<HTMLSelectElement>("variant").addEventListener("change", renderOptions);
   $<HTMLSelectElement>("mode").addEventListener("change", () => {
+    if (state.engine.online) state.mode = mode();
     renderBoard(); // whose clicks the board takes
     void engineTurn(state.gameId);
   });
+  $<HTMLButtonElement>("retry").addEventListener("click", () => location.reload());
   $<HTMLButtonElement>("analyze").addEventListener("click", () => void analyzeGame());
   $<HTMLInputElement>("flip").addEventListener("change", () => {
     if (state.desc) {
@@ -476,11 +553,17 @@ async function main() {
       renderBoard();
     }
   });
-  showEngine();
+  pageState("loading");
   state.engine = await probeEngine(API, client, fetch, () => showEngine());
   showEngine();
+  let families: VariantFamily[];
   try {
-    const { families } = await client.rules.listVariants({});
+    ({ families } = await client.rules.listVariants({}));
+  } catch (err) {
+    showLoadError(err);
+    return;
+  }
+  try {
     state.families = families;
     const select = $<HTMLSelectElement>("variant");
     select.replaceChildren(...families.map((f) => el("option", { value: f.id }, `${f.name} (${f.id})`)));
@@ -492,9 +575,11 @@ async function main() {
     renderOptions();
     if (wanted) presetOptions(wanted.options);
     await newGame();
-    document.body.dataset.ready = "true";
+    pageState("ready");
   } catch (err) {
     showError(err);
+    if (!state.layout) $("board").replaceChildren(el("p", { className: "loading failed" }, "No game to show."));
+    pageState("ready");
   }
 }
 

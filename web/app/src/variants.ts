@@ -13,6 +13,12 @@ export function optionValue(v: OptionValue | undefined): OptionChoice {
   return 0n;
 }
 
+/** An option's name as a form label: `max_turns` → `Max turns`. */
+export function optionLabel(name: string): string {
+  const words = name.replace(/[_-]+/g, " ").trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
 /** `id` or `id(key=value,...)` listing only non-default options, sorted by key. */
 export function variantString(family: VariantFamily, chosen: ReadonlyMap<string, OptionChoice>): string {
   const parts = family.options

@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
 import {
   BoardGeometrySchema,
+  GameOutcomeSchema,
+  GameResult,
   MoveClassification,
   Player,
   ScoreSchema,
@@ -11,10 +13,11 @@ import {
   VariantFamilySchema,
 } from "@griot/client";
 import { eventFrames, frameDelay, playFrames } from "../src/animate";
-import { graphPoints, graphSvg } from "../src/graph";
-import { cellText, isPieceGame, labelMeans, layoutBoard } from "../src/layout";
+import { graphPoints, graphSvg, turnTicks } from "../src/graph";
+import { cellText, edgeSides, isPieceGame, labelMeans, layoutBoard } from "../src/layout";
 import { MovePicker } from "../src/picker";
-import { intChoices, parseVariantString, variantString } from "../src/variants";
+import { intChoices, optionLabel, parseVariantString, variantString } from "../src/variants";
+import { amount, lossWords, outcomeText, scoreWords } from "../src/words";
 
 /** Geometry as the rules service describes a two-row board of `n` holes (cells 0..n-1 South's). */
 function twoRow(n: number) {
@@ -89,6 +92,27 @@ describe("layoutBoard", () => {
     const sab = layoutBoard(grid5());
     expect(sab.cells[sab.byLabel.get("a1")!]).toMatchObject({ gridRow: 5, gridCol: 1 });
     expect(sab.cells[sab.byLabel.get("e5")!]).toMatchObject({ gridRow: 1, gridCol: 5 });
+  });
+
+  it("names the side of the board at each edge, rows and all", () => {
+    expect(edgeSides(layoutBoard(twoRow(6)))).toEqual({
+      top: { player: Player.NORTH, rows: 1 },
+      bottom: { player: Player.SOUTH, rows: 1 },
+    });
+    expect(edgeSides(layoutBoard(twoRow(6), true))).toEqual({
+      top: { player: Player.SOUTH, rows: 1 },
+      bottom: { player: Player.NORTH, rows: 1 },
+    });
+    expect(edgeSides(layoutBoard(fourRow()))).toEqual({
+      top: { player: Player.NORTH, rows: 2 },
+      bottom: { player: Player.SOUTH, rows: 2 },
+    });
+    // Nobody owns Sabou'iyya's cells: North sits across the board from South.
+    expect(edgeSides(layoutBoard(grid5()))).toEqual({
+      top: { player: Player.NORTH, rows: 0 },
+      bottom: { player: Player.SOUTH, rows: 0 },
+    });
+    expect(edgeSides(layoutBoard(grid5(), true)).top.player).toBe(Player.SOUTH);
   });
 
   it("tells pieces from seeds", () => {
@@ -225,6 +249,12 @@ describe("variants and graph", () => {
     expect(intChoices(family.options[1])).toBeUndefined();
   });
 
+  it("labels options in words", () => {
+    expect(optionLabel("max_turns")).toBe("Max turns");
+    expect(optionLabel("holes")).toBe("Holes");
+    expect(optionLabel("end_holes_win")).toBe("End holes win");
+  });
+
   it("reads variant strings back", () => {
     expect(parseVariantString("abapa")).toEqual({ id: "abapa", options: new Map() });
     const { id, options } = parseVariantString("leb-bbut-ahbochen(holes=8, max_turns=10)");
@@ -252,8 +282,129 @@ describe("variants and graph", () => {
     const points = graphPoints(turns);
     expect(points.map((p) => p.value)).toEqual([0, 1200, -200]); // proven results clamped
     expect(points[2].mark).toBe("blunder");
+    expect(points[2].label).toBe("3. South c (best d, lost 3 seeds)");
+    expect(points.map((p) => p.proven)).toEqual([undefined, "South wins with best play", undefined]);
     const svg = graphSvg(points);
     expect(svg).toContain('class="mark blunder"');
     expect(svg.match(/<circle/g)).toHaveLength(1);
+    // The proven win: a square at the top edge, its result in words.
+    expect(svg.match(/<rect class="proven"[^>]*><title>([^<]*)</)![1]).toBe("after turn 2: South wins with best play");
+  });
+
+  it("draws axes with ticks and labels: the turn, South's score in seeds", () => {
+    const turns = Array.from({ length: 12 }, (_, turn) =>
+      create(TurnAnalysisSchema, {
+        turn,
+        player: turn % 2 ? Player.NORTH : Player.SOUTH,
+        playedMove: "a",
+        bestMove: "a",
+        southScore: create(ScoreSchema, { value: { case: "centi", value: 50 * turn } }),
+      }),
+    );
+    const svg = graphSvg(graphPoints(turns));
+    // Text of the SVG elements of a class (the SVG is a string: no DOM in these tests).
+    const texts = (cls: string, source = svg) =>
+      [...source.matchAll(new RegExp(`<text class="[^"]*\\b${cls}\\b[^"]*"[^>]*>([^<]*)</text>`, "g"))].map((m) => m[1]);
+    expect(svg).toMatch(/<line class="axis x-axis"/);
+    expect(svg).toMatch(/<line class="axis y-axis"/);
+    expect(texts("x-title")).toEqual(["Turn"]);
+    expect(texts("y-title")).toEqual(["South\u2019s score (seeds)"]);
+    expect(texts("x-tick")).toEqual(["2", "4", "6", "8", "10", "12"]);
+    expect(texts("y-tick")).toEqual(["\u221212", "\u22126", "0", "+6", "+12"]);
+    // The curve's points sit above their ticks: turn 4's point at turn 4's tick.
+    const xs = (svg.match(/class="curve" d="([^"]*)"/)![1]).split(/[ML]/).filter(Boolean).map((p) => p.split(",")[0]);
+    const tick4 = svg.match(/<text class="tick x-tick" x="([^"]*)"[^>]*>4</)![1];
+    expect(xs).toHaveLength(12);
+    expect(xs[3]).toBe(tick4);
+    // A placement game counts pieces.
+    expect(texts("y-title", graphSvg([], 480, 220, 1200, "piece"))).toEqual(["South\u2019s score (pieces)"]);
+  });
+
+  it("ticks round turn numbers", () => {
+    expect(turnTicks(1)).toEqual([1]);
+    expect(turnTicks(8)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(turnTicks(30)).toEqual([5, 10, 15, 20, 25, 30]);
+    expect(turnTicks(10)).toEqual([2, 4, 6, 8, 10]);
+    expect(turnTicks(200)).toEqual([50, 100, 150, 200]);
+    expect(turnTicks(80)).toEqual([10, 20, 30, 40, 50, 60, 70, 80]);
+    expect(turnTicks(0)).toEqual([]);
+  });
+});
+
+describe("results in words", () => {
+  const outcome = (result: GameResult, southScore: number, northScore: number, reason: string) =>
+    create(GameOutcomeSchema, { result, southScore, northScore, reason });
+
+  it("sums up a finished game: who won, by how much and why it ended", () => {
+    expect(outcomeText(outcome(GameResult.SOUTH_WINS, 26, 22, "stuck"), Player.NORTH, 57)).toBe(
+      "South wins 26-22 (by 4 seeds): North cannot move",
+    );
+    expect(outcomeText(outcome(GameResult.NORTH_WINS, 23, 25, "turn_limit"), Player.SOUTH, 10)).toBe(
+      "North wins 23-25 (by 2 seeds): the limit of 10 turns was reached",
+    );
+    expect(outcomeText(outcome(GameResult.DRAW, 24, 24, "turn_limit"), Player.SOUTH, 30)).toBe(
+      "Draw 24-24: the limit of 30 turns was reached",
+    );
+    expect(outcomeText(outcome(GameResult.SOUTH_WINS, 3, 2, "blocked"), Player.NORTH, 9, "piece")).toBe(
+      "South wins 3-2 (by 1 piece): North is blocked",
+    );
+    expect(outcomeText(outcome(GameResult.NORTH_WINS, 0, 64, "end_holes"), Player.SOUTH, 40)).toBe(
+      "North wins 0-64 (by 64 seeds): North captured both of South's inner end holes in one turn",
+    );
+    expect(outcomeText(outcome(GameResult.SOUTH_WINS, 40, 8, "match_lost"), Player.NORTH, 300)).toBe(
+      "South wins 40-8 (by 32 seeds): North could not fill a hole for another round",
+    );
+    // Every reason the API names reads as words, and a new one loses its underscores.
+    for (const reason of [
+      "stuck", "neither_can_move", "board_empty", "few_seeds", "store_threshold", "all_singletons",
+      "endless_cycle", "turn_limit", "captured_all", "blocked", "end_holes", "match_lost", "some_new_reason",
+    ]) {
+      const text = outcomeText(outcome(GameResult.SOUTH_WINS, 30, 18, reason), Player.NORTH, 80);
+      expect(text).not.toContain("_");
+      expect(text).toMatch(/^South wins 30-18 \(by 12 seeds\): [a-zA-Z]/);
+    }
+  });
+
+  it("writes amounts and scores in words", () => {
+    expect(amount(1)).toBe("1 seed");
+    expect(amount(1.5)).toBe("1.5 seeds");
+    expect(amount(0.25, "piece")).toBe("0.25 pieces");
+    const score = (value: Parameters<typeof create<typeof ScoreSchema>>[1]) => create(ScoreSchema, value);
+    expect(scoreWords(score({ value: { case: "winsIn", value: 3 } }), Player.SOUTH)).toBe("South wins with best play");
+    expect(scoreWords(score({ value: { case: "losesIn", value: 2 } }), Player.SOUTH)).toBe("North wins with best play");
+    expect(scoreWords(score({ value: { case: "draw", value: true } }), Player.NORTH)).toBe("a draw with best play");
+    expect(scoreWords(score({ value: { case: "centi", value: -150 } }), Player.NORTH)).toBe("South ahead by 1.5 seeds");
+    expect(scoreWords(score({ value: { case: "centi", value: 0 } }), Player.NORTH)).toBe("level");
+  });
+
+  it("shows what a move lost against a proven result in words, never the loss as a number", () => {
+    // The API counts a proven result as the family's largest margin: a loss of 4800 centi-units.
+    const t = create(TurnAnalysisSchema, {
+      turn: 40,
+      player: Player.SOUTH,
+      playedMove: "c",
+      bestMove: "e",
+      bestScore: create(ScoreSchema, { value: { case: "winsIn", value: 2 } }),
+      playedScore: create(ScoreSchema, { value: { case: "losesIn", value: 3 } }),
+      loss: 4800,
+      classification: MoveClassification.BLUNDER,
+      southScore: create(ScoreSchema, { value: { case: "losesIn", value: 3 } }),
+    });
+    expect(lossWords(t)).toBe("after which South wins with best play; after c North wins with best play");
+    const [point] = graphPoints([t]);
+    expect(point.label).toBe("41. South c (best e, after which South wins with best play; after c North wins with best play)");
+    expect(point.label).not.toMatch(/48|\d\.\d\d/);
+    // The best move played in a won position: the result, once.
+    const best = create(TurnAnalysisSchema, { ...t, playedMove: "e", playedScore: t.bestScore, loss: 0 });
+    expect(lossWords(best)).toBe("South wins with best play");
+    // A heuristic loss in seeds, in the game's unit.
+    const heuristic = create(TurnAnalysisSchema, {
+      ...t,
+      player: Player.NORTH,
+      bestScore: create(ScoreSchema, { value: { case: "centi", value: 250 } }),
+      playedScore: create(ScoreSchema, { value: { case: "centi", value: 100 } }),
+      loss: 150,
+    });
+    expect(lossWords(heuristic, "piece")).toBe("lost 1.5 pieces");
   });
 });

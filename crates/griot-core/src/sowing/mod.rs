@@ -1,30 +1,30 @@
 //! Two-row sowing games as data: one engine interprets a [`RuleSet`].
 //!
-//! Rule decisions of the engine (each is the reading of `shared/rules/DECISIONS.md` or, where it is
-//! silent, the one written here):
+//! Rule decisions of the engine (each stated with its reason in `docs/rules/README.md` for every game
+//! and `docs/rules/awale-collection.md` for the rule language; cited below by file and point):
 //! - Holes are indexed `0..n` for South's row from South's left and `n..2n` for North's row from
 //!   North's left, so counter-clockwise sowing is index + 1 modulo 2n and the hole opposite `i` is
 //!   `2n - 1 - i` (docs/NOTATION.md).
-//! - A turn is the whole sowing with every lap and capture (DECISIONS "Everywhere").
+//! - A turn is the whole sowing with every lap and capture (README, point 2).
 //! - Multiple sowing: when the last seed of a lap does not end the sowing, that hole is lifted (all,
 //!   or all but one with `leave_one`) and sown on from the next hole; the capture rule is applied to
-//!   the last hole of the final lap (DECISIONS "Awale"). "The origin" skipped on a full lap is the
+//!   the last hole of the final lap (awale-collection, point 2). "The origin" skipped on a full lap is the
 //!   hole the current lap was lifted from. A lap that would lift nothing ends the sowing.
 //! - A relay sowing is cut after 1,000 laps: the position gets the `cycle` flag and the game ends as
-//!   an endless cycle (DECISIONS "Everywhere", docs/NOTATION.md).
-//! - Flow capture applies to holes reached during a lap other than its last hole (DECISIONS); the
+//!   an endless cycle (README, point 3; docs/NOTATION.md).
+//! - Flow capture applies to holes reached during a lap other than its last hole (awale-collection, point 5); the
 //!   seeds are taken at once and later seeds of the lap fall into the emptied hole.
 //! - The capture chain walks from the last hole against (backward) or along (forward) the sowing
 //!   direction while holes match the capture values and territory; without `chain_crosses` it stops at
 //!   the edge of the last hole's row; it may take the final lap's origin hole but never goes past it
-//!   (DECISIONS "Previous holes").
+//!   (awale-collection, point 6).
 //! - Grand slam: a final capture is a grand slam when the opponent's row holds no seed once it is
 //!   made, whichever row the captured holes are on ("if capture doesn't leave any seed to the
 //!   opponent", read literally). Flow captures never count as a grand slam.
 //! - Starving is judged on the position after the whole turn: a move starves when the opponent's row
-//!   is empty afterwards (DECISIONS).
+//!   is empty afterwards (awale-collection, point 9).
 //! - A player who cannot play in a `pass` variant plays the move `pass` (one turn); the game ends when
-//!   neither player can play (DECISIONS "When a player can't play").
+//!   neither player can play (awale-collection, point 10).
 //! - End conditions (a cut relay, store threshold, board empty, fewer than N seeds, all singletons)
 //!   are checked before each turn; then a player to move without a legal move ends the game (or
 //!   passes); only then the turn limit, so a natural end takes precedence over the limit.

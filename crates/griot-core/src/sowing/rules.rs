@@ -1,9 +1,9 @@
 //! The rule language of two-row sowing games: a typed, validated [`RuleSet`] read from a TOML rule
-//! file. It speaks the parameter language of the Awale rule collection (seed 004: seeds per hole,
+//! file. It speaks the parameter language of the Guillions' Awale rule book (1996-1997: seeds per hole,
 //! playable holes, minimum seeds to play, leave one behind, origin skipped on a full lap, multiple
 //! sowing and its end values, flow capture, capture values / territory / target, chaining of
 //! previous holes, starving, grand slam, game end, pass or end when stuck, who takes the remaining
-//! seeds), plus what DECISIONS.md asks the language to express as well (grand slam illegal, first
+//! seeds), plus what `docs/rules/awale-collection.md` asks the language to express as well (grand slam illegal, first
 //! seed back into the origin, clockwise or chosen direction, capture of the hole after the last,
 //! forward chains, holes skipped above a count, the end when every hole holds at most one seed or
 //! a store passes a threshold, scoring of stores only or stores plus own row).
