@@ -131,7 +131,7 @@ Places where the texts disagree with themselves (the rule lines were followed)
 
 from __future__ import annotations
 
-__all__ = ["RULES", "VARIANTS", "legal_moves", "outcome", "play", "start"]
+__all__ = ["READINGS", "RULES", "VARIANTS", "legal_moves", "outcome", "play", "start"]
 
 MAX_LAPS = 1000
 DEFAULT_MAX_TURNS = 2000
@@ -318,7 +318,21 @@ RULES = {
         end_store_over=24, pass_when_stuck=False, remaining="own",
     ),
 }
+
+# Readings of other written sources (docs/rules/readings.md), each the collection's game with the
+# points that source reads differently.  Keys beyond the table above:
+#   end_result      "scores" (default) | "draw" | ("mover_wins_below", N or "start_row"): the
+#                   result when the player to move cannot play
+#   neither_draw    when neither player can play, the game is a draw
+READINGS_RULES = {
+    # Ludii's Aw-li On-nam Ot-tjin: both players stuck is a draw.
+    "ot-tjin-ludii": dict(RULES["ot-tjin"], neither_draw=True),
+}
+RULES.update(READINGS_RULES)
 # fmt: on
+
+#: The readings' variant ids.
+READINGS = list(READINGS_RULES)
 
 VARIANTS = [
     "2-4",
@@ -745,11 +759,31 @@ def play(position: str, move: str) -> str:
     return new.format()
 
 
+def _winner(st, reason, south, north):
+    """The winner's letter or None (a draw): the scores decide unless a reading's end says otherwise."""
+    by_score = "S" if south > north else "N" if north > south else None
+    r = st.rules
+    if reason not in ("stuck", "none-can-play"):
+        return by_score
+    if reason == "none-can-play" and r.get("neither_draw"):
+        return None
+    result = r.get("end_result", "scores")
+    if result == "draw":
+        return None
+    if isinstance(result, tuple):  # ("mover_wins_below", threshold)
+        threshold = result[1]
+        if threshold == "start_row":
+            threshold = st.n * st.opts["seeds"]
+        stuck = st.side  # the player to move cannot play; the other moved last
+        return _SIDES[1 - stuck] if st.stores[stuck] < threshold else None
+    return by_score
+
+
 def outcome(position: str):
     st = _parse_position(position)
     reason = _end_reason(st)
     if reason is None:
         return None
     south, north = _share_remaining(st, reason)
-    winner = "S" if south > north else "N" if north > south else None
+    winner = _winner(st, reason, south, north)
     return {"winner": winner, "score": (south, north), "reason": reason}

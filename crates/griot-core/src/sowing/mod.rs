@@ -42,8 +42,8 @@ use crate::notation;
 use crate::variant::{Allowed, OptionSpec, Variant, VariantSpec};
 pub use rules::RuleSet;
 use rules::{
-    Chain, Direction, FlowTaker, GrandSlam, Playable, RelayMode, Remaining, Scoring, Starving, Stuck, Target,
-    Territory,
+    Chain, Direction, FlowTaker, GrandSlam, NeitherCanMove, Playable, RelayMode, Remaining, Scoring,
+    Starving, Stuck, StuckResult, Target, Territory,
 };
 
 /// Largest number of holes on a board (both rows).
@@ -994,6 +994,26 @@ impl SowingGame {
     }
 }
 
+impl SowingGame {
+    /// The outcome when the player to move cannot play, by the rules' end choices.
+    fn stuck_outcome(&self, pos: &SowingPosition, scores: [i32; 2], reason: EndReason) -> Outcome {
+        let e = &self.rules.end;
+        let by_score = Outcome::by_score(scores, reason);
+        if reason == EndReason::NeitherCanMove && e.neither_can_move == NeitherCanMove::Draw {
+            return Outcome { winner: None, ..by_score };
+        }
+        match e.stuck_result {
+            StuckResult::Scores => by_score,
+            StuckResult::Draw => Outcome { winner: None, ..by_score },
+            StuckResult::MoverWinsBelow(t) => {
+                let stuck = pos.to_move;
+                let below = (pos.stores[stuck.index()] as u32) < t.count(self.n as u8, self.seeds);
+                Outcome { winner: below.then(|| stuck.other()), ..by_score }
+            }
+        }
+    }
+}
+
 impl Game for SowingGame {
     type Position = SowingPosition;
     type Move = SowingMove;
@@ -1077,7 +1097,8 @@ impl Game for SowingGame {
             return if self.at_turn_limit(pos) { turn_limit() } else { None };
         }
         let reason = if other_can_move { EndReason::Stuck } else { EndReason::NeitherCanMove };
-        Some(Outcome::by_score(self.final_scores(pos, self.rules.remaining, true, other_can_move), reason))
+        let scores = self.final_scores(pos, self.rules.remaining, true, other_can_move);
+        Some(self.stuck_outcome(pos, scores, reason))
     }
 
     fn endless_outcome(&self, pos: &SowingPosition) -> Outcome {
@@ -1420,9 +1441,8 @@ mod tests {
             state ^= state << 17;
             state
         };
-        for path in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/rules")).unwrap() {
-            let path = path.unwrap().path();
-            let id = path.file_stem().unwrap().to_string_lossy().into_owned();
+        for (_, text) in crate::registry::BUILTIN_RULE_FILES {
+            let id = RuleSet::from_toml(text).unwrap().id;
             for holes in 1..=8 {
                 let Ok(g) = crate::registry::game(&format!("{id}(holes={holes})")) else {
                     continue;
@@ -1483,9 +1503,8 @@ mod tests {
         };
         let mut checked = 0;
         let mut captured = 0;
-        for path in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/rules")).unwrap() {
-            let path = path.unwrap().path();
-            let id = path.file_stem().unwrap().to_string_lossy().into_owned();
+        for (_, text) in crate::registry::BUILTIN_RULE_FILES {
+            let id = RuleSet::from_toml(text).unwrap().id;
             for holes in 2..=8 {
                 let Ok(g) = crate::registry::game(&format!("{id}(holes={holes})")) else {
                     continue;

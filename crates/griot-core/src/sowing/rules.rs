@@ -225,6 +225,46 @@ pub enum Stuck {
     Pass,
 }
 
+/// The result when the game ends because the player to move cannot play.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum StuckResult {
+    /// The scores decide (after the remaining seeds are shared out).
+    Scores,
+    /// A draw.
+    Draw,
+    /// The player who moved last wins if the stuck player has captured fewer seeds than the
+    /// threshold; otherwise a draw.
+    MoverWinsBelow(Threshold),
+}
+
+/// A seed count that may depend on the board the options give.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Threshold {
+    /// A fixed count.
+    Seeds(u16),
+    /// The seeds of one row at the start (holes x seeds).
+    StartRow,
+}
+
+impl Threshold {
+    /// The count on a board of `holes` per row with `seeds` per hole.
+    pub fn count(self, holes: u8, seeds: u8) -> u32 {
+        match self {
+            Threshold::Seeds(n) => n as u32,
+            Threshold::StartRow => holes as u32 * seeds as u32,
+        }
+    }
+}
+
+/// The result when neither player can play.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum NeitherCanMove {
+    /// As [`End::stuck_result`] says.
+    AsStuck,
+    /// A draw: in a `pass` game, when both players pass in turn; otherwise when both are stuck.
+    Draw,
+}
+
 /// Conditions ending the game, checked before every turn.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct End {
@@ -238,6 +278,10 @@ pub struct End {
     pub store_above: Option<u16>,
     /// The game ends when every hole holds at most one seed.
     pub all_singletons: bool,
+    /// The result when the player to move cannot play.
+    pub stuck_result: StuckResult,
+    /// The result when neither player can play.
+    pub neither_can_move: NeitherCanMove,
 }
 
 /// Who takes the seeds left on the board when the game ends.
@@ -655,8 +699,52 @@ impl RuleSet {
         let fewer_than = end_s.int("fewer_than", 1, 255)?.map(|v| v as u16);
         let store_above = end_s.int("store_above", 0, 255)?.map(|v| v as u16);
         let all_singletons = end_s.boolean("all_singletons", false)?;
+        let stuck_word =
+            end_s.word("stuck_result", &[("scores", 0), ("draw", 1), ("mover-wins-below", 2)])?;
+        let threshold = match end_s.get("stuck_threshold") {
+            None => None,
+            Some(Value::Integer(i)) if (1..=255).contains(i) => Some(Threshold::Seeds(*i as u16)),
+            Some(Value::String(s)) if s == "start-row" => Some(Threshold::StartRow),
+            Some(v) => {
+                return Err(err(
+                    "end.stuck_threshold",
+                    format!("expected a count 1..=255 or \"start-row\", found {v}"),
+                ))
+            }
+        };
+        let stuck_result = match (stuck_word, threshold) {
+            (Some(2), Some(t)) => StuckResult::MoverWinsBelow(t),
+            (Some(2), None) => {
+                return Err(err(
+                    "end.stuck_threshold",
+                    "missing: end.stuck_result \"mover-wins-below\" needs it",
+                ))
+            }
+            (_, Some(_)) => {
+                return Err(err(
+                    "end.stuck_threshold",
+                    "only read with end.stuck_result = \"mover-wins-below\"",
+                ))
+            }
+            (Some(1), None) => StuckResult::Draw,
+            _ => StuckResult::Scores,
+        };
+        let neither_can_move = end_s
+            .word(
+                "neither_can_move",
+                &[("as-stuck", NeitherCanMove::AsStuck), ("draw", NeitherCanMove::Draw)],
+            )?
+            .unwrap_or(NeitherCanMove::AsStuck);
         end_s.finish()?;
-        let end = End { stuck, board_empty, fewer_than, store_above, all_singletons };
+        let end = End {
+            stuck,
+            board_empty,
+            fewer_than,
+            store_above,
+            all_singletons,
+            stuck_result,
+            neither_can_move,
+        };
 
         let mut rem_s = Section::new("remaining", sub_table(&root, "remaining")?);
         let remaining = rem_s.word("to", &REMAINING)?.unwrap_or(Remaining::OwnRow);
@@ -827,6 +915,33 @@ impl RuleSet {
             ends.push("every hole holds at most one seed".into());
         }
         out.push(format!("End: when {}; or on an endless cycle.", ends.join("; or when ")));
+        match self.end.stuck_result {
+            StuckResult::Scores => {}
+            StuckResult::Draw => {
+                out.push("Result: when the player to move cannot play, the game is a draw.".into())
+            }
+            StuckResult::MoverWinsBelow(t) => out.push(format!(
+                "Result: when the player to move cannot play, the player who moved last wins if the \
+                 stuck player has captured fewer than {} seeds; otherwise the game is a draw.",
+                match t {
+                    Threshold::Seeds(n) => n.to_string(),
+                    Threshold::StartRow => format!("{} (a row's seeds at the start)", t.count(holes, seeds)),
+                }
+            )),
+        }
+        if self.end.neither_can_move == NeitherCanMove::Draw {
+            out.push(
+                match self.end.stuck {
+                    Stuck::Pass => {
+                        "Result: when both players pass in turn (neither can play), the game is a draw."
+                    }
+                    Stuck::Ends => {
+                        "Result: when both players are stuck (neither can play), the game is a draw."
+                    }
+                }
+                .into(),
+            );
+        }
         let rem = |r: Remaining| match r {
             Remaining::OwnRow => "each player takes the seeds in their own row",
             Remaining::LastMover => "the player who moved last takes them",

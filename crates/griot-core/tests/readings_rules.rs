@@ -1,0 +1,181 @@
+//! One test per rule-language field that states a documented reading of a game (docs/RULE_FILES.md,
+//! docs/rules/readings.md), on hand-built boards, in the style of `sowing_rules.rs`.
+//!
+//! Board reminder (6 holes a row): South `a..f` = holes 0..5 from South's left, North `A..F` =
+//! holes 6..11 from North's left; counter-clockwise is hole + 1 (f is followed by A, F by a);
+//! hole `i` is opposite `11 - i`. A position is
+//! `<variant> <south>/<north> <store-S>-<store-N> <side> <turns> <flags>`.
+//!
+//! User rule files (ids starting `t-`) test fields no shipped reading uses.
+
+mod common;
+
+use common::{moves, outcome};
+use griot_core::registry;
+use griot_core::sowing::rules::RuleSet;
+use griot_core::{EndReason, Outcome, Player, VariantError};
+
+use griot_core::Player::{North as N, South as S};
+
+/// Registers a user rule file and returns its id.
+fn user_rules(text: &str) -> String {
+    registry::register_rule_file(text).unwrap_or_else(|e| panic!("rule file: {e}\n{text}")).id.clone()
+}
+
+fn rule_file_error(text: &str) -> (String, String) {
+    match RuleSet::from_toml(text) {
+        Err(VariantError::RuleFile { field, message }) => (field, message),
+        other => panic!("expected a rule-file error for\n{text}\ngot {other:?}"),
+    }
+}
+
+fn over(text: &str) -> Outcome {
+    let o = outcome(text).unwrap_or_else(|| panic!("{text} should be over"));
+    assert!(moves(text).is_empty(), "a finished game has no legal moves: {text}");
+    o
+}
+
+fn assert_outcome(text: &str, scores: [i32; 2], winner: Option<Player>, reason: EndReason) {
+    let o = over(text);
+    assert_eq!((o.scores, o.winner, o.reason), (scores, winner, reason), "outcome of {text}");
+}
+
+fn describe(id: &str) -> Vec<String> {
+    registry::game(id).unwrap().describe_rules()
+}
+
+// ---------------------------------------------------------------------------------------------
+// End-of-game choices
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn neither_can_move_draw_when_both_are_stuck() {
+    // Nobody can play: Ot-Tjin gives the board (nothing) to the last mover and the stores decide;
+    // Ludii's end makes it a draw, the scores unchanged.
+    assert_outcome(
+        "ot-tjin 0,0,0,0,0,0/0,0,0,0,0,0 10-26 S 20 -",
+        [10, 26],
+        Some(N),
+        EndReason::NeitherCanMove,
+    );
+    assert_outcome(
+        "ot-tjin-ludii 0,0,0,0,0,0/0,0,0,0,0,0 10-26 S 20 -",
+        [10, 26],
+        None,
+        EndReason::NeitherCanMove,
+    );
+    // Only South is stuck (North could sow F): not "both stuck", so the scores decide as in
+    // Ot-Tjin: the last mover, North, takes the 2 left.
+    assert_outcome("ot-tjin-ludii 0,0,0,0,0,0/0,0,0,0,0,2 10-24 S 20 -", [10, 26], Some(N), EndReason::Stuck);
+    assert!(describe("ot-tjin-ludii").iter().any(|l| l.contains("both players are stuck")));
+}
+
+#[test]
+fn neither_can_move_draw_when_both_pass_in_turn() {
+    // A pass game: South cannot sow and North could, so South passes; with North empty too the
+    // game ends at once (both would pass in turn) and is a draw.
+    let id = user_rules(
+        "id = \"t-pass-draw\"\n[capture]\nvalues = [2, 3]\nterritory = \"opponent\"\n\
+         [end]\nstuck = \"pass\"\nneither_can_move = \"draw\"\n",
+    );
+    assert_eq!(moves(&format!("{id} 0,0,0,0,0,0/0,0,0,0,0,1 20-27 S 9 -")), ["pass"]);
+    assert_eq!(outcome(&format!("{id} 0,0,0,0,0,0/0,0,0,0,0,1 20-27 S 9 -")), None);
+    assert_outcome(
+        &format!("{id} 0,0,0,0,0,0/0,0,0,0,0,0 20-28 S 9 -"),
+        [20, 28],
+        None,
+        EndReason::NeitherCanMove,
+    );
+    assert!(describe(&id).iter().any(|l| l.contains("both players pass in turn")));
+}
+
+#[test]
+fn stuck_result_draw() {
+    let id = user_rules("id = \"t-stuck-draw\"\n[end]\nstuck_result = \"draw\"\n");
+    // South cannot play, North could: a draw, whatever the seeds say (each takes their own row).
+    assert_outcome(&format!("{id} 0,0,0,0,0,0/0,0,0,0,0,3 10-35 S 9 -"), [10, 38], None, EndReason::Stuck);
+    // Neither can play: as stuck, a draw.
+    assert_outcome(
+        &format!("{id} 0,0,0,0,0,0/0,0,0,0,0,0 10-38 S 9 -"),
+        [10, 38],
+        None,
+        EndReason::NeitherCanMove,
+    );
+    assert!(describe(&id)
+        .iter()
+        .any(|l| l == "Result: when the player to move cannot play, the game is a draw."));
+}
+
+#[test]
+fn stuck_result_mover_wins_below_a_threshold() {
+    // A row held 6 x 4 = 24 seeds at the start: the stuck player must have captured 24 to draw.
+    let id = user_rules(
+        "id = \"t-threshold\"\n[end]\nstuck_result = \"mover-wins-below\"\nstuck_threshold = \"start-row\"\n",
+    );
+    // South stuck with 23 captured: North, who moved last, wins though South has more seeds.
+    assert_outcome(&format!("{id} 0,0,0,0,0,0/0,0,0,0,0,3 23-22 S 9 -"), [23, 25], Some(N), EndReason::Stuck);
+    // With 24 captured: a draw.
+    assert_outcome(&format!("{id} 0,0,0,0,0,0/0,0,0,0,0,3 24-21 S 9 -"), [24, 24], None, EndReason::Stuck);
+    // North stuck with 3: South wins.
+    assert_outcome(&format!("{id} 0,1,0,0,0,0/0,0,0,0,0,0 44-3 N 9 -"), [45, 3], Some(S), EndReason::Stuck);
+    // The threshold follows the board: 4 x 2 = 8 on a 4-hole board of 2 seeds.
+    assert_outcome(
+        &format!("{id}(holes=4,seeds=2) 0,0,0,0/0,0,0,1 7-8 S 9 -"),
+        [7, 9],
+        Some(N),
+        EndReason::Stuck,
+    );
+    assert_outcome(
+        &format!("{id}(holes=4,seeds=2) 0,0,0,0/0,0,0,1 8-7 S 9 -"),
+        [8, 8],
+        None,
+        EndReason::Stuck,
+    );
+    // A fixed count.
+    let fixed = user_rules(
+        "id = \"t-threshold-50\"\n[end]\nstuck_result = \"mover-wins-below\"\nstuck_threshold = 50\n",
+    );
+    assert_outcome(
+        &format!("{fixed} 0,0,0,0,0,0/0,0,0,0,0,3 45-0 S 9 -"),
+        [45, 3],
+        Some(N),
+        EndReason::Stuck,
+    );
+    assert!(describe(&format!("{id}(holes=4,seeds=2)"))
+        .iter()
+        .any(|l| l.contains("fewer than 8 (a row's seeds at the start)")));
+    // Neither can play but the rule says draw for that: the draw wins over the threshold.
+    let both = user_rules(
+        "id = \"t-threshold-both\"\n[end]\nstuck_result = \"mover-wins-below\"\nstuck_threshold = 50\n\
+         neither_can_move = \"draw\"\n",
+    );
+    assert_outcome(
+        &format!("{both} 0,0,0,0,0,0/0,0,0,0,0,0 45-3 S 9 -"),
+        [45, 3],
+        None,
+        EndReason::NeitherCanMove,
+    );
+}
+
+#[test]
+fn end_choice_errors_name_the_field() {
+    let (f, m) = rule_file_error("id = \"x\"\n[end]\nstuck_result = \"mover-wins-below\"\n");
+    assert_eq!(f, "end.stuck_threshold");
+    assert!(m.contains("missing"), "{m}");
+    let (f, _) = rule_file_error("id = \"x\"\n[end]\nstuck_threshold = 50\n");
+    assert_eq!(f, "end.stuck_threshold");
+    let (f, _) =
+        rule_file_error("id = \"x\"\n[end]\nstuck_result = \"mover-wins-below\"\nstuck_threshold = 0\n");
+    assert_eq!(f, "end.stuck_threshold");
+    let (f, _) = rule_file_error(
+        "id = \"x\"\n[end]\nstuck_result = \"mover-wins-below\"\nstuck_threshold = \"row\"\n",
+    );
+    assert_eq!(f, "end.stuck_threshold");
+    let (f, m) = rule_file_error("id = \"x\"\n[end]\nstuck_result = \"lose\"\n");
+    assert_eq!(
+        (f.as_str(), m.as_str()),
+        ("end.stuck_result", "\"lose\" is not one of scores, draw, mover-wins-below")
+    );
+    let (f, _) = rule_file_error("id = \"x\"\n[end]\nneither_can_move = true\n");
+    assert_eq!(f, "end.neither_can_move");
+}
