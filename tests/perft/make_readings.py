@@ -3,7 +3,8 @@ crates/griot-core/rules/readings/ (docs/rules/readings.md).
 
     python tests/perft/make_readings.py
 
-For each reading: its start, and the position after a fixed random game of 10 turns. Perft is
+For each reading: its start, the position after a fixed random game of 10 turns, and the
+hand-built positions of EXTRA. Perft is
 counted by the core up to CORE_LEAVES leaves; every count up to REF_LEAVES leaves is recounted by
 the independent reference tests/reference/awale.py (written from the rule text), and the script
 stops on any difference.
@@ -26,6 +27,12 @@ CORE_LEAVES = 2_000_000
 REF_LEAVES = 40_000
 MAX_DEPTH = 10
 RANDOM_TURNS = 10
+
+#: Hand-built positions where a reading's point shows within a few turns.
+EXTRA = {
+    # c(26) goes round twice and its chain reaches back to the origin.
+    "halusa-ludii": ["halusa-ludii 1,1,26,1,1,3/2,2,2,2,2,2 14-13 S 10 -"],
+}
 
 HEADER = """\
 # Perft of the readings in crates/griot-core/rules/readings/: <position> ; <depth> <leaves> ; ...
@@ -53,7 +60,7 @@ def positions(variant: str) -> list[str]:
         if not moves:
             break
         pos = pos.play(rng.choice(moves))
-    return [str(start), str(pos)]
+    return [str(start), str(pos), *EXTRA.get(variant, [])]
 
 
 def line(fen: str) -> str:

@@ -324,9 +324,13 @@ RULES = {
 #   end_result      "scores" (default) | "draw" | ("mover_wins_below", N or "start_row"): the
 #                   result when the player to move cannot play
 #   neither_draw    when neither player can play, the game is a draw
+#   chain_before_origin  the capture chain stops before the final lap's origin hole
+#   chain_max       the chain takes at most this many holes after the last hole
 READINGS_RULES = {
     # Ludii's Aw-li On-nam Ot-tjin: both players stuck is a draw.
     "ot-tjin-ludii": dict(RULES["ot-tjin"], neither_draw=True),
+    # Ludii's Halusa: the chain of previous holes stops before the origin hole.
+    "halusa-ludii": dict(RULES["halusa"], chain_before_origin=True),
 }
 RULES.update(READINGS_RULES)
 # fmt: on
@@ -588,13 +592,19 @@ def _turn(st, mover, origin):
 
     if r["chain"] is not None:
         h = last
+        chained = 0
         while h != lap_origin:  # never step past the final lap's origin
             h = (h - 1) % size
+            if h == lap_origin and r.get("chain_before_origin"):
+                break  # a reading whose chain stops before the origin hole
+            if chained == r.get("chain_max"):
+                break
             if r["chain"] == "territory" and _row_of(n, h) != _row_of(n, last):
                 break
             if not matches(h):
                 break
             taken.append(h)
+            chained += 1
 
     opponent = 1 - mover
     left_to_opponent = sum(board[i] for i in _row_holes(n, opponent) if i not in taken)

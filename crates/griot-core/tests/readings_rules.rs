@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{moves, outcome};
+use common::{after, moves, outcome};
 use griot_core::registry;
 use griot_core::sowing::rules::RuleSet;
 use griot_core::{EndReason, Outcome, Player, VariantError};
@@ -178,4 +178,57 @@ fn end_choice_errors_name_the_field() {
     );
     let (f, _) = rule_file_error("id = \"x\"\n[end]\nneither_can_move = true\n");
     assert_eq!(f, "end.neither_can_move");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Chain bounds
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn chain_stops_before_the_origin_hole() {
+    // c(26) goes round twice (24 seeds: every hole +2, c back to 2), then d, e: d 1->4, e 1->4.
+    // The last hole e (4, even, own row) is taken; the chain walks back: d (4) is taken, then the
+    // origin c (2, even). The collection's Halusa takes it and stops; Ludii's chain stops before it.
+    let start = "1,1,26,1,1,3/2,2,2,2,2,2 14-13 S 10 -";
+    assert_eq!(after(&format!("halusa {start}"), "c"), "halusa 3,3,0,0,0,5/4,4,4,4,4,4 24-13 N 11 -");
+    assert_eq!(
+        after(&format!("halusa-ludii {start}"), "c"),
+        "halusa-ludii 3,3,2,0,0,5/4,4,4,4,4,4 22-13 N 11 -"
+    );
+    // A chain that stops at the emptied origin anyway: d(2) -> e 1->2, f 1->2: f is taken, then e;
+    // d holds nothing.
+    assert_eq!(
+        after("halusa-ludii 0,0,0,2,1,1/2,2,2,2,2,2 14-13 S 10 -", "d"),
+        "halusa-ludii 0,0,0,0,0,0/2,2,2,2,2,2 18-13 N 11 -"
+    );
+    assert!(describe("halusa-ludii")
+        .iter()
+        .any(|l| l.contains("stops before the hole the last lap started from")));
+    assert!(describe("halusa").iter().any(|l| l.contains("may take the hole the last lap started from")));
+}
+
+#[test]
+fn chain_of_at_most_n_holes() {
+    let body = "[capture]\nvalues = [2, 3]\nterritory = \"opponent\"\nchain = \"backward\"\n";
+    let one = user_rules(&format!("id = \"t-chain-one\"\n{body}chain_max = 1\n"));
+    let all = user_rules(&format!("id = \"t-chain-all\"\n{body}"));
+    // f(3) -> A 1->2, B 1->2, C 1->2 (last). The whole chain takes C, B and A; with at most one
+    // hole after the last, C and B.
+    let start = "0,0,0,0,0,3/1,1,1,0,0,4 0-0 S 0 -";
+    assert_eq!(after(&format!("{all} {start}"), "f"), format!("{all} 0,0,0,0,0,0/0,0,0,0,0,4 6-0 N 1 -"));
+    assert_eq!(after(&format!("{one} {start}"), "f"), format!("{one} 0,0,0,0,0,0/2,0,0,0,0,4 4-0 N 1 -"));
+    assert!(describe(&one).iter().any(|l| l.ends_with("; at most 1 hole(s) after the last hole.")));
+}
+
+#[test]
+fn chain_bound_errors_name_the_field() {
+    let cap = "id = \"x\"\n[capture]\nvalues = [2]\nterritory = \"any\"\n";
+    let (f, m) = rule_file_error(&format!("{cap}chain_max = 3\n"));
+    assert_eq!((f.as_str(), m.as_str()), ("capture.chain_max", "needs a chain: capture.chain is \"none\""));
+    let (f, _) = rule_file_error(&format!("{cap}chain_origin = \"stops-before\"\n"));
+    assert_eq!(f, "capture.chain_origin");
+    let (f, _) = rule_file_error(&format!("{cap}chain = \"forward\"\nchain_origin = \"never\"\n"));
+    assert_eq!(f, "capture.chain_origin");
+    let (f, m) = rule_file_error(&format!("{cap}chain = \"forward\"\nchain_max = 0\n"));
+    assert_eq!((f.as_str(), m.as_str()), ("capture.chain_max", "0 is outside 1..=36"));
 }

@@ -181,6 +181,10 @@ pub struct SowingGame {
     /// Whether a row fits in one word for [`SowingGame::sowable`]: rows of at most 8 holes, only
     /// own holes playable, a minimum of at most 128 seeds.
     word_rows: bool,
+    /// Whether the capture chain stops before the final lap's origin hole.
+    chain_stops_before_origin: bool,
+    /// The most holes the chain takes after the last hole (`MAX_PITS` when unbounded).
+    chain_max: usize,
 }
 
 /// The options a rule-file variant accepts.
@@ -247,7 +251,12 @@ impl SowingGame {
         }
         let word_rows = n <= 8 && rules.playable == Playable::Own && rules.min_seeds <= 128;
         let single_lap = plain_laps && rules.relay.is_none() && !rules.leave_one;
+        let chain_stops_before_origin =
+            rules.capture.is_some_and(|c| c.chain_origin == rules::ChainOrigin::StopsBefore);
+        let chain_max = rules.capture.and_then(|c| c.chain_max).map_or(MAX_PITS, |m| m as usize);
         Ok(SowingGame {
+            chain_stops_before_origin,
+            chain_max,
             single_lap,
             word_rows,
             n,
@@ -638,6 +647,8 @@ impl SowingGame {
                     || (!cap.chain_crosses && self.owner(h) != self.owner(last))
                     || !self.in_territory(h, cap.territory, mover)
                     || !cap.values.contains(p.pits[h])
+                    || (h == lap_origin && self.chain_stops_before_origin)
+                    || count > self.chain_max
                 {
                     break;
                 }

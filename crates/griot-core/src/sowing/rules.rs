@@ -172,6 +172,15 @@ pub enum Chain {
     Forward,
 }
 
+/// Whether the capture chain may take the final lap's origin hole.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ChainOrigin {
+    /// The chain may take the origin hole (and never goes past it).
+    MayTake,
+    /// The chain stops before the origin hole.
+    StopsBefore,
+}
+
 /// What happens when a capture would take every seed of the opponent's row.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum GrandSlam {
@@ -198,6 +207,10 @@ pub struct Capture {
     pub chain: Chain,
     /// Whether the chain may cross from one row to the other.
     pub chain_crosses: bool,
+    /// Whether the chain may take the final lap's origin hole.
+    pub chain_origin: ChainOrigin,
+    /// The chain takes at most this many holes after the last hole.
+    pub chain_max: Option<u8>,
     /// The grand-slam rule.
     pub grand_slam: GrandSlam,
 }
@@ -661,6 +674,17 @@ impl RuleSet {
                 )?
                 .unwrap_or(Chain::None);
             let chain_crosses = cap_s.boolean("chain_crosses", false)?;
+            let chain_origin = cap_s
+                .word(
+                    "chain_origin",
+                    &[("may-take", ChainOrigin::MayTake), ("stops-before", ChainOrigin::StopsBefore)],
+                )?
+                .unwrap_or(ChainOrigin::MayTake);
+            let chain_max = cap_s.int("chain_max", 1, MAX_HOLES_PER_ROW as i64 * 2)?.map(|v| v as u8);
+            if chain == Chain::None && (chain_max.is_some() || chain_origin != ChainOrigin::MayTake) {
+                let field = if chain_max.is_some() { "capture.chain_max" } else { "capture.chain_origin" };
+                return Err(err(field, "needs a chain: capture.chain is \"none\""));
+            }
             let grand_slam = cap_s
                 .word(
                     "grand_slam",
@@ -672,7 +696,16 @@ impl RuleSet {
                     ],
                 )?
                 .unwrap_or(GrandSlam::Allowed);
-            Some(Capture { values, territory, target, chain, chain_crosses, grand_slam })
+            Some(Capture {
+                values,
+                territory,
+                target,
+                chain,
+                chain_crosses,
+                chain_origin,
+                chain_max,
+                grand_slam,
+            })
         } else {
             None
         };
@@ -869,6 +902,19 @@ impl RuleSet {
                     (Chain::Forward, true) => ", and the following holes that match, across rows".into(),
                 }
             ));
+            if c.chain != Chain::None {
+                out.push(format!(
+                    "Chain: {}{}.",
+                    match c.chain_origin {
+                        ChainOrigin::MayTake =>
+                            "it may take the hole the last lap started from, never going past it",
+                        ChainOrigin::StopsBefore => "it stops before the hole the last lap started from",
+                    },
+                    c.chain_max
+                        .map(|n| format!("; at most {n} hole(s) after the last hole"))
+                        .unwrap_or_default()
+                ));
+            }
             out.push(
                 match c.grand_slam {
                     GrandSlam::Allowed => "Grand slam: allowed.",
