@@ -326,11 +326,14 @@ RULES = {
 #   neither_draw    when neither player can play, the game is a draw
 #   chain_before_origin  the capture chain stops before the final lap's origin hole
 #   chain_max       the chain takes at most this many holes after the last hole
+#   starve_per_lap  the starving rule is judged after every lap as well as after the turn
 READINGS_RULES = {
     # Ludii's Aw-li On-nam Ot-tjin: both players stuck is a draw.
     "ot-tjin-ludii": dict(RULES["ot-tjin"], neither_draw=True),
     # Ludii's Halusa: the chain of previous holes stops before the origin hole.
     "halusa-ludii": dict(RULES["halusa"], chain_before_origin=True),
+    # Ludii's J'odu: the opponent must have seeds after every lap.
+    "jodu-ludii": dict(RULES["jodu"], starving="forbidden", starve_per_lap=True),
 }
 RULES.update(READINGS_RULES)
 # fmt: on
@@ -525,7 +528,10 @@ def _in_territory(rules, n, hole, mover, key):
 
 
 def _turn(st, mover, origin):
-    """Play the sowing from `origin` for `mover`; return (board, stores, cap, cut)."""
+    """Play the sowing from `origin` for `mover`; return (board, stores, cap, cut, starved).
+
+    `starved`: the rules judge starving after every lap and the first lap left the opponent's row
+    empty.  A later lap that would leave it empty is not sown: the turn ends with the lap before."""
     r = st.rules
     n = st.n
     size = 2 * n
@@ -539,6 +545,8 @@ def _turn(st, mover, origin):
     board[origin] -= hand
     pos = origin
     cut = False
+    starved = False
+    before = None  # the board before the current lap, with the last hole and origin of the lap before
     while True:
         # --- one lap --------------------------------------------------------------
         while hand > 0:
@@ -560,12 +568,20 @@ def _turn(st, mover, origin):
                     board[pos] = 0
                     cap = taker
         last = pos
+        if r.get("starve_per_lap") and _row_total(board, n, 1 - mover) == 0:
+            if before is None:
+                starved = True
+            else:
+                board, stores, cap, last, lap_origin = before
+                break
         # --- does the (multiple) sowing go on? ------------------------------------
         if r["relay_ends"] is None or board[last] in r["relay_ends"]:
             break
         if lap == MAX_LAPS:
             cut = True
             break
+        if r.get("starve_per_lap"):
+            before = (list(board), list(stores), cap, last, lap_origin)
         lap += 1
         lap_origin = last
         hand = board[last] - 1 if r["leave_one"] else board[last]
@@ -573,14 +589,14 @@ def _turn(st, mover, origin):
         board[last] -= hand
 
     if cut:
-        return board, stores, cap, True
+        return board, stores, cap, True, starved
 
     # --- end-of-sowing capture ----------------------------------------------------
     def matches(h):
         return board[h] in r["capture_values"] and _in_territory(r, n, h, mover, "capture_side")
 
     if not matches(last):
-        return board, stores, cap, False
+        return board, stores, cap, False, starved
 
     target = r["capture_target"]
     if target == "reached":
@@ -621,7 +637,7 @@ def _turn(st, mover, origin):
     if gained > 0:
         stores[mover] += gained
         cap = mover
-    return board, stores, cap, False
+    return board, stores, cap, False, starved
 
 
 def _candidate_holes(st, side):
@@ -640,8 +656,8 @@ def _moves_for(st, side):
     n = st.n
     feeding = []
     for h in cands:
-        board, _, _, _ = _turn(st, side, h)
-        if _row_total(board, n, 1 - side) > 0:
+        board, _, _, _, starved = _turn(st, side, h)
+        if _row_total(board, n, 1 - side) > 0 and not starved:
             feeding.append(h)
     if starving == "forbidden":
         return feeding
@@ -764,7 +780,7 @@ def play(position: str, move: str) -> str:
     if move == "pass":
         new = _State(st.vid, st.opts, st.board, st.stores, 1 - mover, st.turns + 1, st.cap, False)
         return new.format()
-    board, stores, cap, cut = _turn(st, mover, _index(st.n, move))
+    board, stores, cap, cut, _ = _turn(st, mover, _index(st.n, move))
     new = _State(st.vid, st.opts, board, stores, 1 - mover, st.turns + 1, cap, cut)
     return new.format()
 

@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{after, moves, outcome};
+use common::{after, after_with_events, illegal, moves, outcome};
 use griot_core::registry;
 use griot_core::sowing::rules::RuleSet;
 use griot_core::{EndReason, Outcome, Player, VariantError};
@@ -231,4 +231,55 @@ fn chain_bound_errors_name_the_field() {
     assert_eq!(f, "capture.chain_origin");
     let (f, m) = rule_file_error(&format!("{cap}chain = \"forward\"\nchain_max = 0\n"));
     assert_eq!((f.as_str(), m.as_str()), ("capture.chain_max", "0 is outside 1..=36"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Legality judged per lap
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn starving_judged_after_every_lap() {
+    // North is empty. d(1) -> e 1->2: not 1, so e is lifted: f 0->1, A 0->1, the sowing ends on 1
+    // in North's row (no capture). After the whole turn North has a seed; after the first lap it had
+    // none. e(1) -> f 0->1: ends; f is South's, so f and the empty A are taken; North stays empty.
+    let start = "0,0,0,1,1,0/0,0,0,0,0,0 20-27 S 9 -";
+    assert_eq!(moves(&format!("jodu {start}")), ["d", "e"]);
+    assert_eq!(after(&format!("jodu {start}"), "d"), "jodu 0,0,0,0,0,1/1,0,0,0,0,0 20-27 N 10 -");
+    // Judged per lap, both starve: South cannot play, North neither (an empty row).
+    assert_eq!(illegal(&format!("jodu-ludii {start}"), "d"), "game_over");
+    let o = outcome(&format!("jodu-ludii {start}")).unwrap();
+    assert_eq!((o.scores, o.winner, o.reason), ([22, 27], Some(N), EndReason::NeitherCanMove));
+    // With North holding a seed, d is legal and plays as in Jodu.
+    let fed = "0,0,0,1,1,0/0,0,0,0,0,1 20-26 S 9 -";
+    assert_eq!(after(&format!("jodu-ludii {fed}"), "d"), "jodu-ludii 0,0,0,0,0,1/1,0,0,0,0,1 20-26 N 10 -");
+    assert!(describe("jodu-ludii").iter().any(|l| l.starts_with("Starving per lap:")));
+}
+
+#[test]
+fn a_later_lap_that_starves_is_not_sown() {
+    // f(1) -> A 5->6: not 1, so A is lifted (6): B..F 3->4 each, flow-captured by their owner,
+    // North (20), and a 0->1, the last seed: 1 ends the sowing and a (own row) is taken. North's
+    // row is then empty.
+    let body = "[relay]\nmode = \"ends-on\"\nvalues = [1]\n[flow_capture]\nvalues = [4]\ntaker = \"owner\"\n\
+                [capture]\nvalues = [1]\nterritory = \"own\"\n";
+    let free = user_rules(&format!("id = \"t-lap-free\"\n{body}"));
+    let turn = user_rules(&format!("id = \"t-lap-turn\"\n{body}[starving]\nrule = \"forbidden\"\n"));
+    let lap = user_rules(&format!(
+        "id = \"t-lap-lap\"\n{body}[starving]\nrule = \"forbidden\"\njudged = \"lap\"\n"
+    ));
+    let start = "0,0,0,0,0,1/5,3,3,3,3,3 0-0 S 0 -";
+    assert_eq!(after(&format!("{free} {start}"), "f"), format!("{free} 0,0,0,0,0,0/0,0,0,0,0,0 1-20 N 1 -"));
+    // Judged on the turn, f starves North: no move.
+    assert!(moves(&format!("{turn} {start}")).is_empty());
+    // Judged per lap, the first lap leaves North seeds; the second would not and is not sown.
+    let (text, events) = after_with_events(&format!("{lap} {start}"), "f");
+    assert_eq!(text, format!("{lap} 0,0,0,0,0,0/6,3,3,3,3,3 0-0 N 1 -"));
+    assert_eq!(events.len(), 1, "only the first lap is traced: {events:?}");
+    let (f, m) = rule_file_error("id = \"x\"\n[starving]\njudged = \"lap\"\n");
+    assert_eq!(
+        (f.as_str(), m.as_str()),
+        ("starving.judged", "\"lap\" needs a starving.rule other than \"allowed\"")
+    );
+    let (f, _) = rule_file_error("id = \"x\"\n[starving]\nrule = \"avoid\"\njudged = \"sowing\"\n");
+    assert_eq!(f, "starving.judged");
 }

@@ -229,6 +229,16 @@ pub enum Starving {
     MustFeed,
 }
 
+/// When the starving rule is judged.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Judged {
+    /// On the position after the whole turn.
+    Turn,
+    /// After every lap as well: a move whose first lap leaves the opponent no seed starves; a later
+    /// lap that would is not sown (the turn ends with the lap before it).
+    Lap,
+}
+
 /// What happens when the player to move cannot play.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Stuck {
@@ -364,6 +374,8 @@ pub struct RuleSet {
     pub capture: Option<Capture>,
     /// The starving rule.
     pub starving: Starving,
+    /// When the starving rule is judged.
+    pub starving_judged: Judged,
     /// The end of the game.
     pub end: End,
     /// Who takes the remaining seeds at the end.
@@ -723,7 +735,12 @@ impl RuleSet {
                 ],
             )?
             .unwrap_or(Starving::Allowed);
+        let starving_judged =
+            starve_s.word("judged", &[("turn", Judged::Turn), ("lap", Judged::Lap)])?.unwrap_or(Judged::Turn);
         starve_s.finish()?;
+        if starving_judged == Judged::Lap && starving == Starving::Allowed {
+            return Err(err("starving.judged", "\"lap\" needs a starving.rule other than \"allowed\""));
+        }
 
         let mut end_s = Section::new("end", sub_table(&root, "end")?);
         let stuck =
@@ -809,6 +826,7 @@ impl RuleSet {
             flow,
             capture,
             starving,
+            starving_judged,
             end,
             remaining,
             endless,
@@ -944,6 +962,13 @@ impl RuleSet {
             }
             .into(),
         );
+        if self.starving_judged == Judged::Lap {
+            out.push(
+                "Starving per lap: the opponent must have seeds after every lap; a move whose first lap \
+                 leaves them none starves, and a later lap that would is not sown (the turn ends before it)."
+                    .into(),
+            );
+        }
         let mut ends = vec![match self.end.stuck {
             Stuck::Ends => "the player to move cannot play".to_string(),
             Stuck::Pass => "neither player can play (a player who cannot play misses the turn)".to_string(),
