@@ -327,6 +327,8 @@ RULES = {
 #   chain_before_origin  the capture chain stops before the final lap's origin hole
 #   chain_max       the chain takes at most this many holes after the last hole
 #   starve_per_lap  the starving rule is judged after every lap as well as after the turn
+#   relay_own_ends  the counts ending a multiple sowing in the mover's own row (relay_ends then
+#                   count in the opponent's row)
 READINGS_RULES = {
     # Ludii's Aw-li On-nam Ot-tjin: both players stuck is a draw.
     "ot-tjin-ludii": dict(RULES["ot-tjin"], neither_draw=True),
@@ -334,6 +336,10 @@ READINGS_RULES = {
     "halusa-ludii": dict(RULES["halusa"], chain_before_origin=True),
     # Ludii's J'odu: the opponent must have seeds after every lap.
     "jodu-ludii": dict(RULES["jodu"], starving="forbidden", starve_per_lap=True),
+    # Ludii's Wouri: a lap ending on 4 in the mover's row relays on; legality judged per lap.
+    "wouri-ludii": dict(
+        RULES["wouri"], relay_own_ends=frozenset({1}), starving="forbidden", starve_per_lap=True
+    ),
 }
 RULES.update(READINGS_RULES)
 # fmt: on
@@ -575,7 +581,10 @@ def _turn(st, mover, origin):
                 board, stores, cap, last, lap_origin = before
                 break
         # --- does the (multiple) sowing go on? ------------------------------------
-        if r["relay_ends"] is None or board[last] in r["relay_ends"]:
+        ends = r["relay_ends"]
+        if r.get("relay_own_ends") is not None and _row_of(n, last) == mover:
+            ends = r["relay_own_ends"]  # a reading whose own row ends on other counts
+        if ends is None or board[last] in ends:
             break
         if lap == MAX_LAPS:
             cut = True

@@ -40,6 +40,7 @@ pub const BUILTIN_RULE_FILES: &[(&str, &str)] = &[
     ("readings/jodu-ludii.toml", include_str!("../rules/readings/jodu-ludii.toml")),
     ("readings/halusa-ludii.toml", include_str!("../rules/readings/halusa-ludii.toml")),
     ("readings/ot-tjin-ludii.toml", include_str!("../rules/readings/ot-tjin-ludii.toml")),
+    ("readings/wouri-ludii.toml", include_str!("../rules/readings/wouri-ludii.toml")),
 ];
 
 fn builtin_rules() -> &'static Vec<Arc<RuleSet>> {

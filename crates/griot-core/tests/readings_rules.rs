@@ -283,3 +283,33 @@ fn a_later_lap_that_starves_is_not_sown() {
     let (f, _) = rule_file_error("id = \"x\"\n[starving]\nrule = \"avoid\"\njudged = \"sowing\"\n");
     assert_eq!(f, "starving.judged");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Relay values by row
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn relay_values_differ_in_the_own_row() {
+    // c(2) -> d 1->2, e 3->4 (last, South's own row). Wouri: 4 ends the sowing and is captured.
+    let start = "0,0,2,1,3,0/0,0,0,2,0,0 20-20 S 9 -";
+    assert_eq!(after(&format!("wouri {start}"), "c"), "wouri 0,0,0,2,0,0/0,0,0,2,0,0 24-20 N 10 cap=S");
+    // Ludii's Wouri: 4 in the own row relays: e(4) -> f, A, B, C, each 0->1; C (1) ends, no capture.
+    assert_eq!(
+        after(&format!("wouri-ludii {start}"), "c"),
+        "wouri-ludii 0,0,0,2,0,1/1,1,1,2,0,0 20-20 N 10 -"
+    );
+    // In the opponent's row 4 still ends the sowing and is captured: f(2) -> A 0->1, B 3->4.
+    assert_eq!(
+        after("wouri-ludii 0,0,0,0,0,2/0,3,0,2,0,0 20-20 S 9 -", "f"),
+        "wouri-ludii 0,0,0,0,0,0/1,0,0,2,0,0 24-20 N 10 cap=S"
+    );
+    assert!(describe("wouri-ludii")
+        .iter()
+        .any(|l| l.starts_with("Relay by row: in the player's own row the counts are 1")));
+    let (f, _) = rule_file_error(
+        "id = \"x\"\n[relay]\nmode = \"ends-on\"\nvalues = [1]\nterritory = \"own\"\nown_values = [2]\n",
+    );
+    assert_eq!(f, "relay.own_values");
+    let (f, _) = rule_file_error("id = \"x\"\n[relay]\nmode = \"ends-on\"\nvalues = [1]\nown_values = []\n");
+    assert_eq!(f, "relay.own_values");
+}

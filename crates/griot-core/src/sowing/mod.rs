@@ -602,8 +602,10 @@ impl SowingGame {
             if lap_lifted == 0 {
                 break;
             }
-            let matches =
-                relay.values.contains(p.pits[last]) && self.in_territory(last, relay.territory, mover);
+            let matches = match relay.own_values {
+                Some(own) if self.owner(last) == mover => own.contains(p.pits[last]),
+                _ => relay.values.contains(p.pits[last]) && self.in_territory(last, relay.territory, mover),
+            };
             let goes_on = match relay.mode {
                 RelayMode::EndsOn => !matches,
                 RelayMode::ContinuesOn => matches,

@@ -126,6 +126,9 @@ pub struct Relay {
     pub values: CountSet,
     /// Where those counts count.
     pub territory: Territory,
+    /// The counts that end (or continue) the sowing when the last hole is in the mover's own row,
+    /// if they differ from `values` (which then count in the opponent's row).
+    pub own_values: Option<CountSet>,
 }
 
 /// Who takes a flow capture.
@@ -636,7 +639,14 @@ impl RuleSet {
                 .ok_or_else(|| err("relay.mode", "missing: \"ends-on\" or \"continues-on\""))?;
             let values = relay_s.counts("values")?.ok_or_else(|| err("relay.values", "missing"))?;
             let territory = relay_s.word("territory", &TERRITORIES)?.unwrap_or(Territory::Any);
-            Some(Relay { mode, values, territory })
+            let own_values = relay_s.counts("own_values")?;
+            if own_values.is_some() && territory != Territory::Any {
+                return Err(err(
+                    "relay.own_values",
+                    "needs relay.territory = \"any\" (values then count in the opponent's row)",
+                ));
+            }
+            Some(Relay { mode, values, territory, own_values })
         } else {
             None
         };
@@ -878,6 +888,13 @@ impl RuleSet {
             self.skip_above.map(|n| format!(", skipping holes holding more than {n}")).unwrap_or_default()
         ));
         if let Some(r) = &self.relay {
+            if let Some(own) = r.own_values {
+                out.push(format!(
+                    "Relay by row: in the player's own row the counts are {} instead; {} count in the opponent's row.",
+                    own.describe(),
+                    r.values.describe()
+                ));
+            }
             out.push(match r.mode {
                 RelayMode::EndsOn => format!(
                     "Multiple sowing: the last hole is lifted and sown on, until the last seed makes a hole {} {}.",
