@@ -846,6 +846,180 @@ impl RuleSet {
         Ok(rules)
     }
 
+    /// The rule set as a rule file that [`RuleSet::from_toml`] reads back to the same rule set
+    /// (every field written, defaults included).
+    pub fn to_toml(&self) -> String {
+        fn counts(c: &CountSet) -> Value {
+            Value::Array(
+                (0..=255u32).filter(|&v| c.contains(v as u8)).map(|v| Value::Integer(v as i64)).collect(),
+            )
+        }
+        fn word(w: &str) -> Value {
+            Value::String(w.into())
+        }
+        fn int(i: impl Into<i64>) -> Value {
+            Value::Integer(i.into())
+        }
+        fn territory(t: Territory) -> Value {
+            word(match t {
+                Territory::Own => "own",
+                Territory::Opponent => "opponent",
+                Territory::Any => "any",
+            })
+        }
+        fn remaining(r: Remaining) -> Value {
+            word(REMAINING.iter().find(|(_, v)| *v == r).map(|(w, _)| *w).expect("every rule has a word"))
+        }
+        let mut root = Table::new();
+        root.insert("id".into(), word(&self.id));
+        root.insert("name".into(), word(&self.name));
+        root.insert("description".into(), word(&self.description));
+        root.insert("source".into(), word(&self.source));
+        let mut board = Table::new();
+        board.insert("holes".into(), int(self.holes));
+        board.insert("seeds".into(), int(self.seeds));
+        if let Some(list) = &self.allowed_holes {
+            board.insert("allowed_holes".into(), Value::Array(list.iter().map(|&h| int(h)).collect()));
+        }
+        root.insert("board".into(), Value::Table(board));
+        let mut sowing = Table::new();
+        sowing.insert("playable".into(), word(if self.playable == Playable::Own { "own" } else { "any" }));
+        sowing.insert("min_seeds".into(), int(self.min_seeds));
+        sowing.insert("leave_one".into(), Value::Boolean(self.leave_one));
+        sowing.insert("skip_origin".into(), Value::Boolean(self.skip_origin));
+        sowing.insert("first_into_origin".into(), Value::Boolean(self.first_into_origin));
+        sowing.insert(
+            "direction".into(),
+            word(match self.direction {
+                Direction::Ccw => "ccw",
+                Direction::Cw => "cw",
+                Direction::Choice => "choice",
+            }),
+        );
+        if let Some(m) = self.skip_above {
+            sowing.insert("skip_above".into(), int(m));
+        }
+        root.insert("sowing".into(), Value::Table(sowing));
+        if let Some(r) = &self.relay {
+            let mut t = Table::new();
+            t.insert(
+                "mode".into(),
+                word(if r.mode == RelayMode::EndsOn { "ends-on" } else { "continues-on" }),
+            );
+            t.insert("values".into(), counts(&r.values));
+            t.insert("territory".into(), territory(r.territory));
+            if let Some(own) = &r.own_values {
+                t.insert("own_values".into(), counts(own));
+            }
+            root.insert("relay".into(), Value::Table(t));
+        }
+        if let Some(f) = &self.flow {
+            let mut t = Table::new();
+            t.insert("values".into(), counts(&f.values));
+            t.insert(
+                "taker".into(),
+                word(if f.taker == FlowTaker::Owner { "owner" } else { "mover-on-opponent-side" }),
+            );
+            root.insert("flow_capture".into(), Value::Table(t));
+        }
+        if let Some(c) = &self.capture {
+            let mut t = Table::new();
+            t.insert("values".into(), counts(&c.values));
+            t.insert("territory".into(), territory(c.territory));
+            t.insert(
+                "target".into(),
+                word(match c.target {
+                    Target::Reached => "reached",
+                    Target::Opposite => "opposite",
+                    Target::ReachedAndOpposite => "reached-and-opposite",
+                    Target::Next => "next",
+                }),
+            );
+            t.insert(
+                "chain".into(),
+                word(match c.chain {
+                    Chain::None => "none",
+                    Chain::Backward => "backward",
+                    Chain::Forward => "forward",
+                }),
+            );
+            t.insert("chain_crosses".into(), Value::Boolean(c.chain_crosses));
+            if c.chain != Chain::None {
+                t.insert(
+                    "chain_origin".into(),
+                    word(if c.chain_origin == ChainOrigin::MayTake { "may-take" } else { "stops-before" }),
+                );
+            }
+            if let Some(m) = c.chain_max {
+                t.insert("chain_max".into(), int(m));
+            }
+            t.insert(
+                "grand_slam".into(),
+                word(match c.grand_slam {
+                    GrandSlam::Allowed => "allowed",
+                    GrandSlam::NoCapture => "no-capture",
+                    GrandSlam::SpareLast => "spare-last",
+                    GrandSlam::Illegal => "illegal",
+                }),
+            );
+            root.insert("capture".into(), Value::Table(t));
+        }
+        let mut starving = Table::new();
+        starving.insert(
+            "rule".into(),
+            word(match self.starving {
+                Starving::Allowed => "allowed",
+                Starving::Avoid => "avoid",
+                Starving::Forbidden => "forbidden",
+                Starving::MustFeed => "must-feed",
+            }),
+        );
+        starving
+            .insert("judged".into(), word(if self.starving_judged == Judged::Turn { "turn" } else { "lap" }));
+        root.insert("starving".into(), Value::Table(starving));
+        let e = &self.end;
+        let mut end = Table::new();
+        end.insert("stuck".into(), word(if e.stuck == Stuck::Ends { "ends" } else { "pass" }));
+        end.insert("board_empty".into(), Value::Boolean(e.board_empty));
+        if let Some(n) = e.fewer_than {
+            end.insert("fewer_than".into(), int(n));
+        }
+        if let Some(n) = e.store_above {
+            end.insert("store_above".into(), int(n));
+        }
+        end.insert("all_singletons".into(), Value::Boolean(e.all_singletons));
+        match e.stuck_result {
+            StuckResult::Scores => end.insert("stuck_result".into(), word("scores")),
+            StuckResult::Draw => end.insert("stuck_result".into(), word("draw")),
+            StuckResult::MoverWinsBelow(t) => {
+                end.insert("stuck_result".into(), word("mover-wins-below"));
+                end.insert(
+                    "stuck_threshold".into(),
+                    match t {
+                        Threshold::Seeds(n) => int(n),
+                        Threshold::StartRow => word("start-row"),
+                    },
+                )
+            }
+        };
+        end.insert(
+            "neither_can_move".into(),
+            word(if e.neither_can_move == NeitherCanMove::AsStuck { "as-stuck" } else { "draw" }),
+        );
+        root.insert("end".into(), Value::Table(end));
+        let mut rem = Table::new();
+        rem.insert("to".into(), remaining(self.remaining));
+        rem.insert("endless".into(), remaining(self.endless));
+        root.insert("remaining".into(), Value::Table(rem));
+        let mut scoring = Table::new();
+        scoring.insert(
+            "count".into(),
+            word(if self.scoring == Scoring::Store { "store" } else { "store-and-row" }),
+        );
+        root.insert("scoring".into(), Value::Table(scoring));
+        toml::to_string(&root).expect("a table of plain values serialises")
+    }
+
     /// Checks that a board of `holes` per row with `seeds` per hole fits the engine.
     pub fn check_size(&self, holes: u8, seeds: u8) -> Result<(), String> {
         let total = 2 * holes as u32 * seeds as u32;
