@@ -15,7 +15,7 @@ OPTIONS = [
 ]
 
 
-@pytest.mark.parametrize("variant", awale.VARIANTS + OPTIONS)
+@pytest.mark.parametrize("variant", awale.VARIANTS + awale.READINGS + OPTIONS)
 def test_core_agrees_with_reference(variant: str) -> None:
     turns, disagreements = crosscheck(awale, variant, games=60, seed=20261122)
     assert not disagreements, "\n".join(map(str, disagreements))

@@ -131,7 +131,7 @@ Places where the texts disagree with themselves (the rule lines were followed)
 
 from __future__ import annotations
 
-__all__ = ["RULES", "VARIANTS", "legal_moves", "outcome", "play", "start"]
+__all__ = ["READINGS", "RULES", "VARIANTS", "legal_moves", "outcome", "play", "start"]
 
 MAX_LAPS = 1000
 DEFAULT_MAX_TURNS = 2000
@@ -318,7 +318,34 @@ RULES = {
         end_store_over=24, pass_when_stuck=False, remaining="own",
     ),
 }
+
+# Readings of other written sources (docs/rules/readings.md), each the collection's game with the
+# points that source reads differently.  Keys beyond the table above:
+#   end_result      "scores" (default) | "draw" | ("mover_wins_below", N or "start_row"): the
+#                   result when the player to move cannot play
+#   neither_draw    when neither player can play, the game is a draw
+#   chain_before_origin  the capture chain stops before the final lap's origin hole
+#   chain_max       the chain takes at most this many holes after the last hole
+#   starve_per_lap  the starving rule is judged after every lap as well as after the turn
+#   relay_own_ends  the counts ending a multiple sowing in the mover's own row (relay_ends then
+#                   count in the opponent's row)
+READINGS_RULES = {
+    # Ludii's Aw-li On-nam Ot-tjin: both players stuck is a draw.
+    "ot-tjin-ludii": dict(RULES["ot-tjin"], neither_draw=True),
+    # Ludii's Halusa: the chain of previous holes stops before the origin hole.
+    "halusa-ludii": dict(RULES["halusa"], chain_before_origin=True),
+    # Ludii's J'odu: the opponent must have seeds after every lap.
+    "jodu-ludii": dict(RULES["jodu"], starving="forbidden", starve_per_lap=True),
+    # Ludii's Wouri: a lap ending on 4 in the mover's row relays on; legality judged per lap.
+    "wouri-ludii": dict(
+        RULES["wouri"], relay_own_ends=frozenset({1}), starving="forbidden", starve_per_lap=True
+    ),
+}
+RULES.update(READINGS_RULES)
 # fmt: on
+
+#: The readings' variant ids.
+READINGS = list(READINGS_RULES)
 
 VARIANTS = [
     "2-4",
@@ -507,7 +534,10 @@ def _in_territory(rules, n, hole, mover, key):
 
 
 def _turn(st, mover, origin):
-    """Play the sowing from `origin` for `mover`; return (board, stores, cap, cut)."""
+    """Play the sowing from `origin` for `mover`; return (board, stores, cap, cut, starved).
+
+    `starved`: the rules judge starving after every lap and the first lap left the opponent's row
+    empty.  A later lap that would leave it empty is not sown: the turn ends with the lap before."""
     r = st.rules
     n = st.n
     size = 2 * n
@@ -521,6 +551,8 @@ def _turn(st, mover, origin):
     board[origin] -= hand
     pos = origin
     cut = False
+    starved = False
+    before = None  # the board before the current lap, with the last hole and origin of the lap before
     while True:
         # --- one lap --------------------------------------------------------------
         while hand > 0:
@@ -542,12 +574,23 @@ def _turn(st, mover, origin):
                     board[pos] = 0
                     cap = taker
         last = pos
+        if r.get("starve_per_lap") and _row_total(board, n, 1 - mover) == 0:
+            if before is None:
+                starved = True
+            else:
+                board, stores, cap, last, lap_origin = before
+                break
         # --- does the (multiple) sowing go on? ------------------------------------
-        if r["relay_ends"] is None or board[last] in r["relay_ends"]:
+        ends = r["relay_ends"]
+        if r.get("relay_own_ends") is not None and _row_of(n, last) == mover:
+            ends = r["relay_own_ends"]  # a reading whose own row ends on other counts
+        if ends is None or board[last] in ends:
             break
         if lap == MAX_LAPS:
             cut = True
             break
+        if r.get("starve_per_lap"):
+            before = (list(board), list(stores), cap, last, lap_origin)
         lap += 1
         lap_origin = last
         hand = board[last] - 1 if r["leave_one"] else board[last]
@@ -555,14 +598,14 @@ def _turn(st, mover, origin):
         board[last] -= hand
 
     if cut:
-        return board, stores, cap, True
+        return board, stores, cap, True, starved
 
     # --- end-of-sowing capture ----------------------------------------------------
     def matches(h):
         return board[h] in r["capture_values"] and _in_territory(r, n, h, mover, "capture_side")
 
     if not matches(last):
-        return board, stores, cap, False
+        return board, stores, cap, False, starved
 
     target = r["capture_target"]
     if target == "reached":
@@ -574,13 +617,19 @@ def _turn(st, mover, origin):
 
     if r["chain"] is not None:
         h = last
+        chained = 0
         while h != lap_origin:  # never step past the final lap's origin
             h = (h - 1) % size
+            if h == lap_origin and r.get("chain_before_origin"):
+                break  # a reading whose chain stops before the origin hole
+            if chained == r.get("chain_max"):
+                break
             if r["chain"] == "territory" and _row_of(n, h) != _row_of(n, last):
                 break
             if not matches(h):
                 break
             taken.append(h)
+            chained += 1
 
     opponent = 1 - mover
     left_to_opponent = sum(board[i] for i in _row_holes(n, opponent) if i not in taken)
@@ -597,7 +646,7 @@ def _turn(st, mover, origin):
     if gained > 0:
         stores[mover] += gained
         cap = mover
-    return board, stores, cap, False
+    return board, stores, cap, False, starved
 
 
 def _candidate_holes(st, side):
@@ -616,8 +665,8 @@ def _moves_for(st, side):
     n = st.n
     feeding = []
     for h in cands:
-        board, _, _, _ = _turn(st, side, h)
-        if _row_total(board, n, 1 - side) > 0:
+        board, _, _, _, starved = _turn(st, side, h)
+        if _row_total(board, n, 1 - side) > 0 and not starved:
             feeding.append(h)
     if starving == "forbidden":
         return feeding
@@ -740,9 +789,29 @@ def play(position: str, move: str) -> str:
     if move == "pass":
         new = _State(st.vid, st.opts, st.board, st.stores, 1 - mover, st.turns + 1, st.cap, False)
         return new.format()
-    board, stores, cap, cut = _turn(st, mover, _index(st.n, move))
+    board, stores, cap, cut, _ = _turn(st, mover, _index(st.n, move))
     new = _State(st.vid, st.opts, board, stores, 1 - mover, st.turns + 1, cap, cut)
     return new.format()
+
+
+def _winner(st, reason, south, north):
+    """The winner's letter or None (a draw): the scores decide unless a reading's end says otherwise."""
+    by_score = "S" if south > north else "N" if north > south else None
+    r = st.rules
+    if reason not in ("stuck", "none-can-play"):
+        return by_score
+    if reason == "none-can-play" and r.get("neither_draw"):
+        return None
+    result = r.get("end_result", "scores")
+    if result == "draw":
+        return None
+    if isinstance(result, tuple):  # ("mover_wins_below", threshold)
+        threshold = result[1]
+        if threshold == "start_row":
+            threshold = st.n * st.opts["seeds"]
+        stuck = st.side  # the player to move cannot play; the other moved last
+        return _SIDES[1 - stuck] if st.stores[stuck] < threshold else None
+    return by_score
 
 
 def outcome(position: str):
@@ -751,5 +820,5 @@ def outcome(position: str):
     if reason is None:
         return None
     south, north = _share_remaining(st, reason)
-    winner = "S" if south > north else "N" if north > south else None
+    winner = _winner(st, reason, south, north)
     return {"winner": winner, "score": (south, north), "reason": reason}

@@ -37,6 +37,10 @@ pub const BUILTIN_RULE_FILES: &[(&str, &str)] = &[
     ("songo-duala.toml", include_str!("../rules/songo-duala.toml")),
     ("vai-lung-thlan.toml", include_str!("../rules/vai-lung-thlan.toml")),
     ("wouri.toml", include_str!("../rules/wouri.toml")),
+    ("readings/jodu-ludii.toml", include_str!("../rules/readings/jodu-ludii.toml")),
+    ("readings/halusa-ludii.toml", include_str!("../rules/readings/halusa-ludii.toml")),
+    ("readings/ot-tjin-ludii.toml", include_str!("../rules/readings/ot-tjin-ludii.toml")),
+    ("readings/wouri-ludii.toml", include_str!("../rules/readings/wouri-ludii.toml")),
 ];
 
 fn builtin_rules() -> &'static Vec<Arc<RuleSet>> {

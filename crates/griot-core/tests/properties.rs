@@ -240,7 +240,8 @@ proptest! {
 
 #[test]
 fn every_builtin_variant_plays_random_games_from_its_default_start() {
-    // Deterministic sweep: each of the 18 variants with default options, a few games each.
+    // Deterministic sweep: each of the 18 variants and 4 readings with default options, a few games
+    // each.
     let mut rng = registry::SplitMix64(7);
     for f in builtin_families() {
         for _ in 0..3 {
@@ -248,7 +249,7 @@ fn every_builtin_variant_plays_random_games_from_its_default_start() {
             random_game(&f.id, &choices, 5).unwrap_or_else(|e| panic!("{}: {e}", f.id));
         }
     }
-    assert_eq!(builtin_families().len(), 18);
+    assert_eq!(builtin_families().len(), 22);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -411,6 +412,10 @@ proptest! {
 /// conservation and the notation round trip, and its description.
 fn rules_are_usable(rules: RuleSet, choices: &[u16]) -> Result<(), TestCaseError> {
     let _ = rules.describe(rules.holes, rules.seeds);
+    // The rule set written back as a file reads as the same rules.
+    let text = rules.to_toml();
+    let back = RuleSet::from_toml(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+    prop_assert_eq!(&back, &rules, "{}", text);
     let spec =
         VariantSpec::parse(&rules.id).map_err(|e| TestCaseError::fail(format!("id {:?}: {e}", rules.id)))?;
     let g = SowingGame::new(Arc::new(rules), &spec).map_err(|e| TestCaseError::fail(format!("{e}")))?;

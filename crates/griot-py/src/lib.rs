@@ -656,7 +656,8 @@ fn register_rule_file(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Varia
 #[pyfunction]
 fn builtin_rule_file(id: &str) -> Option<&'static str> {
     let name = format!("{id}.toml");
-    registry::BUILTIN_RULE_FILES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+    // Readings live in a folder of their own; the file name is the id either way.
+    registry::BUILTIN_RULE_FILES.iter().find(|(n, _)| n.rsplit('/').next() == Some(&name)).map(|(_, t)| *t)
 }
 
 /// A search score: a margin in centi-units, or a proven win or loss in a number of turns.

@@ -42,8 +42,8 @@ use crate::notation;
 use crate::variant::{Allowed, OptionSpec, Variant, VariantSpec};
 pub use rules::RuleSet;
 use rules::{
-    Chain, Direction, FlowTaker, GrandSlam, Playable, RelayMode, Remaining, Scoring, Starving, Stuck, Target,
-    Territory,
+    Chain, Direction, FlowTaker, GrandSlam, NeitherCanMove, Playable, RelayMode, Remaining, Scoring,
+    Starving, Stuck, StuckResult, Target, Territory,
 };
 
 /// Largest number of holes on a board (both rows).
@@ -130,6 +130,10 @@ impl SowingMove {
 #[derive(Copy, Clone, Default)]
 struct TurnInfo {
     grand_slam: bool,
+    /// With legality judged per lap: the first lap left the opponent's row empty.
+    starved_lap: bool,
+    /// With legality judged per lap: the laps that stood.
+    laps: u16,
 }
 
 /// `board[i] += run[i]` (wrapping) for the 16 bytes, as one vector addition and one store.
@@ -181,6 +185,12 @@ pub struct SowingGame {
     /// Whether a row fits in one word for [`SowingGame::sowable`]: rows of at most 8 holes, only
     /// own holes playable, a minimum of at most 128 seeds.
     word_rows: bool,
+    /// Whether the capture chain stops before the final lap's origin hole.
+    chain_stops_before_origin: bool,
+    /// The most holes the chain takes after the last hole (`MAX_PITS` when unbounded).
+    chain_max: usize,
+    /// Whether the opponent must have seeds after every lap (legality judged per lap).
+    lap_starving: bool,
 }
 
 /// The options a rule-file variant accepts.
@@ -221,7 +231,8 @@ impl SowingGame {
         let captures_cannot_empty = rules.relay.is_none()
             && rules.flow.is_none()
             && rules.capture.is_none_or(|c| c.grand_slam == GrandSlam::NoCapture);
-        let filter_needs_empty_opponent = never_filtered
+        let lap_starving = rules.starving_judged == rules::Judged::Lap;
+        let filter_needs_empty_opponent = !lap_starving && never_filtered
             || (rules.starving == Starving::MustFeed && !grand_slam_illegal)
             || captures_cannot_empty;
         let len = 2 * n;
@@ -246,8 +257,14 @@ impl SowingGame {
             }
         }
         let word_rows = n <= 8 && rules.playable == Playable::Own && rules.min_seeds <= 128;
-        let single_lap = plain_laps && rules.relay.is_none() && !rules.leave_one;
+        let single_lap = plain_laps && rules.relay.is_none() && !rules.leave_one && !lap_starving;
+        let chain_stops_before_origin =
+            rules.capture.is_some_and(|c| c.chain_origin == rules::ChainOrigin::StopsBefore);
+        let chain_max = rules.capture.and_then(|c| c.chain_max).map_or(MAX_PITS, |m| m as usize);
         Ok(SowingGame {
+            chain_stops_before_origin,
+            chain_max,
+            lap_starving,
             single_lap,
             word_rows,
             n,
@@ -482,6 +499,19 @@ impl SowingGame {
         let mut lifted = p.pits[lap_origin] - if r.leave_one { 1 } else { 0 };
         let mut laps = 1u32;
         let mut last;
+        // Legality judged per lap: the position before the current lap and that lap's origin, to
+        // cut the turn before a lap that leaves the opponent no seed. A traced turn stops after the
+        // laps an untraced one keeps, so no event of a cut lap is recorded.
+        let mut before_lap: Option<(SowingPosition, usize)> = None;
+        let mut starved_lap = false;
+        let (lap_limit, traced_starved) = if T::ENABLED && self.lap_starving {
+            let mut q = *p;
+            let info = self.apply_laps(&mut q, mv, &mut crate::game::NoTrace);
+            // A sowing cut as endless keeps every lap: the traced loop cuts it the same way.
+            (if q.is_cut() { u32::MAX } else { info.laps as u32 }, info.starved_lap)
+        } else {
+            (u32::MAX, false)
+        };
         loop {
             let mut sown: Vec<u8> = Vec::new();
             let lap_lifted = lifted;
@@ -558,12 +588,24 @@ impl SowingGame {
             if T::ENABLED && !sown.is_empty() {
                 trace.push(Event::Lap { origin: lap_origin as u8, lifted: lap_lifted as u16, sown });
             }
+            if self.lap_starving && !T::ENABLED && self.row_empty(p, mover.other()) {
+                if let Some((before, origin)) = before_lap {
+                    *p = before;
+                    last = lap_origin;
+                    lap_origin = origin;
+                    laps -= 1;
+                    break;
+                }
+                starved_lap = true;
+            }
             let Some(relay) = &r.relay else { break };
             if lap_lifted == 0 {
                 break;
             }
-            let matches =
-                relay.values.contains(p.pits[last]) && self.in_territory(last, relay.territory, mover);
+            let matches = match relay.own_values {
+                Some(own) if self.owner(last) == mover => own.contains(p.pits[last]),
+                _ => relay.values.contains(p.pits[last]) && self.in_territory(last, relay.territory, mover),
+            };
             let goes_on = match relay.mode {
                 RelayMode::EndsOn => !matches,
                 RelayMode::ContinuesOn => matches,
@@ -580,13 +622,24 @@ impl SowingGame {
                 if T::ENABLED {
                     trace.push(Event::Cut { laps });
                 }
-                return TurnInfo::default();
+                return TurnInfo { starved_lap: starved_lap || traced_starved, ..TurnInfo::default() };
+            }
+            if self.lap_starving {
+                if laps >= lap_limit {
+                    break;
+                }
+                before_lap = Some((*p, lap_origin));
             }
             laps += 1;
             lap_origin = last;
             lifted = take;
         }
-        self.capture(p, last, lap_origin, clockwise, mover, trace)
+        let mut info = self.capture(p, last, lap_origin, clockwise, mover, trace);
+        if self.lap_starving {
+            info.starved_lap = starved_lap || traced_starved;
+            info.laps = laps as u16;
+        }
+        info
     }
 
     /// The capture after a sowing that ended in `last`.
@@ -638,6 +691,8 @@ impl SowingGame {
                     || (!cap.chain_crosses && self.owner(h) != self.owner(last))
                     || !self.in_territory(h, cap.territory, mover)
                     || !cap.values.contains(p.pits[h])
+                    || (h == lap_origin && self.chain_stops_before_origin)
+                    || count > self.chain_max
                 {
                     break;
                 }
@@ -701,7 +756,7 @@ impl SowingGame {
                 }
             }
         }
-        TurnInfo { grand_slam }
+        TurnInfo { grand_slam, ..TurnInfo::default() }
     }
 
     /// The capture for any target rule, recording its events into `trace`.
@@ -753,7 +808,7 @@ impl SowingGame {
         // "If capture doesn't leave any seed to the opponent": the opponent's row is empty once the
         // capture is made, whichever row the captured holes are on.
         let grand_slam = opp_taken == opp_before;
-        let mut info = TurnInfo { grand_slam };
+        let mut info = TurnInfo { grand_slam, ..TurnInfo::default() };
         let take_from = if grand_slam {
             match cap.grand_slam {
                 GrandSlam::Allowed => 0,
@@ -866,7 +921,7 @@ impl SowingGame {
                 keep[i] = false;
                 continue;
             }
-            starving[i] = !next.is_cut() && self.row_sum(&next, opponent) == 0;
+            starving[i] = (!next.is_cut() && self.row_sum(&next, opponent) == 0) || info.starved_lap;
             any_feeding |= !starving[i];
         }
         let drop_starving = match r.starving {
@@ -994,6 +1049,26 @@ impl SowingGame {
     }
 }
 
+impl SowingGame {
+    /// The outcome when the player to move cannot play, by the rules' end choices.
+    fn stuck_outcome(&self, pos: &SowingPosition, scores: [i32; 2], reason: EndReason) -> Outcome {
+        let e = &self.rules.end;
+        let by_score = Outcome::by_score(scores, reason);
+        if reason == EndReason::NeitherCanMove && e.neither_can_move == NeitherCanMove::Draw {
+            return Outcome { winner: None, ..by_score };
+        }
+        match e.stuck_result {
+            StuckResult::Scores => by_score,
+            StuckResult::Draw => Outcome { winner: None, ..by_score },
+            StuckResult::MoverWinsBelow(t) => {
+                let stuck = pos.to_move;
+                let below = (pos.stores[stuck.index()] as u32) < t.count(self.n as u8, self.seeds);
+                Outcome { winner: below.then(|| stuck.other()), ..by_score }
+            }
+        }
+    }
+}
+
 impl Game for SowingGame {
     type Position = SowingPosition;
     type Move = SowingMove;
@@ -1077,7 +1152,8 @@ impl Game for SowingGame {
             return if self.at_turn_limit(pos) { turn_limit() } else { None };
         }
         let reason = if other_can_move { EndReason::Stuck } else { EndReason::NeitherCanMove };
-        Some(Outcome::by_score(self.final_scores(pos, self.rules.remaining, true, other_can_move), reason))
+        let scores = self.final_scores(pos, self.rules.remaining, true, other_can_move);
+        Some(self.stuck_outcome(pos, scores, reason))
     }
 
     fn endless_outcome(&self, pos: &SowingPosition) -> Outcome {
@@ -1286,7 +1362,7 @@ impl Game for SowingGame {
                 format!("{label} would capture every seed of {}'s row", me.other()),
             ));
         }
-        if self.row_sum(&next, me.other()) == 0 && r.starving != Starving::Allowed {
+        if (self.row_sum(&next, me.other()) == 0 || info.starved_lap) && r.starving != Starving::Allowed {
             if r.starving == Starving::MustFeed {
                 return Err(IllegalMove::new(
                     "must_feed",
@@ -1424,9 +1500,8 @@ mod tests {
             state ^= state << 17;
             state
         };
-        for path in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/rules")).unwrap() {
-            let path = path.unwrap().path();
-            let id = path.file_stem().unwrap().to_string_lossy().into_owned();
+        for (_, text) in crate::registry::BUILTIN_RULE_FILES {
+            let id = RuleSet::from_toml(text).unwrap().id;
             for holes in 1..=8 {
                 let Ok(g) = crate::registry::game(&format!("{id}(holes={holes})")) else {
                     continue;
@@ -1487,9 +1562,8 @@ mod tests {
         };
         let mut checked = 0;
         let mut captured = 0;
-        for path in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/rules")).unwrap() {
-            let path = path.unwrap().path();
-            let id = path.file_stem().unwrap().to_string_lossy().into_owned();
+        for (_, text) in crate::registry::BUILTIN_RULE_FILES {
+            let id = RuleSet::from_toml(text).unwrap().id;
             for holes in 2..=8 {
                 let Ok(g) = crate::registry::game(&format!("{id}(holes={holes})")) else {
                     continue;

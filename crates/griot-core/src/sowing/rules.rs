@@ -126,6 +126,9 @@ pub struct Relay {
     pub values: CountSet,
     /// Where those counts count.
     pub territory: Territory,
+    /// The counts that end (or continue) the sowing when the last hole is in the mover's own row,
+    /// if they differ from `values` (which then count in the opponent's row).
+    pub own_values: Option<CountSet>,
 }
 
 /// Who takes a flow capture.
@@ -172,6 +175,15 @@ pub enum Chain {
     Forward,
 }
 
+/// Whether the capture chain may take the final lap's origin hole.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ChainOrigin {
+    /// The chain may take the origin hole (and never goes past it).
+    MayTake,
+    /// The chain stops before the origin hole.
+    StopsBefore,
+}
+
 /// What happens when a capture would take every seed of the opponent's row.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum GrandSlam {
@@ -198,6 +210,10 @@ pub struct Capture {
     pub chain: Chain,
     /// Whether the chain may cross from one row to the other.
     pub chain_crosses: bool,
+    /// Whether the chain may take the final lap's origin hole.
+    pub chain_origin: ChainOrigin,
+    /// The chain takes at most this many holes after the last hole.
+    pub chain_max: Option<u8>,
     /// The grand-slam rule.
     pub grand_slam: GrandSlam,
 }
@@ -216,6 +232,16 @@ pub enum Starving {
     MustFeed,
 }
 
+/// When the starving rule is judged.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Judged {
+    /// On the position after the whole turn.
+    Turn,
+    /// After every lap as well: a move whose first lap leaves the opponent no seed starves; a later
+    /// lap that would is not sown (the turn ends with the lap before it).
+    Lap,
+}
+
 /// What happens when the player to move cannot play.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Stuck {
@@ -223,6 +249,46 @@ pub enum Stuck {
     Ends,
     /// The player misses the turn (the move `pass`); the game ends when neither can play.
     Pass,
+}
+
+/// The result when the game ends because the player to move cannot play.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum StuckResult {
+    /// The scores decide (after the remaining seeds are shared out).
+    Scores,
+    /// A draw.
+    Draw,
+    /// The player who moved last wins if the stuck player has captured fewer seeds than the
+    /// threshold; otherwise a draw.
+    MoverWinsBelow(Threshold),
+}
+
+/// A seed count that may depend on the board the options give.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Threshold {
+    /// A fixed count.
+    Seeds(u16),
+    /// The seeds of one row at the start (holes x seeds).
+    StartRow,
+}
+
+impl Threshold {
+    /// The count on a board of `holes` per row with `seeds` per hole.
+    pub fn count(self, holes: u8, seeds: u8) -> u32 {
+        match self {
+            Threshold::Seeds(n) => n as u32,
+            Threshold::StartRow => holes as u32 * seeds as u32,
+        }
+    }
+}
+
+/// The result when neither player can play.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum NeitherCanMove {
+    /// As [`End::stuck_result`] says.
+    AsStuck,
+    /// A draw: in a `pass` game, when both players pass in turn; otherwise when both are stuck.
+    Draw,
 }
 
 /// Conditions ending the game, checked before every turn.
@@ -238,6 +304,10 @@ pub struct End {
     pub store_above: Option<u16>,
     /// The game ends when every hole holds at most one seed.
     pub all_singletons: bool,
+    /// The result when the player to move cannot play.
+    pub stuck_result: StuckResult,
+    /// The result when neither player can play.
+    pub neither_can_move: NeitherCanMove,
 }
 
 /// Who takes the seeds left on the board when the game ends.
@@ -307,6 +377,8 @@ pub struct RuleSet {
     pub capture: Option<Capture>,
     /// The starving rule.
     pub starving: Starving,
+    /// When the starving rule is judged.
+    pub starving_judged: Judged,
     /// The end of the game.
     pub end: End,
     /// Who takes the remaining seeds at the end.
@@ -567,7 +639,14 @@ impl RuleSet {
                 .ok_or_else(|| err("relay.mode", "missing: \"ends-on\" or \"continues-on\""))?;
             let values = relay_s.counts("values")?.ok_or_else(|| err("relay.values", "missing"))?;
             let territory = relay_s.word("territory", &TERRITORIES)?.unwrap_or(Territory::Any);
-            Some(Relay { mode, values, territory })
+            let own_values = relay_s.counts("own_values")?;
+            if own_values.is_some() && territory != Territory::Any {
+                return Err(err(
+                    "relay.own_values",
+                    "needs relay.territory = \"any\" (values then count in the opponent's row)",
+                ));
+            }
+            Some(Relay { mode, values, territory, own_values })
         } else {
             None
         };
@@ -617,6 +696,17 @@ impl RuleSet {
                 )?
                 .unwrap_or(Chain::None);
             let chain_crosses = cap_s.boolean("chain_crosses", false)?;
+            let chain_origin = cap_s
+                .word(
+                    "chain_origin",
+                    &[("may-take", ChainOrigin::MayTake), ("stops-before", ChainOrigin::StopsBefore)],
+                )?
+                .unwrap_or(ChainOrigin::MayTake);
+            let chain_max = cap_s.int("chain_max", 1, MAX_HOLES_PER_ROW as i64 * 2)?.map(|v| v as u8);
+            if chain == Chain::None && (chain_max.is_some() || chain_origin != ChainOrigin::MayTake) {
+                let field = if chain_max.is_some() { "capture.chain_max" } else { "capture.chain_origin" };
+                return Err(err(field, "needs a chain: capture.chain is \"none\""));
+            }
             let grand_slam = cap_s
                 .word(
                     "grand_slam",
@@ -628,7 +718,16 @@ impl RuleSet {
                     ],
                 )?
                 .unwrap_or(GrandSlam::Allowed);
-            Some(Capture { values, territory, target, chain, chain_crosses, grand_slam })
+            Some(Capture {
+                values,
+                territory,
+                target,
+                chain,
+                chain_crosses,
+                chain_origin,
+                chain_max,
+                grand_slam,
+            })
         } else {
             None
         };
@@ -646,7 +745,12 @@ impl RuleSet {
                 ],
             )?
             .unwrap_or(Starving::Allowed);
+        let starving_judged =
+            starve_s.word("judged", &[("turn", Judged::Turn), ("lap", Judged::Lap)])?.unwrap_or(Judged::Turn);
         starve_s.finish()?;
+        if starving_judged == Judged::Lap && starving == Starving::Allowed {
+            return Err(err("starving.judged", "\"lap\" needs a starving.rule other than \"allowed\""));
+        }
 
         let mut end_s = Section::new("end", sub_table(&root, "end")?);
         let stuck =
@@ -655,8 +759,52 @@ impl RuleSet {
         let fewer_than = end_s.int("fewer_than", 1, 255)?.map(|v| v as u16);
         let store_above = end_s.int("store_above", 0, 255)?.map(|v| v as u16);
         let all_singletons = end_s.boolean("all_singletons", false)?;
+        let stuck_word =
+            end_s.word("stuck_result", &[("scores", 0), ("draw", 1), ("mover-wins-below", 2)])?;
+        let threshold = match end_s.get("stuck_threshold") {
+            None => None,
+            Some(Value::Integer(i)) if (1..=255).contains(i) => Some(Threshold::Seeds(*i as u16)),
+            Some(Value::String(s)) if s == "start-row" => Some(Threshold::StartRow),
+            Some(v) => {
+                return Err(err(
+                    "end.stuck_threshold",
+                    format!("expected a count 1..=255 or \"start-row\", found {v}"),
+                ))
+            }
+        };
+        let stuck_result = match (stuck_word, threshold) {
+            (Some(2), Some(t)) => StuckResult::MoverWinsBelow(t),
+            (Some(2), None) => {
+                return Err(err(
+                    "end.stuck_threshold",
+                    "missing: end.stuck_result \"mover-wins-below\" needs it",
+                ))
+            }
+            (_, Some(_)) => {
+                return Err(err(
+                    "end.stuck_threshold",
+                    "only read with end.stuck_result = \"mover-wins-below\"",
+                ))
+            }
+            (Some(1), None) => StuckResult::Draw,
+            _ => StuckResult::Scores,
+        };
+        let neither_can_move = end_s
+            .word(
+                "neither_can_move",
+                &[("as-stuck", NeitherCanMove::AsStuck), ("draw", NeitherCanMove::Draw)],
+            )?
+            .unwrap_or(NeitherCanMove::AsStuck);
         end_s.finish()?;
-        let end = End { stuck, board_empty, fewer_than, store_above, all_singletons };
+        let end = End {
+            stuck,
+            board_empty,
+            fewer_than,
+            store_above,
+            all_singletons,
+            stuck_result,
+            neither_can_move,
+        };
 
         let mut rem_s = Section::new("remaining", sub_table(&root, "remaining")?);
         let remaining = rem_s.word("to", &REMAINING)?.unwrap_or(Remaining::OwnRow);
@@ -688,6 +836,7 @@ impl RuleSet {
             flow,
             capture,
             starving,
+            starving_judged,
             end,
             remaining,
             endless,
@@ -695,6 +844,180 @@ impl RuleSet {
         };
         rules.check_size(holes, seeds).map_err(|m| err("board.seeds", m))?;
         Ok(rules)
+    }
+
+    /// The rule set as a rule file that [`RuleSet::from_toml`] reads back to the same rule set
+    /// (every field written, defaults included).
+    pub fn to_toml(&self) -> String {
+        fn counts(c: &CountSet) -> Value {
+            Value::Array(
+                (0..=255u32).filter(|&v| c.contains(v as u8)).map(|v| Value::Integer(v as i64)).collect(),
+            )
+        }
+        fn word(w: &str) -> Value {
+            Value::String(w.into())
+        }
+        fn int(i: impl Into<i64>) -> Value {
+            Value::Integer(i.into())
+        }
+        fn territory(t: Territory) -> Value {
+            word(match t {
+                Territory::Own => "own",
+                Territory::Opponent => "opponent",
+                Territory::Any => "any",
+            })
+        }
+        fn remaining(r: Remaining) -> Value {
+            word(REMAINING.iter().find(|(_, v)| *v == r).map(|(w, _)| *w).expect("every rule has a word"))
+        }
+        let mut root = Table::new();
+        root.insert("id".into(), word(&self.id));
+        root.insert("name".into(), word(&self.name));
+        root.insert("description".into(), word(&self.description));
+        root.insert("source".into(), word(&self.source));
+        let mut board = Table::new();
+        board.insert("holes".into(), int(self.holes));
+        board.insert("seeds".into(), int(self.seeds));
+        if let Some(list) = &self.allowed_holes {
+            board.insert("allowed_holes".into(), Value::Array(list.iter().map(|&h| int(h)).collect()));
+        }
+        root.insert("board".into(), Value::Table(board));
+        let mut sowing = Table::new();
+        sowing.insert("playable".into(), word(if self.playable == Playable::Own { "own" } else { "any" }));
+        sowing.insert("min_seeds".into(), int(self.min_seeds));
+        sowing.insert("leave_one".into(), Value::Boolean(self.leave_one));
+        sowing.insert("skip_origin".into(), Value::Boolean(self.skip_origin));
+        sowing.insert("first_into_origin".into(), Value::Boolean(self.first_into_origin));
+        sowing.insert(
+            "direction".into(),
+            word(match self.direction {
+                Direction::Ccw => "ccw",
+                Direction::Cw => "cw",
+                Direction::Choice => "choice",
+            }),
+        );
+        if let Some(m) = self.skip_above {
+            sowing.insert("skip_above".into(), int(m));
+        }
+        root.insert("sowing".into(), Value::Table(sowing));
+        if let Some(r) = &self.relay {
+            let mut t = Table::new();
+            t.insert(
+                "mode".into(),
+                word(if r.mode == RelayMode::EndsOn { "ends-on" } else { "continues-on" }),
+            );
+            t.insert("values".into(), counts(&r.values));
+            t.insert("territory".into(), territory(r.territory));
+            if let Some(own) = &r.own_values {
+                t.insert("own_values".into(), counts(own));
+            }
+            root.insert("relay".into(), Value::Table(t));
+        }
+        if let Some(f) = &self.flow {
+            let mut t = Table::new();
+            t.insert("values".into(), counts(&f.values));
+            t.insert(
+                "taker".into(),
+                word(if f.taker == FlowTaker::Owner { "owner" } else { "mover-on-opponent-side" }),
+            );
+            root.insert("flow_capture".into(), Value::Table(t));
+        }
+        if let Some(c) = &self.capture {
+            let mut t = Table::new();
+            t.insert("values".into(), counts(&c.values));
+            t.insert("territory".into(), territory(c.territory));
+            t.insert(
+                "target".into(),
+                word(match c.target {
+                    Target::Reached => "reached",
+                    Target::Opposite => "opposite",
+                    Target::ReachedAndOpposite => "reached-and-opposite",
+                    Target::Next => "next",
+                }),
+            );
+            t.insert(
+                "chain".into(),
+                word(match c.chain {
+                    Chain::None => "none",
+                    Chain::Backward => "backward",
+                    Chain::Forward => "forward",
+                }),
+            );
+            t.insert("chain_crosses".into(), Value::Boolean(c.chain_crosses));
+            if c.chain != Chain::None {
+                t.insert(
+                    "chain_origin".into(),
+                    word(if c.chain_origin == ChainOrigin::MayTake { "may-take" } else { "stops-before" }),
+                );
+            }
+            if let Some(m) = c.chain_max {
+                t.insert("chain_max".into(), int(m));
+            }
+            t.insert(
+                "grand_slam".into(),
+                word(match c.grand_slam {
+                    GrandSlam::Allowed => "allowed",
+                    GrandSlam::NoCapture => "no-capture",
+                    GrandSlam::SpareLast => "spare-last",
+                    GrandSlam::Illegal => "illegal",
+                }),
+            );
+            root.insert("capture".into(), Value::Table(t));
+        }
+        let mut starving = Table::new();
+        starving.insert(
+            "rule".into(),
+            word(match self.starving {
+                Starving::Allowed => "allowed",
+                Starving::Avoid => "avoid",
+                Starving::Forbidden => "forbidden",
+                Starving::MustFeed => "must-feed",
+            }),
+        );
+        starving
+            .insert("judged".into(), word(if self.starving_judged == Judged::Turn { "turn" } else { "lap" }));
+        root.insert("starving".into(), Value::Table(starving));
+        let e = &self.end;
+        let mut end = Table::new();
+        end.insert("stuck".into(), word(if e.stuck == Stuck::Ends { "ends" } else { "pass" }));
+        end.insert("board_empty".into(), Value::Boolean(e.board_empty));
+        if let Some(n) = e.fewer_than {
+            end.insert("fewer_than".into(), int(n));
+        }
+        if let Some(n) = e.store_above {
+            end.insert("store_above".into(), int(n));
+        }
+        end.insert("all_singletons".into(), Value::Boolean(e.all_singletons));
+        match e.stuck_result {
+            StuckResult::Scores => end.insert("stuck_result".into(), word("scores")),
+            StuckResult::Draw => end.insert("stuck_result".into(), word("draw")),
+            StuckResult::MoverWinsBelow(t) => {
+                end.insert("stuck_result".into(), word("mover-wins-below"));
+                end.insert(
+                    "stuck_threshold".into(),
+                    match t {
+                        Threshold::Seeds(n) => int(n),
+                        Threshold::StartRow => word("start-row"),
+                    },
+                )
+            }
+        };
+        end.insert(
+            "neither_can_move".into(),
+            word(if e.neither_can_move == NeitherCanMove::AsStuck { "as-stuck" } else { "draw" }),
+        );
+        root.insert("end".into(), Value::Table(end));
+        let mut rem = Table::new();
+        rem.insert("to".into(), remaining(self.remaining));
+        rem.insert("endless".into(), remaining(self.endless));
+        root.insert("remaining".into(), Value::Table(rem));
+        let mut scoring = Table::new();
+        scoring.insert(
+            "count".into(),
+            word(if self.scoring == Scoring::Store { "store" } else { "store-and-row" }),
+        );
+        root.insert("scoring".into(), Value::Table(scoring));
+        toml::to_string(&root).expect("a table of plain values serialises")
     }
 
     /// Checks that a board of `holes` per row with `seeds` per hole fits the engine.
@@ -739,6 +1062,13 @@ impl RuleSet {
             self.skip_above.map(|n| format!(", skipping holes holding more than {n}")).unwrap_or_default()
         ));
         if let Some(r) = &self.relay {
+            if let Some(own) = r.own_values {
+                out.push(format!(
+                    "Relay by row: in the player's own row the counts are {} instead; {} count in the opponent's row.",
+                    own.describe(),
+                    r.values.describe()
+                ));
+            }
             out.push(match r.mode {
                 RelayMode::EndsOn => format!(
                     "Multiple sowing: the last hole is lifted and sown on, until the last seed makes a hole {} {}.",
@@ -781,6 +1111,19 @@ impl RuleSet {
                     (Chain::Forward, true) => ", and the following holes that match, across rows".into(),
                 }
             ));
+            if c.chain != Chain::None {
+                out.push(format!(
+                    "Chain: {}{}.",
+                    match c.chain_origin {
+                        ChainOrigin::MayTake =>
+                            "it may take the hole the last lap started from, never going past it",
+                        ChainOrigin::StopsBefore => "it stops before the hole the last lap started from",
+                    },
+                    c.chain_max
+                        .map(|n| format!("; at most {n} hole(s) after the last hole"))
+                        .unwrap_or_default()
+                ));
+            }
             out.push(
                 match c.grand_slam {
                     GrandSlam::Allowed => "Grand slam: allowed.",
@@ -810,6 +1153,13 @@ impl RuleSet {
             }
             .into(),
         );
+        if self.starving_judged == Judged::Lap {
+            out.push(
+                "Starving per lap: the opponent must have seeds after every lap; a move whose first lap \
+                 leaves them none starves, and a later lap that would is not sown (the turn ends before it)."
+                    .into(),
+            );
+        }
         let mut ends = vec![match self.end.stuck {
             Stuck::Ends => "the player to move cannot play".to_string(),
             Stuck::Pass => "neither player can play (a player who cannot play misses the turn)".to_string(),
@@ -827,6 +1177,33 @@ impl RuleSet {
             ends.push("every hole holds at most one seed".into());
         }
         out.push(format!("End: when {}; or on an endless cycle.", ends.join("; or when ")));
+        match self.end.stuck_result {
+            StuckResult::Scores => {}
+            StuckResult::Draw => {
+                out.push("Result: when the player to move cannot play, the game is a draw.".into())
+            }
+            StuckResult::MoverWinsBelow(t) => out.push(format!(
+                "Result: when the player to move cannot play, the player who moved last wins if the \
+                 stuck player has captured fewer than {} seeds; otherwise the game is a draw.",
+                match t {
+                    Threshold::Seeds(n) => n.to_string(),
+                    Threshold::StartRow => format!("{} (a row's seeds at the start)", t.count(holes, seeds)),
+                }
+            )),
+        }
+        if self.end.neither_can_move == NeitherCanMove::Draw {
+            out.push(
+                match self.end.stuck {
+                    Stuck::Pass => {
+                        "Result: when both players pass in turn (neither can play), the game is a draw."
+                    }
+                    Stuck::Ends => {
+                        "Result: when both players are stuck (neither can play), the game is a draw."
+                    }
+                }
+                .into(),
+            );
+        }
         let rem = |r: Remaining| match r {
             Remaining::OwnRow => "each player takes the seeds in their own row",
             Remaining::LastMover => "the player who moved last takes them",
