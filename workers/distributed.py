@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import datetime as dt
 import heapq
 import itertools
 import logging
@@ -60,9 +59,13 @@ from celery.result import AsyncResult
 from celery.utils.nodenames import worker_direct
 from kombu.exceptions import OperationalError
 
+from workers.client import (
+    ResultNotifier,
+    TaskRequest,
+    TaskSender,
+    backend_url,
+)
 from workers.errors import BadTaskArguments, ClusterUnavailable, SearchDeadlineExceeded, TaskFailed
-from workers.messages import task_message
-from workers.notify import ResultNotifier
 
 log = logging.getLogger(__name__)
 
@@ -71,9 +74,6 @@ WIN = 1_000_000
 WIN_BOUND = WIN - 10_000
 
 EXACT, LOWER, UPPER = "exact", "lower", "upper"
-
-RETRY_POLICY = {"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2, "interval_max": 0.5}
-"""Publishing retries; longer outages are the caller's ``outage_grace``."""
 
 
 # -- score arithmetic (the core's score.rs) --------------------------------------------------
@@ -195,7 +195,7 @@ class _Job:
 
 class Scheduler:
     """Sends subtree tasks (at most ``capacity`` queued or running), learns of their results from
-    the result backend's pub/sub messages (:class:`workers.notify.ResultNotifier`, subscribed
+    the result backend's pub/sub messages (:class:`workers.client.ResultNotifier`, subscribed
     before each task is sent) with a safety poll (one MGET every ``safety_poll`` seconds) for a
     message lost with a connection, re-dispatches lost tasks and revokes abandoned ones. It never
     polls while tasks run: it sleeps until a message, a new job, a worker's ping or the next
@@ -238,13 +238,13 @@ class Scheduler:
         self.start_checked: set[str] = set()  # tasks whose late start made their worker a suspect
         self.safety_poll = SAFETY_POLL
         self.notified: dict[str, tuple[bytes, float]] = {}  # task id -> (message, when it came)
-        self.notifier = ResultNotifier(_backend_url(app), self._on_message, self._on_reconnect)
+        self.notifier = ResultNotifier(backend_url(app), self._on_message, self._on_reconnect)
+        self.sender = TaskSender(app)
+        self._outbox: list[TaskRequest] = []  # tasks to publish (:meth:`flush`)
         self._polled = 0.0
         self._poll_now = False
         self._steal_at: float | None = None  # when a job kept for its busy worker may be stolen
         self._watchers: dict[str, asyncio.Event] = {}  # single tasks awaited by ``wait_result``
-        self._broker: redis.Redis | None = None
-        self._reply_to = str(uuid.uuid4())
         self._last_iteration: tuple[int, ...] = (1 << 30,)  # (iteration, speculative) of the last result
 
     async def run(
@@ -292,6 +292,7 @@ class Scheduler:
                 pass
         self.stats.resubscribed += self.notifier.reconnects
         await self.notifier.close()
+        self.sender.close()
 
     def _on_message(self, task_id: str, payload: bytes) -> None:
         if task_id in self.running or task_id in self._watchers:
@@ -308,26 +309,25 @@ class Scheduler:
         for ev in self._watchers.values():
             ev.set()
 
-    def send(self, name: str, task_id: str, kwargs: dict[str, Any], queue: str, kwargsrepr: str = "") -> None:
-        """Puts task ``name`` on ``queue`` (a list of the broker's Redis): the message Celery's
-        ``send_task`` would write (:mod:`workers.messages`), pushed by one ``LPUSH`` on a kept
-        connection. A broker that is not Redis gets ``send_task``."""
-        url = self.app.conf.broker_url
-        if not isinstance(url, str) or not url.startswith(("redis://", "rediss://", "unix://")):
-            self.app.send_task(
-                name,
-                task_id=task_id,
-                kwargs=kwargs,
-                queue=queue,
-                expires=_expires(self.deadline),
-                retry=True,
-                retry_policy=RETRY_POLICY,
-            )
+    def send(self, name: str, task_id: str, kwargs: dict[str, Any], queue: Any, kwargsrepr: str = "") -> None:
+        """Queues task ``name`` for ``queue`` (a queue name or a worker's own ``Queue``); it is
+        published by the next :meth:`flush`."""
+        self._outbox.append(TaskRequest(name, task_id, kwargs, queue, self.deadline, kwargsrepr))
+
+    async def flush(self) -> None:
+        """Subscribes the queued tasks' result channels, then publishes the tasks (Celery's
+        ``send_task``, off the event loop). A failure raises; what did not go is sent again,
+        under new ids, once the broker is back (``_redispatch_all``)."""
+        if not self._outbox:
             return
-        if self._broker is None:
-            self._broker = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
-        data = task_message(name, task_id, kwargs, queue, self.deadline, self._reply_to, kwargsrepr)
-        self._broker.lpush(queue, data)
+        await self.notifier.subscribed()
+        batch, self._outbox = self._outbox, []
+        await self.sender.send(batch)
+
+    def withdraw(self, task_id: str) -> None:
+        """Takes a task not yet published out of the outbox."""
+        self._outbox = [r for r in self._outbox if r.task_id != task_id]
+        self.notifier.unwatch([task_id])
 
     def new_task_id(self) -> str:
         """A task id whose result channel is subscribed from now on (call before sending)."""
@@ -380,14 +380,15 @@ class Scheduler:
         if ids:
             self.stats.revoked += len(ids)
             self.notifier.unwatch(ids)
-            cancel(self.app, ids)
+            self._outbox = [r for r in self._outbox if r.task_id not in ids]
+            self.sender.cancel_soon(ids)
 
     def _send(self, job: _Job, worker: str | None = None) -> None:
         if job.prepare is not None:
             job.kwargs = job.prepare()
         kwargs = dict(job.kwargs, deadline=self.deadline)
         task_id = self.new_task_id()
-        queue = worker_direct(worker).name if worker else self.queue
+        queue = worker_direct(worker) if worker else self.queue
         k = kwargs
         where = f"{k.get('position')} depth {k.get('depth')} ({k.get('alpha')}, {k.get('beta')})"
         try:
@@ -422,6 +423,7 @@ class Scheduler:
                             await asyncio.sleep(0)
                         self._collect()
                     self._dispatch()
+                    await self.flush()
                     if self.outage_since is not None:
                         log.warning(
                             "broker back after %.1f s: dispatching lost tasks again",
@@ -429,6 +431,7 @@ class Scheduler:
                         )
                         self.outage_since = None
                         self._redispatch_all()
+                        await self.flush()
                 except (redis.ConnectionError, redis.TimeoutError, OperationalError, OSError) as e:
                     now = time.time()
                     if self.outage_since is None:
@@ -722,7 +725,7 @@ class Scheduler:
         if job is None:
             return
         self.notifier.unwatch([task_id])
-        cancel(self.app, [task_id])  # should the broker redeliver it later: drop it
+        self.sender.cancel_soon([task_id])  # should the broker redeliver it later: drop it
         if job.future.done() or any(j is job for j in self.running.values()):
             return
         self.stats.redispatched += 1
@@ -761,7 +764,7 @@ class Scheduler:
         return max(free, key=lambda k: free[k]) if free else None
 
     def _revoke_quietly(self, task_id: str) -> None:
-        cancel(self.app, [task_id])
+        self.sender.cancel_soon([task_id])
 
 
 ALIVE_PREFIX = "griot:alive:"
@@ -785,27 +788,6 @@ YIELD_TURNS = 64
 later iteration's jobs (the current iteration makes its follow-up jobs in a few)."""
 DEADLINE_GRACE = 2.0
 """Seconds past the deadline after which tasks still without an answer are given up."""
-
-CANCEL_PREFIX = "griot:cancel:"
-"""``griot:cancel:<task id>`` (in the result backend's Redis): set by a caller that no longer
-needs a running task's result; the task polls it and stops its search."""
-
-
-def cancel(app: Celery, task_ids: Sequence[str]) -> None:
-    """Revokes tasks still queued (workers drop them) and asks running ones to stop: a revoke
-    with ``terminate`` would signal a pool process that may already run another task."""
-    try:
-        app.control.revoke(list(task_ids))
-        client = app.backend.client
-        pipe = client.pipeline(transaction=False)
-        for i in task_ids:
-            pipe.set(CANCEL_PREFIX + i, b"1", px=600_000)
-        pipe.execute()
-        for i in task_ids:
-            AsyncResult(i, app=app).forget()
-    except Exception as e:  # best effort: the task's own deadline ends it anyway
-        log.debug("cancel failed: %s", e)
-
 
 # -- the top of the tree ---------------------------------------------------------------------
 
@@ -846,16 +828,6 @@ class _Node:
             if d in self.estimates:
                 return self.estimates[d]
         return None
-
-
-def _backend_url(app: Celery) -> str:
-    """The result backend's Redis URL (``workers.app`` prefixes it with the backend's class)."""
-    url = str(app.conf.result_backend or app.conf.broker_url)
-    return url.split("+", 1)[1] if "+" in url.split("://", 1)[0] else url
-
-
-def _expires(deadline: float | None) -> dt.datetime | None:
-    return dt.datetime.fromtimestamp(deadline, tz=dt.UTC) if deadline is not None else None
 
 
 def _outcome_value(pos: griot.Position, outcome: Any) -> int:
@@ -1103,14 +1075,19 @@ class ClusterSearch:
         if self.direct_seconds is not None and max_depth is not None and max_depth > depth:
             kwargs.update(depth=max_depth, min_depth=depth, budget=self.direct_seconds)
 
-        def send() -> AsyncResult:
+        async def send() -> AsyncResult:
             task_id = sched.new_task_id()
             sched.send("griot.search_position", task_id, kwargs, self.queue, f"{root.text} depth {depth}")
+            try:
+                await sched.flush()
+            except BaseException:
+                sched.withdraw(task_id)  # sent again with a new id
+                raise
             self.stats.sent += 1
             return AsyncResult(task_id, app=self.app)
 
         sent_at = time.time()
-        r = await self._guarded(send)
+        r = await self._guarded_async(send)
         seen_alive, checked = False, time.time()
         while True:
             # Woken by the result's message; read directly at least every safety poll.
@@ -1120,14 +1097,14 @@ class ClusterSearch:
                 # The search was cancelled: its first task stops too (with ``direct_seconds`` it
                 # may have a second of work left).
                 sched.done_with([r.id])
-                cancel(self.app, [r.id])
+                sched.sender.cancel_soon([r.id])
                 raise
             if meta is not None:
                 break
             now = time.time()
             if deadline is not None and now > deadline:
                 sched.done_with([r.id])
-                cancel(self.app, [r.id])
+                sched.sender.cancel_soon([r.id])
                 raise SearchDeadlineExceeded("the first depth did not complete before the deadline")
             if now - checked >= ALIVE_CHECK_EVERY:
                 # As for subtrees (Scheduler._check_alive): a task whose alive key was seen and
@@ -1139,9 +1116,9 @@ class ClusterSearch:
                 elif seen_alive and not await self._guarded(partial(self._poll_result, r.id)):
                     log.warning("position task %s died with its worker: dispatching it again", r.id)
                     sched.done_with([r.id])
-                    cancel(self.app, [r.id])
+                    sched.sender.cancel_soon([r.id])
                     self.stats.redispatched += 1
-                    r = await self._guarded(send)
+                    r = await self._guarded_async(send)
                     seen_alive = False
         sched.done_with([r.id])
         res = meta.get("result")

@@ -21,14 +21,15 @@ the workers (sent, not finished); everything else waits here, in one FIFO per cl
   interval fold into it), which goes to the search's ``on_progress`` if it is deeper than the
   last one. A safety poll (one ``MGET`` of the running tasks' result and progress keys every
   :data:`SAFETY_POLL` seconds, and at once after the subscription reconnects) finds what a lost
-  message did not bring. Result and progress keys are deleted once read, in one ``DEL`` per batch;
-- **sending**: each dispatch round's task messages are written here (:mod:`services.gateway.publish`,
-  what ``send_task`` writes) and pushed in one write (:mod:`services.gateway.resp`), with the
-  ``DEL`` of the result keys read since the last round when the backend is the broker's Redis;
+  message did not bring. Result and progress keys are deleted once read, in one ``DEL`` per batch
+  (the result backend's commands are batched: :class:`~services.gateway.batch.Batcher`);
+- **sending**: each dispatch round's tasks are published together through Celery's ``send_task``
+  off the event loop (:class:`workers.client.TaskSender`), so any Celery broker serves;
 - **cancellation**: a search nobody waits for any more is dropped from its queue here, or, if sent,
   revoked and given the workers' cancel key (``griot:cancel:<task id>``) so the running search stops
-  (:func:`workers.distributed.cancel`); tasks carry the caller's deadline (``expires`` + the
-  task's own ``deadline`` argument), so a search nobody can use is never started.
+  (:func:`workers.client.cancel`, off the event loop); tasks carry the caller's deadline
+  (``expires`` + the task's own ``deadline`` argument), so a search nobody can use is never
+  started.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import contextlib
 import json
 import logging
 import time
+import uuid
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -47,20 +49,19 @@ import grpc
 from celery import Celery
 from griot.redis_keys import progress_key
 from griot.status import StatusError
+from redis.asyncio.client import PubSub
 
+from services.gateway.batch import Batcher
 from services.gateway.config import GatewayConfig
 from services.gateway.metrics import GatewayMetrics
-from services.gateway.publish import TaskMessage, TaskPublisher
-from services.gateway.resp import RespClient, Subscription
+from workers.client import RESULT_PREFIX, RETRY_POLICY, TaskRequest, TaskSender
 
 log = logging.getLogger("griot.gateway.dispatch")
 
 INTERACTIVE, BATCH = 0, 1
 PRIORITY_NAMES = ("interactive", "batch")
-RETRY_POLICY = {"max_retries": 2, "interval_start": 0.05, "interval_step": 0.2, "interval_max": 0.5}
 #: Channels of finished tasks' results (Celery's Redis backend publishes each stored result on its
 #: key) and of progress reports (:func:`griot.redis_keys.progress_key`, published by the task).
-RESULT_PREFIX = "celery-task-meta-"
 RESULT_PATTERN = RESULT_PREFIX + "*"
 PROGRESS_PATTERN = progress_key("*")
 PROGRESS_PREFIX = progress_key("")
@@ -113,14 +114,13 @@ class Dispatcher:
         app: Celery,
         config: GatewayConfig,
         metrics: GatewayMetrics,
-        results: RespClient,
-        broker: RespClient,
+        results: Batcher,
     ) -> None:
         self.app = app
-        self.publisher = TaskPublisher(broker, app.thread_oid)
+        self.sender = TaskSender(app)
         self.config = config
         self.metrics = metrics
-        self.results = results  # the result backend (pipelined)
+        self.results = results  # the result backend (batched)
         self.queues = (config.interactive_queue, config.batch_queue)
         self.waiting: list[OrderedDict[str, deque[Search]]] = [OrderedDict(), OrderedDict()]
         self.pending = 0
@@ -215,9 +215,7 @@ class Dispatcher:
             self._finish_running(s)
             self._cancelled.inc()
             self.metrics.count("tasks_cancelled")
-            from workers.distributed import cancel
-
-            cancel(self.app, [s.task_id])
+            self.sender.cancel_soon([s.task_id]).add_done_callback(_cancelled)
             if s.on_progress is not None:
                 self._stale.append(progress_key(s.task_id))
             self._wake.set()
@@ -252,6 +250,7 @@ class Dispatcher:
         if self._stale:
             with contextlib.suppress(Exception):
                 await self.results.execute("DEL", *self._stale)
+        self.sender.close()
 
     async def _loop(self) -> None:
         """Sends what the window has room for, each time a search is submitted or one ends."""
@@ -269,25 +268,36 @@ class Dispatcher:
 
     async def _listen(self) -> None:
         """Reads the result and progress messages of every task (one pattern subscription on its
-        own connection, each message handled as it is parsed)."""
-        sub = Subscription(
-            self.results.url, [RESULT_PATTERN, PROGRESS_PATTERN], self._message, self._subscribed
-        )
+        own connection)."""
         while True:
+            pubsub = self.results.client.pubsub()
             try:
-                await sub.run()
+                await pubsub.psubscribe(RESULT_PATTERN, PROGRESS_PATTERN)
+                await self._read(pubsub)
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # Redis gone: the safety poll delivers until we are back
                 log.warning("result subscription: %s: %s", type(e).__name__, e)
-            self._listening = False
+            finally:
+                self._listening = False
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
             await asyncio.sleep(0.5)
 
-    def _subscribed(self, pattern: bytes) -> None:
-        if not self._listening and pattern == PROGRESS_PATTERN.encode():
-            # Subscribed (again): what was published before is in the keys.
-            self._listening = True
-            self._poll_now.set()
+    async def _read(self, pubsub: PubSub) -> None:
+        progress = PROGRESS_PATTERN.encode()
+        while True:
+            m = await pubsub.get_message(timeout=None)
+            if m is None:
+                continue
+            kind = m["type"]
+            if kind == "pmessage":
+                self._message(m["channel"], m["data"])
+            elif kind == "psubscribe" and m["channel"] == progress:
+                # Subscribed (again, maybe after redis-py reconnected): what was published
+                # meanwhile is in the keys.
+                self._listening = True
+                self._poll_now.set()
 
     def _message(self, channel: bytes, data: bytes) -> None:
         name = channel.decode()
@@ -347,10 +357,10 @@ class Dispatcher:
         return None
 
     async def _dispatch(self) -> None:
-        """Sends what the window has room for: one message each, all pushed in one round trip."""
+        """Sends what the window has room for, all in one publish."""
         window = self.config.window
         batch_slots = max(1, window - self.config.interactive_reserve)
-        sent: list[tuple[Search, TaskMessage]] = []
+        sent: list[tuple[Search, TaskRequest]] = []
         while len(self.running) < window:
             s = self._next(batch_allowed=self.running_batch < batch_slots)
             if s is None:
@@ -361,33 +371,25 @@ class Dispatcher:
             if s.deadline is not None and time.time() >= s.deadline:
                 s.future.set_exception(deadline_exceeded())
                 continue
-            m = self.publisher.message(
-                s.task, dict(s.kwargs, deadline=s.deadline), self.queues[s.priority], s.deadline
+            kwargs = dict(s.kwargs, deadline=s.deadline)
+            r = TaskRequest(
+                s.task, str(uuid.uuid4()), kwargs, self.queues[s.priority], s.deadline, repr(kwargs)
             )
-            s.task_id = m.task_id
+            s.task_id = r.task_id
             s.sent_at = time.monotonic()
-            self.running[m.task_id] = s
+            self.running[r.task_id] = s
             if s.priority == BATCH:
                 self.running_batch += 1
             self.metrics.in_flight.inc()
-            sent.append((s, m))
+            sent.append((s, r))
         if not sent:
             return
-        if self._stale and self.results is self.publisher.client:
-            # The keys of read results go in the tasks' write (the backend is the broker's
-            # Redis), not in one of their own a moment later.
-            keys, self._stale = self._stale, []
-            deleted = self.results.send("DEL", *keys)
-            if deleted is None:
-                self._stale += keys
-            else:
-                deleted.add_done_callback(_deleted)
         try:
-            await self._push([m for _, m in sent])
+            await self._publish([r for _, r in sent])
         except Exception as e:
             log.warning("cannot send search tasks: %s", e)
-            for s, m in sent:
-                if self.running.pop(m.task_id, None) is None:
+            for s, r in sent[getattr(e, "sent", 0) :]:
+                if self.running.pop(r.task_id, None) is None:
                     continue  # cancelled meanwhile
                 self._finish_running(s)
                 if not s.future.done():
@@ -403,14 +405,18 @@ class Dispatcher:
         self._sent.inc(len(sent))
         self.metrics.count("tasks_sent", len(sent))
 
-    async def _push(self, messages: list[TaskMessage]) -> None:
-        """Pushes the messages, trying again twice when the broker fails (as ``RETRY_POLICY``)."""
-        for attempt in range(RETRY_POLICY["max_retries"] + 1):
+    async def _publish(self, requests: list[TaskRequest]) -> None:
+        """Publishes the tasks, trying what did not go again when the broker fails (Celery's own
+        retries, :data:`~workers.client.RETRY_POLICY`, and as many of the caller's)."""
+        done = 0
+        for attempt in range(int(RETRY_POLICY["max_retries"]) + 1):
             try:
-                await self.publisher.push(messages)
+                await self.sender.send(requests[done:])
                 return
-            except Exception:
+            except Exception as e:
+                done += getattr(e, "sent", 0)
                 if attempt == RETRY_POLICY["max_retries"]:
+                    e.sent = done  # type: ignore[attr-defined]
                     raise
                 await asyncio.sleep(
                     min(
@@ -508,9 +514,9 @@ class Dispatcher:
             self.running_batch -= 1
 
 
-def _deleted(f: asyncio.Future[Any]) -> None:
-    if not f.cancelled() and f.exception() is not None:  # they expire anyway (result_expires)
-        log.warning("cannot delete read results: %s", f.exception())
+def _cancelled(f: asyncio.Future[None]) -> None:
+    if not f.cancelled() and f.exception() is not None:  # the task's own deadline ends it anyway
+        log.warning("cannot cancel a task: %s", f.exception())
 
 
 def deadline_exceeded() -> StatusError:

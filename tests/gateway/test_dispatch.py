@@ -1,11 +1,10 @@
-"""The gateway's own task messages, result notifications and cache scripts, in process against the
-real Redis servers and Celery workers of the gateway tests' stack (no gateway process)."""
+"""The gateway's dispatcher (tasks through Celery's send_task, result notifications) and cache
+scripts, in process against the real Redis servers and Celery workers of the gateway tests' stack
+(no gateway process)."""
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import datetime as dt
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -15,15 +14,16 @@ import griot
 import pytest
 import redis
 from gateway_stack import Stack
+from kombu import Connection
 from prometheus_client import CollectorRegistry
+from workers_stack import RedisServer, free_port
 
 from services.gateway import dispatch
+from services.gateway.batch import Batcher, connect
 from services.gateway.cache import EvalCache, EvalResult, entry_key, flight_key
 from services.gateway.config import GatewayConfig
 from services.gateway.dispatch import INTERACTIVE, Dispatcher
 from services.gateway.metrics import GatewayMetrics
-from services.gateway.publish import TaskPublisher
-from services.gateway.resp import RespClient
 
 NOBODY = "griot.test-nobody"  # a queue no worker consumes
 
@@ -39,69 +39,24 @@ def _dispatcher(stack: Stack, app: Any, queue: str | None = None) -> tuple[Dispa
         window=2,
         **({"interactive_queue": queue} if queue else {}),
     )
-    results = RespClient(stack.broker.url)
-    broker = RespClient(stack.broker.url)
-    d = Dispatcher(app, config, GatewayMetrics(CollectorRegistry()), results, broker)
-    return d, [results, broker]
+    results = connect(stack.broker.url)
+    d = Dispatcher(app, config, GatewayMetrics(CollectorRegistry()), Batcher(results))
+    return d, [results]
 
 
-def test_task_message_is_what_send_task_sends(stack: Stack) -> None:
-    """The gateway writes Celery's message itself: field for field what ``send_task`` writes."""
-    app = stack.app()
-    r = redis.Redis.from_url(stack.broker.url)
-    kwargs = {
-        "variant": "abapa",
-        "position": str(griot.Variant("abapa").start()),
-        "depth": 6,
-        "deadline": None,
-    }
-    deadline = time.time() + 600
-    sent = app.send_task(
-        "griot.search_position",
-        kwargs=kwargs,
-        queue="griot.test-celery",
-        expires=dt.datetime.fromtimestamp(deadline, tz=dt.UTC),
-    )
-    theirs = json.loads(r.lpop("griot.test-celery"))
-
-    async def push() -> str:
-        client = RespClient(stack.broker.url)
+def _take(broker_url: str, queue: str, n: int, timeout: float = 30.0) -> list[dict[str, Any]]:
+    """The headers of ``n`` messages taken from ``queue`` (kombu's consumer API, any broker)."""
+    with Connection(broker_url) as conn:
+        q = conn.SimpleQueue(queue)
         try:
-            p = TaskPublisher(client, app.thread_oid)
-            m = p.message("griot.search_position", kwargs, "griot.test-ours", deadline)
-            await p.push([m])
-            return m.task_id
+            out = []
+            for _ in range(n):
+                m = q.get(timeout=timeout)
+                out.append(dict(m.headers))
+                m.ack()
+            return out
         finally:
-            await client.aclose()
-
-    task_id = asyncio.run(push())
-    ours = json.loads(r.lpop("griot.test-ours"))
-    app.close()
-
-    assert ours.keys() == theirs.keys()
-    assert base64.b64decode(ours["body"]) and json.loads(base64.b64decode(ours["body"])) == json.loads(
-        base64.b64decode(theirs["body"])
-    )
-    for part, own in (
-        ("headers", {"id", "root_id", "origin"}),
-        ("properties", {"correlation_id", "delivery_tag"}),
-    ):
-        assert ours[part].keys() == theirs[part].keys(), part
-        for k, v in theirs[part].items():
-            if k in own:
-                continue
-            if k == "expiration":
-                assert abs(int(ours[part][k]) - int(v)) < 60_000
-            elif k == "delivery_info":
-                assert ours[part][k] == {**v, "routing_key": "griot.test-ours"}
-            else:
-                assert ours[part][k] == v, (part, k)
-    assert (
-        theirs["headers"]["id"] == sent.id and ours["headers"]["id"] == ours["headers"]["root_id"] == task_id
-    )
-    assert ours["properties"]["correlation_id"] == task_id
-    host = theirs["headers"]["origin"].split("@", 1)[1]
-    assert ours["headers"]["origin"].startswith("gen") and ours["headers"]["origin"].endswith("@" + host)
+            q.close()
 
 
 def test_result_arrives_by_notification_from_a_real_worker(
@@ -169,11 +124,7 @@ def test_progress_messages_and_the_safety_poll(stack: Stack) -> None:
             a = d.submit("griot.search_position", {"variant": "abapa"}, INTERACTIVE, "me", None)
             a.on_progress = lambda entry: seen.append(entry["depth"])
             b = d.submit("griot.search_position", {"variant": "abapa"}, INTERACTIVE, "you", None)
-            for _ in range(500):
-                if r.llen(NOBODY) == 2:
-                    break
-                await asyncio.sleep(0.01)
-            sent = [json.loads(m)["headers"] for m in r.lrange(NOBODY, 0, -1)]
+            sent = await asyncio.to_thread(_take, stack.broker.url, NOBODY, 2)
             assert {h["task"] for h in sent} == {"griot.search_position"}
             assert {h["id"] for h in sent} == {a.task_id, b.task_id}
             assert a.task_id is not None and b.task_id is not None
@@ -197,26 +148,18 @@ def test_progress_messages_and_the_safety_poll(stack: Stack) -> None:
     assert ra["depth"] == 9 and rb["depth"] == 8
 
 
-def test_read_result_keys_go_with_the_next_tasks_write(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With one client for the broker and the backend (the gateway's default), the keys of read
-    results are deleted in the next dispatch round's write, not only by the batch of deletes
-    (held off here)."""
-    monkeypatch.setattr(dispatch, "DELETE_EVERY", 3600.0)
+def test_read_result_keys_are_deleted(stack: Stack) -> None:
+    """The key of a result read by the safety poll is deleted by the batch of deletes."""
     app = stack.app()
     r = redis.Redis.from_url(stack.broker.url)
-    r.delete(NOBODY)
 
-    async def run() -> tuple[bool, bool]:
-        config = GatewayConfig(
-            broker_url=stack.broker.url, cache_url=stack.cache.url, window=2, interactive_queue=NOBODY
-        )
-        client = RespClient(stack.broker.url)
-        d = Dispatcher(app, config, GatewayMetrics(CollectorRegistry()), client, client)
+    async def run() -> bool:
+        d, clients = _dispatcher(stack, app, NOBODY)
         d.start()
         try:
             a = d.submit("griot.search_position", {"variant": "abapa"}, INTERACTIVE, "me", None)
             for _ in range(500):
-                if r.llen(NOBODY) == 1:
+                if a.task_id is not None and d.metrics.tasks.labels("sent")._value.get() >= 1:
                     break
                 await asyncio.sleep(0.01)
             assert a.task_id is not None
@@ -224,22 +167,22 @@ def test_read_result_keys_go_with_the_next_tasks_write(stack: Stack, monkeypatch
             meta = {"status": "SUCCESS", "task_id": a.task_id, "result": {"depth": 3, "value": 0}}
             r.set(key, json.dumps(meta))
             d._poll_now.set()  # the safety poll reads it
-            await _bounded(lambda: d.wait(a))
-            kept = bool(r.exists(key))  # read, not yet deleted
-            d.submit("griot.search_position", {"variant": "abapa"}, INTERACTIVE, "me", None)
+            got = await _bounded(lambda: d.wait(a))
+            assert got == {"depth": 3, "value": 0}
             for _ in range(500):
                 if not r.exists(key):
                     break
                 await asyncio.sleep(0.01)
-            return kept, bool(r.exists(key))
+            return bool(r.exists(key))
         finally:
             await d.close()
-            await client.aclose()
-            r.delete(NOBODY)
+            for c in clients:
+                await c.aclose()
+            await asyncio.to_thread(_take, stack.broker.url, NOBODY, 1)
 
-    kept, left = asyncio.run(run())
+    left = asyncio.run(run())
     app.close()
-    assert kept and not left
+    assert not left
 
 
 def test_lookup_claims_once_and_store_releases(stack: Stack) -> None:
@@ -251,7 +194,8 @@ def test_lookup_claims_once_and_store_releases(stack: Stack) -> None:
     r.delete(flight_key(pos))
 
     async def run() -> list[Any]:
-        client = RespClient(stack.cache.url)
+        redis_client = connect(stack.cache.url)
+        client = Batcher(redis_client)
         cache = EvalCache(client, 60)
         out: list[Any] = []
         try:
@@ -270,6 +214,7 @@ def test_lookup_claims_once_and_store_releases(stack: Stack) -> None:
             out.append(r.exists(flight_key(pos)))
         finally:
             await client.aclose()
+            await redis_client.aclose()
         return out
 
     first, second, peek, held, after_store, hit, behind, deeper, released = asyncio.run(run())
@@ -283,3 +228,60 @@ def test_lookup_claims_once_and_store_releases(stack: Stack) -> None:
     assert behind.entry is not None and behind.entry.depth == 10 and not behind.claimed
     assert deeper.entry is not None and deeper.claimed and deeper.other is None
     assert released == 0
+
+
+def test_result_subscription_survives_a_cut_and_a_restart(stack: Stack) -> None:
+    """The dispatcher's result subscription (its own result backend here, so that only its
+    connection is cut): after ``CLIENT KILL`` of the subscriber and after a restart of the
+    server, it subscribes again, and a result announced only by its message (no key) arrives."""
+    app = stack.app()
+    backend = RedisServer(free_port())
+    backend.start()
+    admin = redis.Redis.from_url(backend.url)
+
+    def meta(task_id: str, depth: int) -> str:
+        return json.dumps({"status": "SUCCESS", "task_id": task_id, "result": {"depth": depth, "value": 0}})
+
+    async def listening(d: Dispatcher) -> None:
+        for _ in range(3000):
+            if admin.pubsub_numpat() == 2:  # 0 right after a cut or a restart
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("not subscribed again")
+
+    async def run() -> list[int]:
+        config = GatewayConfig(
+            broker_url=stack.broker.url, cache_url=stack.cache.url, window=4, interactive_queue=NOBODY
+        )
+        client = connect(backend.url)
+        d = Dispatcher(app, config, GatewayMetrics(CollectorRegistry()), Batcher(client))
+        d.start()
+        depths = []
+        try:
+            for depth, cut in ((3, "kill"), (4, "restart")):
+                await listening(d)
+                if cut == "kill":
+                    killed = admin.client_kill_filter(_type="pubsub")
+                    assert killed == 1
+                else:
+                    await asyncio.to_thread(backend.restart)
+                await listening(d)
+                s = d.submit("griot.search_position", {"variant": "abapa"}, INTERACTIVE, "me", None)
+                for _ in range(500):
+                    if s.task_id is not None:
+                        break
+                    await asyncio.sleep(0.01)
+                assert s.task_id is not None
+                admin.publish(dispatch.RESULT_PREFIX + s.task_id, meta(s.task_id, depth))  # no key
+                depths.append((await _bounded(lambda s=s: d.wait(s)))["depth"])
+            return depths
+        finally:
+            await d.close()
+            await client.aclose()
+            await asyncio.to_thread(_take, stack.broker.url, NOBODY, 2)
+
+    try:
+        assert asyncio.run(run()) == [3, 4]
+    finally:
+        app.close()
+        backend.stop()
