@@ -60,7 +60,7 @@ class Gateway:
         # batched, one pipeline per turn of the event loop; jobs, session reads and metrics await
         # their own commands.
         self.cache_batch = Batcher(self.cache_redis)
-        self.dispatcher = Dispatcher(self.celery, self.config, self.metrics, Batcher(self.result_redis))
+        self.dispatcher = Dispatcher(self.celery, self.config, self.metrics, self.result_redis)
         self.cache = EvalCache(self.cache_batch, self.config.eval_ttl)
         self.evaluator = Evaluator(self.dispatcher, self.cache, self.config, self.metrics, self.replica)
         self.jobs = Jobs(self.cache_redis, self.evaluator, self.config, self.metrics, self.replica)

@@ -4,9 +4,11 @@ to Redis together in one redis-py pipeline (``redis.asyncio``, one round trip).
 At 1,000 live games the gateway sends a handful of commands per evaluation (the session save, the
 cache script, the deletes of read results); awaiting each on its own would cost a pool checkout,
 a write and a read per command. :class:`Batcher` hands each caller a future at once (no task per
-command) and sends what accumulated in one pipeline; one pipeline is in flight at a time, so
-commands are written in the order they were asked and a batch grows while the previous one is
-out. Connections, reconnection after a restart, timeouts, authentication and TLS are redis-py's.
+command) and sends what accumulated as one pipeline on one connection it keeps (redis-py's
+``Connection``: ``pack_commands``, ``send_packed_command``, ``read_response``; replies raw, as the
+server sent them); one pipeline is in flight at a time, so commands are written in the order they
+were asked and a batch grows while the previous one is out. Connecting, reconnection after a
+restart (redis-py's ``Retry`` of the client), timeouts, authentication and TLS are redis-py's.
 
 Lua scripts are redis-py :class:`~redis.commands.core.AsyncScript` objects: batched as
 ``EVALSHA``; a server that lost its scripts (a restart) answers ``NOSCRIPT`` and the script is run
@@ -23,10 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.commands.core import AsyncScript
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 log = logging.getLogger("griot.gateway.redis")
 
@@ -49,6 +52,7 @@ class Batcher:
         self._later: asyncio.TimerHandle | None = None
         self._flushing: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._conn: AbstractConnection | None = None
 
     def send(self, *args: Any, delay: float = 0.0) -> asyncio.Future[Any]:
         """Queues one command and returns the future of its reply (a Redis error reply is its
@@ -119,18 +123,18 @@ class Batcher:
                 self._pending = []
 
     async def _run(self, batch: list[_Command]) -> None:
-        pipe = self.client.pipeline(transaction=False)
-        for c in batch:
-            pipe.execute_command(*c.args)
         try:
-            replies = await pipe.execute(raise_on_error=False)
+            if self._conn is None:
+                self._conn = await self.client.connection_pool.get_connection()  # type: ignore[no-untyped-call]
+            conn = self._conn
+            replies = await conn.retry.call_with_retry(
+                lambda: self._exchange(conn, batch), lambda _: conn.disconnect()
+            )
         except Exception as e:
             for c in batch:
                 if not c.future.done():
                     c.future.set_exception(e)
             return
-        finally:
-            await pipe.reset()  # type: ignore[no-untyped-call]
         for c, reply in zip(batch, replies, strict=True):
             if isinstance(reply, NoScriptError) and c.script is not None:
                 self._get_loop().create_task(self._rerun(c))
@@ -140,6 +144,18 @@ class Batcher:
                 c.future.set_exception(reply)
             else:
                 c.future.set_result(reply)
+
+    @staticmethod
+    async def _exchange(conn: AbstractConnection, batch: list[_Command]) -> list[Any]:
+        """Writes the batch's commands and reads their replies (an error reply in its place)."""
+        await conn.send_packed_command(conn.pack_commands([c.args for c in batch]), check_health=False)
+        replies: list[Any] = []
+        for _ in batch:
+            try:
+                replies.append(await conn.read_response())
+            except ResponseError as e:
+                replies.append(e)
+        return replies
 
     async def _rerun(self, c: _Command) -> None:
         assert c.script is not None
@@ -154,13 +170,18 @@ class Batcher:
             c.future.set_result(reply)
 
     async def aclose(self) -> None:
-        """Sends what is queued (the client's owner closes the client)."""
+        """Sends what is queued and gives the connection back (the client's owner closes the
+        client)."""
         if self._loop is None:
             return
         self._flush()
         if self._flushing is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(self._flushing), 5.0)
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await self.client.connection_pool.release(conn)
 
 
 class BatchedScript:

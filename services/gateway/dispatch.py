@@ -12,65 +12,48 @@ the workers (sent, not finished); everything else waits here, in one FIFO per cl
 - **bounds**: more than ``max_pending`` searches waiting in all, or ``max_pending_per_client`` for one
   client, fail at once with ``RESOURCE_EXHAUSTED`` (``overloaded`` / ``quota``) and a retry hint: the
   time the current backlog takes to drain at the measured completion rate;
-- **results** arrive by notification, not by polling: a worker storing a result also publishes it
-  on the channel named after its result key (Celery's Redis backend does), and a task's progress
-  writes are published on the channel named after its progress key; the gateway holds one pattern
-  subscription for both (:data:`RESULT_PATTERN`, :data:`PROGRESS_PATTERN`: one connection, no
-  command per task) and ignores other tasks' messages (another replica's, a distributed
-  search's). A progress message carries the task's newest depth (depths done within one report
-  interval fold into it), which goes to the search's ``on_progress`` if it is deeper than the
-  last one. A safety poll (one ``MGET`` of the running tasks' result and progress keys every
-  :data:`SAFETY_POLL` seconds, and at once after the subscription reconnects) finds what a lost
-  message did not bring. Result and progress keys are deleted once read, in one ``DEL`` per batch
-  (the result backend's commands are batched: :class:`~services.gateway.batch.Batcher`);
-- **sending**: each dispatch round's tasks are published together through Celery's ``send_task``
-  off the event loop (:class:`workers.client.TaskSender`), so any Celery broker serves;
+- **tasks** go through the task client (:class:`workers.client.TaskClient`): each dispatch round's
+  tasks are published together through Celery's ``send_task`` off the event loop (any Celery
+  broker); results arrive by notification (one pattern subscription for results and progress
+  reports) with a safety poll; a task whose worker died under it is sent again. A progress report
+  carries the task's newest depth (depths done within one report interval fold into it), which goes
+  to the search's ``on_progress`` if it is deeper than the last one;
 - **cancellation**: a search nobody waits for any more is dropped from its queue here, or, if sent,
   revoked and given the workers' cancel key (``griot:cancel:<task id>``) so the running search stops
-  (:func:`workers.client.cancel`, off the event loop); tasks carry the caller's deadline
-  (``expires`` + the task's own ``deadline`` argument), so a search nobody can use is never
-  started.
+  (off the event loop); tasks carry the caller's deadline (``expires`` + the task's own
+  ``deadline`` argument), so a search nobody can use is never started.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import time
-import uuid
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import grpc
+import redis.asyncio as aioredis
 from celery import Celery
-from griot.redis_keys import progress_key
 from griot.status import StatusError
-from redis.asyncio.client import PubSub
 
-from services.gateway.batch import Batcher
 from services.gateway.config import GatewayConfig
 from services.gateway.metrics import GatewayMetrics
-from workers.client import RESULT_PREFIX, RETRY_POLICY, TaskRequest, TaskSender
+from workers.client import Task, TaskClient
+from workers.errors import ClusterUnavailable
 
 log = logging.getLogger("griot.gateway.dispatch")
 
 INTERACTIVE, BATCH = 0, 1
 PRIORITY_NAMES = ("interactive", "batch")
-#: Channels of finished tasks' results (Celery's Redis backend publishes each stored result on its
-#: key) and of progress reports (:func:`griot.redis_keys.progress_key`, published by the task).
-RESULT_PATTERN = RESULT_PREFIX + "*"
-PROGRESS_PATTERN = progress_key("*")
-PROGRESS_PREFIX = progress_key("")
-#: Seconds between two polls of the running tasks' keys, for results whose message was lost.
-SAFETY_POLL = 0.5
-#: Seconds the dispatcher's close waits for its tasks and its subscription's close.
+#: Seconds between two checks of the running searches' deadlines.
+EXPIRE_EVERY = 0.5
+#: Seconds the dispatcher's close waits for its tasks.
 CLOSE_TIMEOUT = 5.0
-#: Seconds a batch of read result keys may wait before its ``DEL``.
-DELETE_EVERY = 0.1
 
 
 @dataclass(eq=False)
@@ -86,6 +69,8 @@ class Search:
     submitted: float = field(default_factory=time.monotonic)
     task_id: str | None = None
     sent_at: float = 0.0
+    #: Its task at the task client, once sent.
+    sent: Task | None = None
     #: Called with each newly completed depth (a task's progress entry) before the result; set
     #: for tasks sent with ``progress=True`` (:func:`griot.redis_keys.progress_key`).
     on_progress: Callable[[dict[str, Any]], None] | None = None
@@ -114,13 +99,12 @@ class Dispatcher:
         app: Celery,
         config: GatewayConfig,
         metrics: GatewayMetrics,
-        results: Batcher,
+        results: aioredis.Redis,
     ) -> None:
         self.app = app
-        self.sender = TaskSender(app)
+        self.tasks = TaskClient(app, results)
         self.config = config
         self.metrics = metrics
-        self.results = results  # the result backend (batched)
         self.queues = (config.interactive_queue, config.batch_queue)
         self.waiting: list[OrderedDict[str, deque[Search]]] = [OrderedDict(), OrderedDict()]
         self.pending = 0
@@ -131,9 +115,6 @@ class Dispatcher:
         self._rate = 0.0  # completions per second (EWMA)
         self._last_done = time.monotonic()
         self._tasks: list[asyncio.Task[None]] = []
-        self._stale: list[str] = []  # result and progress keys read or abandoned, deleted in batches
-        self._poll_now = asyncio.Event()
-        self._listening = False
         # The metrics of every task, their labels looked up once (by priority where labelled so).
         self._queued = [metrics.queue_depth.labels(n) for n in PRIORITY_NAMES]
         self._latency = [metrics.search_latency.labels(n) for n in PRIORITY_NAMES]
@@ -215,9 +196,8 @@ class Dispatcher:
             self._finish_running(s)
             self._cancelled.inc()
             self.metrics.count("tasks_cancelled")
-            self.sender.cancel_soon([s.task_id]).add_done_callback(_cancelled)
-            if s.on_progress is not None:
-                self._stale.append(progress_key(s.task_id))
+            if s.sent is not None:
+                self.tasks.cancel(s.sent)
             self._wake.set()
         if not s.future.done():
             s.future.cancel()
@@ -226,11 +206,10 @@ class Dispatcher:
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
+        self.tasks.start()
         self._tasks = [
             loop.create_task(self._loop(), name="gateway-dispatch"),
-            loop.create_task(self._listen(), name="gateway-results"),
-            loop.create_task(self._safety(), name="gateway-poll"),
-            loop.create_task(self._delete_read(), name="gateway-delete"),
+            loop.create_task(self._expiry(), name="gateway-expiry"),
         ]
 
     async def close(self) -> None:
@@ -247,10 +226,7 @@ class Dispatcher:
         # Bounded: a task stuck in a Redis client's close must not hold the shutdown.
         if self._tasks:
             await asyncio.wait(self._tasks, timeout=CLOSE_TIMEOUT)
-        if self._stale:
-            with contextlib.suppress(Exception):
-                await self.results.execute("DEL", *self._stale)
-        self.sender.close()
+        await self.tasks.close()
 
     async def _loop(self) -> None:
         """Sends what the window has room for, each time a search is submitted or one ends."""
@@ -266,80 +242,12 @@ class Dispatcher:
                 await asyncio.sleep(0.2)
                 self._wake.set()
 
-    async def _listen(self) -> None:
-        """Reads the result and progress messages of every task (one pattern subscription on its
-        own connection)."""
+    async def _expiry(self) -> None:
+        """Fails the running searches whose deadline is long gone, now and then."""
         while True:
-            pubsub = self.results.client.pubsub()
-            try:
-                await pubsub.psubscribe(RESULT_PATTERN, PROGRESS_PATTERN)
-                await self._read(pubsub)
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:  # Redis gone: the safety poll delivers until we are back
-                log.warning("result subscription: %s: %s", type(e).__name__, e)
-            finally:
-                self._listening = False
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
-            await asyncio.sleep(0.5)
-
-    async def _read(self, pubsub: PubSub) -> None:
-        progress = PROGRESS_PATTERN.encode()
-        while True:
-            m = await pubsub.get_message(timeout=None)
-            if m is None:
-                continue
-            kind = m["type"]
-            if kind == "pmessage":
-                self._message(m["channel"], m["data"])
-            elif kind == "psubscribe" and m["channel"] == progress:
-                # Subscribed (again, maybe after redis-py reconnected): what was published
-                # meanwhile is in the keys.
-                self._listening = True
-                self._poll_now.set()
-
-    def _message(self, channel: bytes, data: bytes) -> None:
-        name = channel.decode()
-        if name.startswith(RESULT_PREFIX):
-            task_id = name[len(RESULT_PREFIX) :]
-            if task_id in self.running:
-                self._result(task_id, data)
-        elif name.startswith(PROGRESS_PREFIX):
-            s = self.running.get(name[len(PROGRESS_PREFIX) :])
-            if s is not None and s.on_progress is not None:
-                self._progress(s, data)
-
-    async def _safety(self) -> None:
-        """Polls the running tasks' keys now and then (and after a reconnection), and fails those
-        whose deadline is long gone."""
-        while True:
-            try:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._poll_now.wait(), timeout=SAFETY_POLL)
-                self._poll_now.clear()
-                if self.running:
-                    await self._poll()
-                    self._expire()
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:  # Redis failed: try again at the next tick
-                log.warning("result poll: %s: %s", type(e).__name__, e)
-
-    async def _delete_read(self) -> None:
-        """Deletes the keys of read results and abandoned progress reports, in batches."""
-        while True:
-            await asyncio.sleep(DELETE_EVERY)
-            if not self._stale:
-                continue
-            keys, self._stale = self._stale, []
-            try:
-                await self.results.execute("DEL", *keys)
-            except asyncio.CancelledError:
-                self._stale += keys
-                raise
-            except Exception as e:  # they expire anyway (the backend's result_expires)
-                log.warning("cannot delete read results: %s", e)
+            await asyncio.sleep(EXPIRE_EVERY)
+            if self.running:
+                self._expire()
 
     def _next(self, batch_allowed: bool) -> Search | None:
         for prio in (INTERACTIVE, BATCH):
@@ -360,7 +268,8 @@ class Dispatcher:
         """Sends what the window has room for, all in one publish."""
         window = self.config.window
         batch_slots = max(1, window - self.config.interactive_reserve)
-        sent: list[tuple[Search, TaskRequest]] = []
+        sent: list[tuple[Search, Task]] = []
+        loop = asyncio.get_running_loop()
         while len(self.running) < window:
             s = self._next(batch_allowed=self.running_batch < batch_slots)
             if s is None:
@@ -372,89 +281,42 @@ class Dispatcher:
                 s.future.set_exception(deadline_exceeded())
                 continue
             kwargs = dict(s.kwargs, deadline=s.deadline)
-            r = TaskRequest(
-                s.task, str(uuid.uuid4()), kwargs, self.queues[s.priority], s.deadline, repr(kwargs)
+            t = Task(
+                s.task,
+                kwargs,
+                self.queues[s.priority],
+                loop.create_future(),
+                expires=s.deadline,
+                kwargsrepr=repr(kwargs),
+                on_progress=None if s.on_progress is None else partial(self._progress, s),
             )
-            s.task_id = r.task_id
+            s.task_id = self.tasks.assign(t)
+            s.sent = t
             s.sent_at = time.monotonic()
-            self.running[r.task_id] = s
+            self.running[s.task_id] = s
+            t.future.add_done_callback(partial(self._result, s))
             if s.priority == BATCH:
                 self.running_batch += 1
             self.metrics.in_flight.inc()
-            sent.append((s, r))
+            sent.append((s, t))
         if not sent:
             return
         try:
-            await self._publish([r for _, r in sent])
+            await self.tasks.send([t for _, t in sent])
         except Exception as e:
             log.warning("cannot send search tasks: %s", e)
-            for s, r in sent[getattr(e, "sent", 0) :]:
-                if self.running.pop(r.task_id, None) is None:
-                    continue  # cancelled meanwhile
-                self._finish_running(s)
-                if not s.future.done():
-                    s.future.set_exception(
-                        StatusError(
-                            grpc.StatusCode.UNAVAILABLE,
-                            "workers_unavailable",
-                            f"cannot reach the broker: {e}",
-                        )
-                    )
+            for _, t in sent[getattr(e, "sent", 0) :]:
+                if not t.future.done():
+                    t.future.set_exception(unavailable(f"cannot reach the broker: {e}"))
             self._wake.set()
             return
         self._sent.inc(len(sent))
         self.metrics.count("tasks_sent", len(sent))
 
-    async def _publish(self, requests: list[TaskRequest]) -> None:
-        """Publishes the tasks, trying what did not go again when the broker fails (Celery's own
-        retries, :data:`~workers.client.RETRY_POLICY`, and as many of the caller's)."""
-        done = 0
-        for attempt in range(int(RETRY_POLICY["max_retries"]) + 1):
-            try:
-                await self.sender.send(requests[done:])
-                return
-            except Exception as e:
-                done += getattr(e, "sent", 0)
-                if attempt == RETRY_POLICY["max_retries"]:
-                    e.sent = done  # type: ignore[attr-defined]
-                    raise
-                await asyncio.sleep(
-                    min(
-                        RETRY_POLICY["interval_max"],
-                        RETRY_POLICY["interval_start"] + attempt * RETRY_POLICY["interval_step"],
-                    )
-                )
-
-    async def _poll(self) -> None:
-        """One ``MGET`` of every running task's result key (and progress key, if watched)."""
-        ids = list(self.running)
-        watched = [i for i in ids if self.running[i].on_progress is not None]
-        raw = await self.results.execute(
-            "MGET", *[RESULT_PREFIX + i for i in ids], *[progress_key(i) for i in watched]
-        )
-        for task_id, value in zip(watched, raw[len(ids) :], strict=True):
-            s = self.running.get(task_id)
-            if value is not None and s is not None:
-                self._progress(s, value)
-        for task_id, value in zip(ids, raw[: len(ids)], strict=True):
-            if value is not None and task_id in self.running:
-                self._result(task_id, value)
-
-    def _result(self, task_id: str, value: bytes | str) -> None:
-        """A running task's result meta (from its message or its key): done if it is final."""
-        try:
-            meta = json.loads(value)
-        except ValueError:
-            return
-        status = meta.get("status")
-        if status not in ("SUCCESS", "FAILURE", "REVOKED"):
-            return
-        s = self.running.pop(task_id, None)
-        if s is None:
-            return
-        self._stale.append(RESULT_PREFIX + task_id)
-        if s.on_progress is not None:
-            self._stale.append(progress_key(task_id))
+    def _result(self, s: Search, task: asyncio.Future[dict[str, Any]]) -> None:
+        """A sent search's task ended: its result meta, or the error that ended it."""
+        if s.task_id is None or self.running.pop(s.task_id, None) is None:
+            return  # cancelled here
         self._finish_running(s)
         self._wake.set()  # a slot of the window is free
         now = time.monotonic()
@@ -464,7 +326,18 @@ class Dispatcher:
         self._latency[s.priority].observe(now - s.submitted)
         if s.future.done():
             return
-        result = meta.get("result")
+        if task.cancelled():
+            s.future.cancel()
+            return
+        error = task.exception()
+        if error is not None:
+            self._failed.inc()
+            if isinstance(error, ClusterUnavailable):
+                error = unavailable(str(error))
+            s.future.set_exception(error)
+            return
+        meta = task.result()
+        status, result = meta.get("status"), meta.get("result")
         if status == "SUCCESS" and isinstance(result, dict):
             self._done.inc()
             s.future.set_result(result)
@@ -514,9 +387,8 @@ class Dispatcher:
             self.running_batch -= 1
 
 
-def _cancelled(f: asyncio.Future[None]) -> None:
-    if not f.cancelled() and f.exception() is not None:  # the task's own deadline ends it anyway
-        log.warning("cannot cancel a task: %s", f.exception())
+def unavailable(message: str) -> StatusError:
+    return StatusError(grpc.StatusCode.UNAVAILABLE, "workers_unavailable", message)
 
 
 def deadline_exceeded() -> StatusError:

@@ -99,7 +99,7 @@ def test_scripts_and_commands_work_again_after_a_restart(server: RedisServer) ->
             await b.aclose()
             await client.aclose()
 
-    assert asyncio.run(run()) == [5, 2, True, b"2"]
+    assert asyncio.run(run()) == [5, 2, b"PONG", b"2"]
 
 
 def test_batcher_and_notifier_over_a_unix_socket_with_a_password() -> None:

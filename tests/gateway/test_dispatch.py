@@ -14,16 +14,19 @@ import griot
 import pytest
 import redis
 from gateway_stack import Stack
+from griot import redis_keys
+from griot.redis_keys import progress_key
 from kombu import Connection
 from prometheus_client import CollectorRegistry
 from workers_stack import RedisServer, free_port
 
-from services.gateway import dispatch
 from services.gateway.batch import Batcher, connect
 from services.gateway.cache import EvalCache, EvalResult, entry_key, flight_key
 from services.gateway.config import GatewayConfig
 from services.gateway.dispatch import INTERACTIVE, Dispatcher
 from services.gateway.metrics import GatewayMetrics
+from workers import client as task_client
+from workers.client import RESULT_PREFIX
 
 NOBODY = "griot.test-nobody"  # a queue no worker consumes
 
@@ -40,7 +43,7 @@ def _dispatcher(stack: Stack, app: Any, queue: str | None = None) -> tuple[Dispa
         **({"interactive_queue": queue} if queue else {}),
     )
     results = connect(stack.broker.url)
-    d = Dispatcher(app, config, GatewayMetrics(CollectorRegistry()), Batcher(results))
+    d = Dispatcher(app, config, GatewayMetrics(CollectorRegistry()), results)
     return d, [results]
 
 
@@ -64,7 +67,7 @@ def test_result_arrives_by_notification_from_a_real_worker(
 ) -> None:
     """With the safety poll out of the way, a worker's result reaches the gateway by its message
     alone, and the read result key is deleted."""
-    monkeypatch.setattr(dispatch, "SAFETY_POLL", 3600.0)
+    monkeypatch.setattr(task_client, "SAFETY_POLL", 3600.0)
     app = stack.app()
     pos = griot.Variant("awale").start().play("c").play("D")
     r = redis.Redis.from_url(stack.broker.url)
@@ -83,7 +86,7 @@ def test_result_arrives_by_notification_from_a_real_worker(
             result = await _bounded(lambda: d.wait(s))
             assert s.task_id is not None
             for _ in range(300):  # read keys go in the next batch of deletes
-                if not r.exists(dispatch.RESULT_PREFIX + s.task_id):
+                if not r.exists(RESULT_PREFIX + s.task_id):
                     break
                 await asyncio.sleep(0.01)
             return result, s.task_id
@@ -96,7 +99,7 @@ def test_result_arrives_by_notification_from_a_real_worker(
     app.close()
     expected = griot.search(pos, depth=7)
     assert result["depth"] == 7 and result["value"] == expected.score.value
-    assert not r.exists(dispatch.RESULT_PREFIX + task_id)
+    assert not r.exists(RESULT_PREFIX + task_id)
 
 
 def test_progress_messages_and_the_safety_poll(stack: Stack) -> None:
@@ -118,7 +121,7 @@ def test_progress_messages_and_the_safety_poll(stack: Stack) -> None:
         seen: list[int] = []
         try:
             for _ in range(500):  # subscribed before anything is sent
-                if d._listening:
+                if d.tasks.listening:
                     break
                 await asyncio.sleep(0.01)
             a = d.submit("griot.search_position", {"variant": "abapa"}, INTERACTIVE, "me", None)
@@ -128,11 +131,11 @@ def test_progress_messages_and_the_safety_poll(stack: Stack) -> None:
             assert {h["task"] for h in sent} == {"griot.search_position"}
             assert {h["id"] for h in sent} == {a.task_id, b.task_id}
             assert a.task_id is not None and b.task_id is not None
-            channel = dispatch.PROGRESS_PREFIX + a.task_id
+            channel = progress_key(a.task_id)
             for depth in (3, 2, 5):
                 r.publish(channel, json.dumps({"depth": depth, "value": 0}))
-            r.set(dispatch.RESULT_PREFIX + a.task_id, meta(a.task_id, 9))  # no message
-            r.publish(dispatch.RESULT_PREFIX + b.task_id, meta(b.task_id, 8))  # no key
+            r.set(RESULT_PREFIX + a.task_id, meta(a.task_id, 9))  # no message
+            r.publish(RESULT_PREFIX + b.task_id, meta(b.task_id, 8))  # no key
             ra = await _bounded(lambda: d.wait(a))
             rb = await _bounded(lambda: d.wait(b))
             return seen, ra, rb
@@ -163,10 +166,10 @@ def test_read_result_keys_are_deleted(stack: Stack) -> None:
                     break
                 await asyncio.sleep(0.01)
             assert a.task_id is not None
-            key = dispatch.RESULT_PREFIX + a.task_id
+            key = RESULT_PREFIX + a.task_id
             meta = {"status": "SUCCESS", "task_id": a.task_id, "result": {"depth": 3, "value": 0}}
             r.set(key, json.dumps(meta))
-            d._poll_now.set()  # the safety poll reads it
+            d.tasks._poll_now.set()  # the safety poll reads it
             got = await _bounded(lambda: d.wait(a))
             assert got == {"depth": 3, "value": 0}
             for _ in range(500):
@@ -254,7 +257,7 @@ def test_result_subscription_survives_a_cut_and_a_restart(stack: Stack) -> None:
             broker_url=stack.broker.url, cache_url=stack.cache.url, window=4, interactive_queue=NOBODY
         )
         client = connect(backend.url)
-        d = Dispatcher(app, config, GatewayMetrics(CollectorRegistry()), Batcher(client))
+        d = Dispatcher(app, config, GatewayMetrics(CollectorRegistry()), client)
         d.start()
         depths = []
         try:
@@ -272,7 +275,7 @@ def test_result_subscription_survives_a_cut_and_a_restart(stack: Stack) -> None:
                         break
                     await asyncio.sleep(0.01)
                 assert s.task_id is not None
-                admin.publish(dispatch.RESULT_PREFIX + s.task_id, meta(s.task_id, depth))  # no key
+                admin.publish(RESULT_PREFIX + s.task_id, meta(s.task_id, depth))  # no key
                 depths.append((await _bounded(lambda s=s: d.wait(s)))["depth"])
             return depths
         finally:
@@ -285,3 +288,41 @@ def test_result_subscription_survives_a_cut_and_a_restart(stack: Stack) -> None:
     finally:
         app.close()
         backend.stop()
+
+
+def test_a_task_whose_worker_died_is_sent_again(stack: Stack) -> None:
+    """A task whose alive key was seen and then expired without a result (its worker died under
+    it: the key is what a running task renews) is sent again under a new id with the same
+    arguments; the new task's result ends the search."""
+    app = stack.app()
+    r = redis.Redis.from_url(stack.broker.url)
+
+    async def run() -> tuple[list[dict[str, Any]], dict[str, Any], int]:
+        d, clients = _dispatcher(stack, app, NOBODY)
+        d.start()
+        try:
+            s = d.submit("griot.search_position", {"variant": "abapa", "depth": 4}, INTERACTIVE, "me", None)
+            first = await asyncio.to_thread(_take, stack.broker.url, NOBODY, 1)
+            assert s.task_id == first[0]["id"]
+            r.set(redis_keys.ALIVE_PREFIX + s.task_id, b"1", px=1500)  # taken by a worker...
+            for _ in range(500):
+                if s.sent is not None and s.sent.alive_seen:
+                    break
+                await asyncio.sleep(0.01)
+            assert s.sent is not None and s.sent.alive_seen
+            # ...that dies: the key expires without a result, and the task goes out again.
+            second = await asyncio.to_thread(_take, stack.broker.url, NOBODY, 1)
+            assert second[0]["id"] == s.sent.task_id != first[0]["id"]
+            meta = {"status": "SUCCESS", "task_id": s.sent.task_id, "result": {"depth": 4, "value": 1}}
+            r.publish(RESULT_PREFIX + s.sent.task_id, json.dumps(meta))
+            got = await _bounded(lambda: d.wait(s))
+            return first + second, got, d.tasks.redispatched
+        finally:
+            await d.close()
+            for c in clients:
+                await c.aclose()
+
+    sent, got, redispatched = asyncio.run(run())
+    app.close()
+    assert sent[0]["kwargsrepr"] == sent[1]["kwargsrepr"]
+    assert got == {"depth": 4, "value": 1} and redispatched == 1
