@@ -54,12 +54,14 @@ from typing import Any
 
 import griot
 import redis
+import redis.asyncio as aioredis
 from celery import Celery
 from celery.result import AsyncResult
 from celery.utils.nodenames import worker_direct
 from kombu.exceptions import OperationalError
 
 from workers.client import (
+    RESULT_PREFIX,
     ResultNotifier,
     TaskRequest,
     TaskSender,
@@ -240,6 +242,9 @@ class Scheduler:
         self.notified: dict[str, tuple[bytes, float]] = {}  # task id -> (message, when it came)
         self.notifier = ResultNotifier(backend_url(app), self._on_message, self._on_reconnect)
         self.sender = TaskSender(app)
+        # The result backend, asynchronously: nothing here blocks the caller's event loop.
+        self.redis = aioredis.Redis.from_url(backend_url(app), socket_timeout=5, socket_connect_timeout=5)
+        self._deletes: set[asyncio.Task[None]] = set()
         self._outbox: list[TaskRequest] = []  # tasks to publish (:meth:`flush`)
         self._polled = 0.0
         self._poll_now = False
@@ -293,6 +298,9 @@ class Scheduler:
         self.stats.resubscribed += self.notifier.reconnects
         await self.notifier.close()
         self.sender.close()
+        if self._deletes:
+            await asyncio.wait(self._deletes, timeout=2.0)
+        await self.redis.aclose()
 
     def _on_message(self, task_id: str, payload: bytes) -> None:
         if task_id in self.running or task_id in self._watchers:
@@ -343,11 +351,28 @@ class Scheduler:
         for i in task_ids:
             self.notified.pop(i, None)
             self._watchers.pop(i, None)
-            self.app.backend._cache.pop(i, None)
+        task = asyncio.get_running_loop().create_task(self._delete([RESULT_PREFIX + i for i in task_ids]))
+        self._deletes.add(task)
+        task.add_done_callback(self._deletes.discard)
+
+    async def _delete(self, keys: list[str]) -> None:
         try:
-            self.app.backend.client.delete(*[self.app.backend.get_key_for_task(i) for i in task_ids])
-        except redis.RedisError as e:  # they expire anyway (result_expires)
+            await self.redis.delete(*keys)
+        except (redis.RedisError, OSError) as e:  # they expire anyway (result_expires)
             log.debug("cannot delete read results: %s", e)
+
+    async def read_results(self, task_ids: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
+        """The stored results of those of ``task_ids`` that are over (one ``MGET``)."""
+        if not task_ids:
+            return []
+        raw = await self.redis.mget([RESULT_PREFIX + i for i in task_ids])
+        out = []
+        for task_id, value in zip(task_ids, raw, strict=True):
+            if value is not None:
+                meta = self.app.backend.decode_result(value)
+                if meta.get("status") in READY_STATES:
+                    out.append((task_id, dict(meta)))
+        return out
 
     async def wait_result(self, task_id: str, timeout: float) -> dict[str, Any] | None:
         """The result of one task sent with :meth:`new_task_id` (not a scheduled job), waiting at
@@ -364,9 +389,9 @@ class Scheduler:
         meta = self._ready(got[0]) if got is not None else None
         if meta is not None:
             return meta
-        for _, meta in self.app.backend.get_many([task_id], interval=0, max_iterations=1):
+        for _, meta in await self.read_results([task_id]):
             self.stats.polled += 1
-            return dict(meta)
+            return meta
         return None
 
     def _abandon(self, job: _Job) -> None:
@@ -415,13 +440,13 @@ class Scheduler:
                 self._wake.clear()
                 try:
                     # Results first: the slots they free go to the waiting jobs at once.
-                    if self._collect() and self._later_waiting():
+                    if await self._collect() and self._later_waiting():
                         # The searches waiting for these results make their next jobs within a
                         # few loop turns: let them, so a later iteration's job does not take a
                         # slot the current iteration is about to need.
                         for _ in range(YIELD_TURNS):
                             await asyncio.sleep(0)
-                        self._collect()
+                        await self._collect()
                     self._dispatch()
                     await self.flush()
                     if self.outage_since is not None:
@@ -554,7 +579,7 @@ class Scheduler:
         self.stats.notified += 1
         return dict(meta)
 
-    def _results(self, now: float) -> list[tuple[str, dict[str, Any], float]]:
+    async def _results(self, now: float) -> list[tuple[str, dict[str, Any], float]]:
         """(task id, result meta, when the caller learnt it) of running tasks that finished:
         those whose message came, and on a safety poll every other one that has a result."""
         out = []
@@ -570,23 +595,35 @@ class Scheduler:
             self._polled = now
             seen = {t for t, _, _ in out}
             ids = [i for i in self.running if i not in seen]
-            for task_id, meta in self.app.backend.get_many(ids, interval=0, max_iterations=1):
-                self.stats.polled += 1
-                out.append((task_id, meta, now))
+            for task_id, meta in await self.read_results(ids):
+                if task_id in self.running:
+                    self.stats.polled += 1
+                    out.append((task_id, meta, now))
         return out
 
-    def _collect(self) -> bool:
+    async def _collect(self) -> bool:
         """Reads finished tasks' results (True: some came)."""
         if not self.running:
             self._polled = time.time()
             return False
         now = time.time()
+        results = await self._results(now)
+        alive = await self._read_alive(now)
         finished: list[str] = []
         try:
-            self._collect_results(now, finished)
+            self._collect_results(now, finished, results, alive)
         finally:
             self.done_with(finished)
         return bool(finished)
+
+    async def _read_alive(self, now: float) -> list[tuple[str, bytes | str | None]]:
+        """The running tasks' alive keys, twice a second (empty between)."""
+        if now - self._alive_checked < ALIVE_CHECK_EVERY or not self.running:
+            return []
+        self._alive_checked = now
+        ids = list(self.running)
+        values = await self.redis.mget([ALIVE_PREFIX + i for i in ids])
+        return list(zip(ids, values, strict=True))
 
     def waiting_on(self, node: Any) -> bool:
         """A job on ``node`` is waiting (not sent yet)."""
@@ -623,8 +660,14 @@ class Scheduler:
             out.append(j)
         return out
 
-    def _collect_results(self, now: float, finished: list[str]) -> None:
-        for task_id, meta, at in self._results(now):
+    def _collect_results(
+        self,
+        now: float,
+        finished: list[str],
+        results: list[tuple[str, dict[str, Any], float]],
+        alive: list[tuple[str, bytes | str | None]],
+    ) -> None:
+        for task_id, meta, at in results:
             job = self.running.pop(task_id, None)
             self.seen_alive.discard(task_id)
             self.sent_at.pop(task_id, None)
@@ -664,7 +707,7 @@ class Scheduler:
             log.info("subtree task %s ended %s (%r): dispatching it again", task_id, status, result)
             self.stats.redispatched += 1
             heapq.heappush(self.waiting, job)
-        self._check_alive(now)
+        self._check_alive(now, alive)
         if self.deadline is not None and now >= self.deadline + DEADLINE_GRACE:
             # Tasks stop at the deadline and answer (incomplete); one that has not answered by
             # now may never answer (its worker vanished): end the depth without it.
@@ -681,21 +724,18 @@ class Scheduler:
                 self.stats.redispatched += 1
                 self._send(job, self._other_worker(job))
 
-    def _check_alive(self, now: float) -> None:
+    def _check_alive(self, now: float, alive: list[tuple[str, bytes | str | None]]) -> None:
         """Tasks that started (their alive key was seen) and whose key expired without a result
         died with their worker (a SIGKILLed pool process or Celery main process, a lost
         machine): send them again now rather than after the broker's visibility timeout (a
         duplicate of a task that was only late is harmless: the first result wins). Their worker
         becomes a suspect: no work goes to it until it answers a ping; one that does not answer
         leaves the affinity set, and the tasks waiting on its own queue are sent again. Checked
-        twice a second."""
-        if now - self._alive_checked < ALIVE_CHECK_EVERY or not self.running:
-            return
-        self._alive_checked = now
-        ids = list(self.running)
-        values = self.app.backend.client.mget([ALIVE_PREFIX + i for i in ids])
+        twice a second (:meth:`_read_alive`)."""
         lost: list[str] = []
-        for task_id, value in zip(ids, values, strict=True):
+        for task_id, value in alive:
+            if task_id not in self.running:
+                continue
             if value is not None:
                 self.seen_alive.add(task_id)
             elif task_id in self.seen_alive:
@@ -1110,10 +1150,10 @@ class ClusterSearch:
                 # As for subtrees (Scheduler._check_alive): a task whose alive key was seen and
                 # expired without a result died with its worker; send it again at once.
                 checked = now
-                alive = await self._guarded(partial(self.app.backend.client.exists, ALIVE_PREFIX + r.id))
+                alive = await self._guarded_async(partial(sched.redis.exists, ALIVE_PREFIX + r.id))
                 if alive:
                     seen_alive = True
-                elif seen_alive and not await self._guarded(partial(self._poll_result, r.id)):
+                elif seen_alive and not await self._guarded_async(partial(sched.read_results, [r.id])):
                     log.warning("position task %s died with its worker: dispatching it again", r.id)
                     sched.done_with([r.id])
                     sched.sender.cancel_soon([r.id])
@@ -1159,24 +1199,13 @@ class ClusterSearch:
             redispatched=self.stats.redispatched,
         )
 
-    def _poll_result(self, task_id: str) -> list[Any]:
-        return list(self.app.backend.get_many([task_id], interval=0, max_iterations=1))
-
     async def _guarded_async(self, fn: Callable[[], Awaitable[Any]]) -> Any:
-        """``await fn()``, retried while the broker is unreachable, as :meth:`_guarded`."""
+        """``await fn()``, retried while the broker or the result backend is unreachable, up to
+        ``outage_grace`` seconds."""
         since = None
         while True:
             try:
                 return await fn()
-            except (redis.ConnectionError, redis.TimeoutError, OperationalError, OSError) as e:
-                since = await self._outage(since, e)
-
-    async def _guarded(self, fn: Callable[[], Any]) -> Any:
-        """``fn()``, retried while the broker is unreachable, up to ``outage_grace`` seconds."""
-        since = None
-        while True:
-            try:
-                return fn()
             except (redis.ConnectionError, redis.TimeoutError, OperationalError, OSError) as e:
                 since = await self._outage(since, e)
 
