@@ -6,7 +6,10 @@ and the URL forms redis-py reads (Unix socket, password, database)."""
 from __future__ import annotations
 
 import asyncio
+import shutil
+import subprocess
 import tempfile
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -150,3 +153,153 @@ def test_batcher_and_notifier_over_a_unix_socket_with_a_password() -> None:
             assert results == [("task-1", b'{"status": "SUCCESS"}')]
         finally:
             server.stop()
+
+
+async def _batcher_and_notifier(url: str, publisher: redis.Redis) -> tuple[Any, list[tuple[str, bytes]]]:
+    """A command through the batcher, and a watched result channel heard by the notifier."""
+    client = connect(url)
+    b = Batcher(client)
+    try:
+        await b.execute("SET", "griot:test:url", "v")
+        got = await b.execute("GET", "griot:test:url")
+    finally:
+        await b.aclose()
+        await client.aclose()
+    results: list[tuple[str, bytes]] = []
+    notifier = ResultNotifier(url, lambda t, p: results.append((t, p)))
+    notifier.start()
+    try:
+        assert await notifier.wait_connected(10)
+        notifier.watch(["task-1"])
+        await notifier.subscribed()
+        for _ in range(500):
+            if publisher.pubsub_numsub(RESULT_PREFIX + "task-1")[0][1] == 1:
+                break
+            await asyncio.sleep(0.01)
+        publisher.publish(RESULT_PREFIX + "task-1", b'{"status": "SUCCESS"}')
+        for _ in range(500):
+            if results:
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        await notifier.close()
+    return got, results
+
+
+def test_an_acl_user_with_only_griot_keys() -> None:
+    """A Redis ACL user (``redis://user:password@...``) allowed Griot's keys and the result
+    channels only: the batcher and the notifier work, and a key outside is refused."""
+    server = RedisServer(free_port())
+    server.start()
+    try:
+        admin = redis.Redis.from_url(server.url)
+        admin.acl_setuser(
+            "griot",
+            enabled=True,
+            passwords=["+s3cret"],
+            keys=["griot:*", RESULT_PREFIX + "*"],
+            channels=[RESULT_PREFIX + "*"],
+            commands=["+@all"],
+        )
+        url = f"redis://griot:s3cret@127.0.0.1:{server.port}/0"
+        got, results = asyncio.run(asyncio.wait_for(_batcher_and_notifier(url, admin), 30))
+        assert got == b"v"
+        assert results == [("task-1", b'{"status": "SUCCESS"}')]
+
+        async def outside() -> None:
+            client = connect(url)
+            try:
+                await Batcher(client).execute("SET", "other:key", "v")
+            finally:
+                await client.aclose()
+
+        with pytest.raises(redis.exceptions.NoPermissionError):
+            asyncio.run(asyncio.wait_for(outside(), 30))
+        with pytest.raises(redis.exceptions.AuthenticationError):
+            asyncio.run(asyncio.wait_for(_batcher_and_notifier(url.replace("s3cret", "wrong"), admin), 30))
+    finally:
+        server.stop()
+
+
+def _tls_files(where: Path) -> tuple[Path, Path, Path]:
+    """A CA and a server certificate for 127.0.0.1 made by openssl."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make the test certificates")
+
+    def run(*args: str) -> None:
+        subprocess.run(["openssl", *args], cwd=where, check=True, capture_output=True, timeout=60)
+
+    new = ("req", "-newkey", "rsa:2048", "-nodes", "-days", "2")
+    run(*new, "-x509", "-subj", "/CN=griot-test-ca", "-keyout", "ca.key", "-out", "ca.crt")
+    run(*new, "-subj", "/CN=127.0.0.1", "-keyout", "server.key", "-out", "server.csr")
+    (where / "ext").write_text("subjectAltName=IP:127.0.0.1\n")
+    run(
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.crt",
+        "-days",
+        "2",
+        "-extfile",
+        "ext",
+    )
+    return where / "ca.crt", where / "server.crt", where / "server.key"
+
+
+def test_redis_over_tls() -> None:
+    """A redis-server that speaks TLS only (``rediss://``, the CA given in the URL as redis-py
+    reads it): the batcher and the notifier work through it."""
+    with tempfile.TemporaryDirectory(prefix="griot-tls-") as tmp:
+        ca, cert, key = _tls_files(Path(tmp))
+        port = free_port()
+        proc = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                "0",
+                "--tls-port",
+                str(port),
+                "--tls-cert-file",
+                str(cert),
+                "--tls-key-file",
+                str(key),
+                "--tls-ca-cert-file",
+                str(ca),
+                "--tls-auth-clients",
+                "no",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            url = f"rediss://127.0.0.1:{port}/0?ssl_ca_certs={ca}"
+            admin = redis.Redis.from_url(url)
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    admin.ping()
+                    break
+                except redis.ConnectionError:
+                    assert proc.poll() is None and time.monotonic() < deadline, (
+                        "redis-server with TLS did not start"
+                    )
+                    time.sleep(0.05)
+            with pytest.raises(redis.ConnectionError):  # plain text is not served
+                redis.Redis(port=port, socket_timeout=2).ping()
+            got, results = asyncio.run(asyncio.wait_for(_batcher_and_notifier(url, admin), 30))
+            assert got == b"v"
+            assert results == [("task-1", b'{"status": "SUCCESS"}')]
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
