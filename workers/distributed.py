@@ -58,6 +58,7 @@ import redis.asyncio as aioredis
 from celery import Celery
 from celery.result import AsyncResult
 from celery.utils.nodenames import worker_direct
+from griot import redis_keys
 from kombu.exceptions import OperationalError
 
 from workers.client import (
@@ -807,7 +808,7 @@ class Scheduler:
         self.sender.cancel_soon([task_id])
 
 
-ALIVE_PREFIX = "griot:alive:"
+ALIVE_PREFIX = redis_keys.ALIVE_PREFIX
 """``griot:alive:<task id>``: renewed by a running task (``workers.tasks.ALIVE_PREFIX``)."""
 _TAG: contextvars.ContextVar[tuple[int, int, int]] = contextvars.ContextVar("griot_cluster_tag")
 """(distributed iteration, eldest chain, 1 if below a speculative search) of the subtree searches

@@ -1,7 +1,7 @@
 """The Redis names Griot's components share: queues on the broker, keys on the cache.
 
-One module so that the workers (issue 7), the gateway (issue 8), ``griot status`` and the deploy files
-agree on every name. Two Redis roles, never mixed:
+One module so that the workers, the gateway, ``griot status`` and the deploy files agree on every
+name. Two Redis roles, never mixed:
 
 - **broker** (``GRIOT_BROKER_URL``, ``maxmemory-policy noeviction``): Celery's queues, kombu's
   business: Griot reads no key of them; ``griot status`` asks the broker through kombu how many
@@ -20,10 +20,14 @@ Cache key layout (engine version first: a new engine never reads an old engine's
 ``griot:inflight:<engine>:<variant>:<poskey>``    a marker (SET NX PX) while a worker searches it
 ``griot:tt:stats``                                hash of counters: ``hits``, ``misses``, ``writes``,
                                                   ``replaced``, ``kept`` (HINCRBY, in batches)
-``griot:eval:<engine>:<variant>:<poskey-hex>``    the gateway's finished evaluations (issue 8)
+``griot:eval:<engine>:<variant>:<poskey-hex>``    the gateway's finished evaluations
 ``griot:job:<id>`` / ``griot:session:<id>``       the gateway's analysis jobs and live sessions
 ``griot:progress:<task id>``                      (result backend) a search task's completed
                                                   depths so far, for the gateway's stream
+``griot:alive:<task id>``                         (result backend) renewed by a running task: its
+                                                  caller sees a dead worker by its expiry
+``griot:cancel:<task id>``                        (result backend) set by a caller that wants a
+                                                  running task stopped
 ===============================================  =============================================
 """
 

@@ -49,6 +49,10 @@ class Batcher:
         self.client = client
         self._pending: list[_Command] = []
         self._soon = False  # a flush is due in this turn of the loop
+        #: A command waits that must not wait any longer (sent without a delay, hurried, or its
+        #: delay over): the next pipeline goes as soon as none is in flight.
+        self._due = False
+        self._deadline: float | None = None  # when the earliest delayed command is due
         self._later: asyncio.TimerHandle | None = None
         self._flushing: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -76,10 +80,10 @@ class Batcher:
         return list(done)
 
     def hurry(self) -> None:
-        """Sends the commands waiting out a ``delay`` in this turn of the loop."""
-        if self._pending and not self._soon:
-            self._soon = True
-            self._get_loop().call_soon(self._flush)
+        """Sends the commands waiting out a ``delay`` as soon as it can."""
+        if self._pending:
+            self._due = True
+            self._soon_flush()
 
     def script(self, source: str) -> BatchedScript:
         return BatchedScript(self, self.client.register_script(source))
@@ -92,35 +96,54 @@ class Batcher:
 
     def _queue(self, command: _Command, delay: float = 0.0) -> asyncio.Future[Any]:
         self._pending.append(command)
-        if self._flushing is None and not self._soon:
-            if not delay:
-                self._soon = True
-                self._get_loop().call_soon(self._flush)
-            elif self._later is None:
-                self._later = self._get_loop().call_later(delay, self._flush)
+        if not delay:
+            self._due = True
+            self._soon_flush()
+        else:
+            loop = self._get_loop()
+            at = loop.time() + delay
+            if self._deadline is None or at < self._deadline:
+                self._deadline = at
+                if self._later is not None:
+                    self._later.cancel()
+                self._later = loop.call_at(at, self._expire)
         return command.future
+
+    def _soon_flush(self) -> None:
+        if self._flushing is None and not self._soon:
+            self._soon = True
+            self._get_loop().call_soon(self._flush)
+
+    def _expire(self) -> None:
+        self._later = None
+        self._due = True
+        self._flush()
 
     def _flush(self) -> None:
         self._soon = False
-        if self._later is not None:
-            self._later.cancel()
-            self._later = None
-        if self._flushing is None and self._pending:
+        if self._flushing is None and self._pending and self._due:
             self._flushing = self._get_loop().create_task(self._drain())
 
     async def _drain(self) -> None:
-        """Sends pipelines until nothing waits; commands queued meanwhile go in the next one."""
+        """Sends pipelines while a command is due; the commands queued while one is in flight go
+        in the next (delayed ones too: they share it)."""
         try:
-            while self._pending:
+            while self._pending and self._due:
                 batch, self._pending = self._pending, []
+                self._due = False
+                self._deadline = None
+                if self._later is not None:
+                    self._later.cancel()
+                    self._later = None
                 await self._run(batch)
+        except asyncio.CancelledError:  # closing: nobody will send them
+            for c in self._pending:
+                if not c.future.done():
+                    c.future.set_exception(ConnectionError("the Redis client is closed"))
+            self._pending = []
+            raise
         finally:
             self._flushing = None
-            if self._pending:  # cancelled (closing): nobody will send them
-                for c in self._pending:
-                    if not c.future.done():
-                        c.future.set_exception(ConnectionError("the Redis client is closed"))
-                self._pending = []
 
     async def _run(self, batch: list[_Command]) -> None:
         try:
@@ -174,6 +197,7 @@ class Batcher:
         client)."""
         if self._loop is None:
             return
+        self._due = True
         self._flush()
         if self._flushing is not None:
             with contextlib.suppress(Exception):
