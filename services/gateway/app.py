@@ -59,7 +59,8 @@ class Gateway:
         # The hot paths' commands (cache scripts, session saves, result reads and deletes) are
         # batched, one pipeline per turn of the event loop; jobs, session reads and metrics await
         # their own commands.
-        self.cache_batch = Batcher(self.cache_redis)
+        self.cache_batch_redis = connect(self.config.cache_url, max_connections=2, socket_timeout=None)
+        self.cache_batch = Batcher(self.cache_batch_redis)
         self.dispatcher = Dispatcher(self.celery, self.config, self.metrics, self.result_redis)
         self.cache = EvalCache(self.cache_batch, self.config.eval_ttl)
         self.evaluator = Evaluator(self.dispatcher, self.cache, self.config, self.metrics, self.replica)
@@ -111,7 +112,7 @@ class Gateway:
         # Jobs this replica ran are resumed by the next sweep of any replica (their leases expire).
         with contextlib.suppress(Exception):
             await self.cache_batch.aclose()
-        for client in (self.cache_redis, self.result_redis):
+        for client in (self.cache_redis, self.cache_batch_redis, self.result_redis):
             with contextlib.suppress(Exception):
                 await client.aclose()
 

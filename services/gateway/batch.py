@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import hiredis
 import redis.asyncio as aioredis
 from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
@@ -32,6 +33,10 @@ from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError, ResponseError
 
 log = logging.getLogger("griot.gateway.redis")
+
+BATCH_TIMEOUT = 5.0
+"""Seconds a batch's replies may take before its connection is given up (and the batch tried
+again on a new one)."""
 
 
 @dataclass(slots=True)
@@ -171,13 +176,17 @@ class Batcher:
     @staticmethod
     async def _exchange(conn: AbstractConnection, batch: list[_Command]) -> list[Any]:
         """Writes the batch's commands and reads their replies (an error reply in its place)."""
-        await conn.send_packed_command(conn.pack_commands([c.args for c in batch]), check_health=False)
+        # hiredis's packer (C) rather than redis-py's (Python); one timeout for the whole batch
+        # rather than one per reply (the batcher's connections have no socket timeout).
+        packed = b"".join([hiredis.pack_command(c.args) for c in batch])
+        await conn.send_packed_command(packed, check_health=False)
         replies: list[Any] = []
-        for _ in batch:
-            try:
-                replies.append(await conn.read_response())
-            except ResponseError as e:
-                replies.append(e)
+        async with asyncio.timeout(BATCH_TIMEOUT):
+            for _ in batch:
+                try:
+                    replies.append(await conn.read_response())
+                except ResponseError as e:
+                    replies.append(e)
         return replies
 
     async def _rerun(self, c: _Command) -> None:
@@ -248,17 +257,18 @@ class BatchedScript:
         return result
 
 
-def connect(url: str, max_connections: int = 64) -> aioredis.Redis:
+def connect(url: str, max_connections: int = 64, socket_timeout: float | None = 5.0) -> aioredis.Redis:
     """A ``redis.asyncio`` client of ``url`` (``redis://``, ``rediss://``, ``unix://``, with user
     and password as redis-py reads them) whose requests wait for one of at most
     ``max_connections`` connections (thousands of streams share them; the default pool fails with
     "Too many connections" instead). A command whose connection was lost (a Redis restart) is
-    sent again on a new one, up to three times within about a second."""
+    sent again on a new one, up to three times within about a second. A :class:`Batcher`'s own
+    client is made with ``socket_timeout=None`` (it times each batch)."""
     pool = aioredis.BlockingConnectionPool.from_url(
         url,
         max_connections=max_connections,
         timeout=10,
-        socket_timeout=5,
+        socket_timeout=socket_timeout,
         socket_connect_timeout=5,
         retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
     )

@@ -41,7 +41,7 @@ def test_batched_commands_get_their_own_replies(server: RedisServer) -> None:
     error reply fails its caller only; delayed commands ride with the next command sent."""
 
     async def run() -> tuple[list[Any], list[Any], Any, list[Any], list[Any]]:
-        client = connect(server.url)
+        client = connect(server.url, socket_timeout=None)
         b = Batcher(client)
         try:
             await b.execute("DEL", "griot:test:batch:n", "griot:test:batch:l")
@@ -82,7 +82,7 @@ def test_scripts_and_commands_work_again_after_a_restart(server: RedisServer) ->
     source = "return redis.call('INCRBY', KEYS[1], ARGV[1])"
 
     async def run() -> list[Any]:
-        client = connect(server.url)
+        client = connect(server.url, socket_timeout=None)
         b = Batcher(client)
         script = b.script(source)
         admin = redis.Redis.from_url(server.url)
