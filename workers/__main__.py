@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 import redis
+from griot.monitor import queue_lengths
 
 from workers.app import BATCH, INTERACTIVE
 from workers.cache import read_stats
@@ -23,9 +24,8 @@ def status(settings: Settings | None = None) -> dict[str, Any]:
     except redis.RedisError as e:
         out["cache"] = {"error": str(e)}
     try:
-        broker = redis.Redis.from_url(s.broker_url, socket_timeout=2)
-        out["queues"] = {q: int(broker.llen(q)) for q in (INTERACTIVE, BATCH)}
-    except redis.RedisError as e:
+        out["queues"] = queue_lengths(s.broker_url, (INTERACTIVE, BATCH))
+    except Exception as e:  # what the broker or kombu raised
         out["queues"] = {"error": str(e)}
     return out
 

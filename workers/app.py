@@ -17,7 +17,7 @@ Production settings and why:
 - JSON only; results expire after an hour (the caller forgets them once read);
 - the result backend (:mod:`workers.backend`) is Redis without Celery's per-task pub/sub
   subscriber: callers subscribe to their tasks' result channels themselves
-  (:mod:`workers.notify`); workers retry storing them (``result_backend_always_retry``) so a
+  (:class:`workers.client.ResultNotifier`); workers retry storing them (``result_backend_always_retry``) so a
   Redis restart delays results instead of losing them.
 Nothing here creates a gRPC channel or a Redis connection: pool processes fork after this module
 is imported and open their own connections (``worker_process_init``).

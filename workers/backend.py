@@ -1,7 +1,7 @@
 """The result backend: Celery's Redis backend without the per-task pub/sub subscription.
 
 The distributed search subscribes to each of its tasks' result channels itself
-(:mod:`workers.notify`), with a slow safety poll (``backend.get_many``); it never blocks in
+(:class:`workers.client.ResultNotifier`), with a slow safety poll (``backend.get_many``); it never blocks in
 ``AsyncResult.get``. Celery's Redis backend
 subscribes to a pub/sub channel for every task sent, messages nobody reads then pile up in
 Redis's output buffer, and when Redis restarts the subscriber's reconnection gives up with

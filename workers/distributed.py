@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import datetime as dt
 import heapq
 import itertools
 import logging
@@ -55,14 +54,21 @@ from typing import Any
 
 import griot
 import redis
+import redis.asyncio as aioredis
 from celery import Celery
 from celery.result import AsyncResult
 from celery.utils.nodenames import worker_direct
+from griot import redis_keys
 from kombu.exceptions import OperationalError
 
+from workers.client import (
+    RESULT_PREFIX,
+    ResultNotifier,
+    TaskRequest,
+    TaskSender,
+    backend_url,
+)
 from workers.errors import BadTaskArguments, ClusterUnavailable, SearchDeadlineExceeded, TaskFailed
-from workers.messages import task_message
-from workers.notify import ResultNotifier
 
 log = logging.getLogger(__name__)
 
@@ -71,9 +77,6 @@ WIN = 1_000_000
 WIN_BOUND = WIN - 10_000
 
 EXACT, LOWER, UPPER = "exact", "lower", "upper"
-
-RETRY_POLICY = {"max_retries": 2, "interval_start": 0.1, "interval_step": 0.2, "interval_max": 0.5}
-"""Publishing retries; longer outages are the caller's ``outage_grace``."""
 
 
 # -- score arithmetic (the core's score.rs) --------------------------------------------------
@@ -195,7 +198,7 @@ class _Job:
 
 class Scheduler:
     """Sends subtree tasks (at most ``capacity`` queued or running), learns of their results from
-    the result backend's pub/sub messages (:class:`workers.notify.ResultNotifier`, subscribed
+    the result backend's pub/sub messages (:class:`workers.client.ResultNotifier`, subscribed
     before each task is sent) with a safety poll (one MGET every ``safety_poll`` seconds) for a
     message lost with a connection, re-dispatches lost tasks and revokes abandoned ones. It never
     polls while tasks run: it sleeps until a message, a new job, a worker's ping or the next
@@ -238,13 +241,16 @@ class Scheduler:
         self.start_checked: set[str] = set()  # tasks whose late start made their worker a suspect
         self.safety_poll = SAFETY_POLL
         self.notified: dict[str, tuple[bytes, float]] = {}  # task id -> (message, when it came)
-        self.notifier = ResultNotifier(_backend_url(app), self._on_message, self._on_reconnect)
+        self.notifier = ResultNotifier(backend_url(app), self._on_message, self._on_reconnect)
+        self.sender = TaskSender(app)
+        # The result backend, asynchronously: nothing here blocks the caller's event loop.
+        self.redis = aioredis.Redis.from_url(backend_url(app), socket_timeout=5, socket_connect_timeout=5)
+        self._deletes: set[asyncio.Task[None]] = set()
+        self._outbox: list[TaskRequest] = []  # tasks to publish (:meth:`flush`)
         self._polled = 0.0
         self._poll_now = False
         self._steal_at: float | None = None  # when a job kept for its busy worker may be stolen
         self._watchers: dict[str, asyncio.Event] = {}  # single tasks awaited by ``wait_result``
-        self._broker: redis.Redis | None = None
-        self._reply_to = str(uuid.uuid4())
         self._last_iteration: tuple[int, ...] = (1 << 30,)  # (iteration, speculative) of the last result
 
     async def run(
@@ -292,6 +298,10 @@ class Scheduler:
                 pass
         self.stats.resubscribed += self.notifier.reconnects
         await self.notifier.close()
+        self.sender.close()
+        if self._deletes:
+            await asyncio.wait(self._deletes, timeout=2.0)
+        await self.redis.aclose()
 
     def _on_message(self, task_id: str, payload: bytes) -> None:
         if task_id in self.running or task_id in self._watchers:
@@ -308,26 +318,25 @@ class Scheduler:
         for ev in self._watchers.values():
             ev.set()
 
-    def send(self, name: str, task_id: str, kwargs: dict[str, Any], queue: str, kwargsrepr: str = "") -> None:
-        """Puts task ``name`` on ``queue`` (a list of the broker's Redis): the message Celery's
-        ``send_task`` would write (:mod:`workers.messages`), pushed by one ``LPUSH`` on a kept
-        connection. A broker that is not Redis gets ``send_task``."""
-        url = self.app.conf.broker_url
-        if not isinstance(url, str) or not url.startswith(("redis://", "rediss://", "unix://")):
-            self.app.send_task(
-                name,
-                task_id=task_id,
-                kwargs=kwargs,
-                queue=queue,
-                expires=_expires(self.deadline),
-                retry=True,
-                retry_policy=RETRY_POLICY,
-            )
+    def send(self, name: str, task_id: str, kwargs: dict[str, Any], queue: Any, kwargsrepr: str = "") -> None:
+        """Queues task ``name`` for ``queue`` (a queue name or a worker's own ``Queue``); it is
+        published by the next :meth:`flush`."""
+        self._outbox.append(TaskRequest(name, task_id, kwargs, queue, self.deadline, kwargsrepr))
+
+    async def flush(self) -> None:
+        """Subscribes the queued tasks' result channels, then publishes the tasks (Celery's
+        ``send_task``, off the event loop). A failure raises; what did not go is sent again,
+        under new ids, once the broker is back (``_redispatch_all``)."""
+        if not self._outbox:
             return
-        if self._broker is None:
-            self._broker = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
-        data = task_message(name, task_id, kwargs, queue, self.deadline, self._reply_to, kwargsrepr)
-        self._broker.lpush(queue, data)
+        await self.notifier.subscribed()
+        batch, self._outbox = self._outbox, []
+        await self.sender.send(batch)
+
+    def withdraw(self, task_id: str) -> None:
+        """Takes a task not yet published out of the outbox."""
+        self._outbox = [r for r in self._outbox if r.task_id != task_id]
+        self.notifier.unwatch([task_id])
 
     def new_task_id(self) -> str:
         """A task id whose result channel is subscribed from now on (call before sending)."""
@@ -343,11 +352,28 @@ class Scheduler:
         for i in task_ids:
             self.notified.pop(i, None)
             self._watchers.pop(i, None)
-            self.app.backend._cache.pop(i, None)
+        task = asyncio.get_running_loop().create_task(self._delete([RESULT_PREFIX + i for i in task_ids]))
+        self._deletes.add(task)
+        task.add_done_callback(self._deletes.discard)
+
+    async def _delete(self, keys: list[str]) -> None:
         try:
-            self.app.backend.client.delete(*[self.app.backend.get_key_for_task(i) for i in task_ids])
-        except redis.RedisError as e:  # they expire anyway (result_expires)
+            await self.redis.delete(*keys)
+        except (redis.RedisError, OSError) as e:  # they expire anyway (result_expires)
             log.debug("cannot delete read results: %s", e)
+
+    async def read_results(self, task_ids: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
+        """The stored results of those of ``task_ids`` that are over (one ``MGET``)."""
+        if not task_ids:
+            return []
+        raw = await self.redis.mget([RESULT_PREFIX + i for i in task_ids])
+        out = []
+        for task_id, value in zip(task_ids, raw, strict=True):
+            if value is not None:
+                meta = self.app.backend.decode_result(value)
+                if meta.get("status") in READY_STATES:
+                    out.append((task_id, dict(meta)))
+        return out
 
     async def wait_result(self, task_id: str, timeout: float) -> dict[str, Any] | None:
         """The result of one task sent with :meth:`new_task_id` (not a scheduled job), waiting at
@@ -364,9 +390,9 @@ class Scheduler:
         meta = self._ready(got[0]) if got is not None else None
         if meta is not None:
             return meta
-        for _, meta in self.app.backend.get_many([task_id], interval=0, max_iterations=1):
+        for _, meta in await self.read_results([task_id]):
             self.stats.polled += 1
-            return dict(meta)
+            return meta
         return None
 
     def _abandon(self, job: _Job) -> None:
@@ -380,14 +406,15 @@ class Scheduler:
         if ids:
             self.stats.revoked += len(ids)
             self.notifier.unwatch(ids)
-            cancel(self.app, ids)
+            self._outbox = [r for r in self._outbox if r.task_id not in ids]
+            self.sender.cancel_soon(ids)
 
     def _send(self, job: _Job, worker: str | None = None) -> None:
         if job.prepare is not None:
             job.kwargs = job.prepare()
         kwargs = dict(job.kwargs, deadline=self.deadline)
         task_id = self.new_task_id()
-        queue = worker_direct(worker).name if worker else self.queue
+        queue = worker_direct(worker) if worker else self.queue
         k = kwargs
         where = f"{k.get('position')} depth {k.get('depth')} ({k.get('alpha')}, {k.get('beta')})"
         try:
@@ -414,14 +441,15 @@ class Scheduler:
                 self._wake.clear()
                 try:
                     # Results first: the slots they free go to the waiting jobs at once.
-                    if self._collect() and self._later_waiting():
+                    if await self._collect() and self._later_waiting():
                         # The searches waiting for these results make their next jobs within a
                         # few loop turns: let them, so a later iteration's job does not take a
                         # slot the current iteration is about to need.
                         for _ in range(YIELD_TURNS):
                             await asyncio.sleep(0)
-                        self._collect()
+                        await self._collect()
                     self._dispatch()
+                    await self.flush()
                     if self.outage_since is not None:
                         log.warning(
                             "broker back after %.1f s: dispatching lost tasks again",
@@ -429,6 +457,7 @@ class Scheduler:
                         )
                         self.outage_since = None
                         self._redispatch_all()
+                        await self.flush()
                 except (redis.ConnectionError, redis.TimeoutError, OperationalError, OSError) as e:
                     now = time.time()
                     if self.outage_since is None:
@@ -551,7 +580,7 @@ class Scheduler:
         self.stats.notified += 1
         return dict(meta)
 
-    def _results(self, now: float) -> list[tuple[str, dict[str, Any], float]]:
+    async def _results(self, now: float) -> list[tuple[str, dict[str, Any], float]]:
         """(task id, result meta, when the caller learnt it) of running tasks that finished:
         those whose message came, and on a safety poll every other one that has a result."""
         out = []
@@ -567,23 +596,35 @@ class Scheduler:
             self._polled = now
             seen = {t for t, _, _ in out}
             ids = [i for i in self.running if i not in seen]
-            for task_id, meta in self.app.backend.get_many(ids, interval=0, max_iterations=1):
-                self.stats.polled += 1
-                out.append((task_id, meta, now))
+            for task_id, meta in await self.read_results(ids):
+                if task_id in self.running:
+                    self.stats.polled += 1
+                    out.append((task_id, meta, now))
         return out
 
-    def _collect(self) -> bool:
+    async def _collect(self) -> bool:
         """Reads finished tasks' results (True: some came)."""
         if not self.running:
             self._polled = time.time()
             return False
         now = time.time()
+        results = await self._results(now)
+        alive = await self._read_alive(now)
         finished: list[str] = []
         try:
-            self._collect_results(now, finished)
+            self._collect_results(now, finished, results, alive)
         finally:
             self.done_with(finished)
         return bool(finished)
+
+    async def _read_alive(self, now: float) -> list[tuple[str, bytes | str | None]]:
+        """The running tasks' alive keys, twice a second (empty between)."""
+        if now - self._alive_checked < ALIVE_CHECK_EVERY or not self.running:
+            return []
+        self._alive_checked = now
+        ids = list(self.running)
+        values = await self.redis.mget([ALIVE_PREFIX + i for i in ids])
+        return list(zip(ids, values, strict=True))
 
     def waiting_on(self, node: Any) -> bool:
         """A job on ``node`` is waiting (not sent yet)."""
@@ -620,8 +661,14 @@ class Scheduler:
             out.append(j)
         return out
 
-    def _collect_results(self, now: float, finished: list[str]) -> None:
-        for task_id, meta, at in self._results(now):
+    def _collect_results(
+        self,
+        now: float,
+        finished: list[str],
+        results: list[tuple[str, dict[str, Any], float]],
+        alive: list[tuple[str, bytes | str | None]],
+    ) -> None:
+        for task_id, meta, at in results:
             job = self.running.pop(task_id, None)
             self.seen_alive.discard(task_id)
             self.sent_at.pop(task_id, None)
@@ -661,7 +708,7 @@ class Scheduler:
             log.info("subtree task %s ended %s (%r): dispatching it again", task_id, status, result)
             self.stats.redispatched += 1
             heapq.heappush(self.waiting, job)
-        self._check_alive(now)
+        self._check_alive(now, alive)
         if self.deadline is not None and now >= self.deadline + DEADLINE_GRACE:
             # Tasks stop at the deadline and answer (incomplete); one that has not answered by
             # now may never answer (its worker vanished): end the depth without it.
@@ -678,21 +725,18 @@ class Scheduler:
                 self.stats.redispatched += 1
                 self._send(job, self._other_worker(job))
 
-    def _check_alive(self, now: float) -> None:
+    def _check_alive(self, now: float, alive: list[tuple[str, bytes | str | None]]) -> None:
         """Tasks that started (their alive key was seen) and whose key expired without a result
         died with their worker (a SIGKILLed pool process or Celery main process, a lost
         machine): send them again now rather than after the broker's visibility timeout (a
         duplicate of a task that was only late is harmless: the first result wins). Their worker
         becomes a suspect: no work goes to it until it answers a ping; one that does not answer
         leaves the affinity set, and the tasks waiting on its own queue are sent again. Checked
-        twice a second."""
-        if now - self._alive_checked < ALIVE_CHECK_EVERY or not self.running:
-            return
-        self._alive_checked = now
-        ids = list(self.running)
-        values = self.app.backend.client.mget([ALIVE_PREFIX + i for i in ids])
+        twice a second (:meth:`_read_alive`)."""
         lost: list[str] = []
-        for task_id, value in zip(ids, values, strict=True):
+        for task_id, value in alive:
+            if task_id not in self.running:
+                continue
             if value is not None:
                 self.seen_alive.add(task_id)
             elif task_id in self.seen_alive:
@@ -722,7 +766,7 @@ class Scheduler:
         if job is None:
             return
         self.notifier.unwatch([task_id])
-        cancel(self.app, [task_id])  # should the broker redeliver it later: drop it
+        self.sender.cancel_soon([task_id])  # should the broker redeliver it later: drop it
         if job.future.done() or any(j is job for j in self.running.values()):
             return
         self.stats.redispatched += 1
@@ -761,10 +805,10 @@ class Scheduler:
         return max(free, key=lambda k: free[k]) if free else None
 
     def _revoke_quietly(self, task_id: str) -> None:
-        cancel(self.app, [task_id])
+        self.sender.cancel_soon([task_id])
 
 
-ALIVE_PREFIX = "griot:alive:"
+ALIVE_PREFIX = redis_keys.ALIVE_PREFIX
 """``griot:alive:<task id>``: renewed by a running task (``workers.tasks.ALIVE_PREFIX``)."""
 _TAG: contextvars.ContextVar[tuple[int, int, int]] = contextvars.ContextVar("griot_cluster_tag")
 """(distributed iteration, eldest chain, 1 if below a speculative search) of the subtree searches
@@ -785,27 +829,6 @@ YIELD_TURNS = 64
 later iteration's jobs (the current iteration makes its follow-up jobs in a few)."""
 DEADLINE_GRACE = 2.0
 """Seconds past the deadline after which tasks still without an answer are given up."""
-
-CANCEL_PREFIX = "griot:cancel:"
-"""``griot:cancel:<task id>`` (in the result backend's Redis): set by a caller that no longer
-needs a running task's result; the task polls it and stops its search."""
-
-
-def cancel(app: Celery, task_ids: Sequence[str]) -> None:
-    """Revokes tasks still queued (workers drop them) and asks running ones to stop: a revoke
-    with ``terminate`` would signal a pool process that may already run another task."""
-    try:
-        app.control.revoke(list(task_ids))
-        client = app.backend.client
-        pipe = client.pipeline(transaction=False)
-        for i in task_ids:
-            pipe.set(CANCEL_PREFIX + i, b"1", px=600_000)
-        pipe.execute()
-        for i in task_ids:
-            AsyncResult(i, app=app).forget()
-    except Exception as e:  # best effort: the task's own deadline ends it anyway
-        log.debug("cancel failed: %s", e)
-
 
 # -- the top of the tree ---------------------------------------------------------------------
 
@@ -846,16 +869,6 @@ class _Node:
             if d in self.estimates:
                 return self.estimates[d]
         return None
-
-
-def _backend_url(app: Celery) -> str:
-    """The result backend's Redis URL (``workers.app`` prefixes it with the backend's class)."""
-    url = str(app.conf.result_backend or app.conf.broker_url)
-    return url.split("+", 1)[1] if "+" in url.split("://", 1)[0] else url
-
-
-def _expires(deadline: float | None) -> dt.datetime | None:
-    return dt.datetime.fromtimestamp(deadline, tz=dt.UTC) if deadline is not None else None
 
 
 def _outcome_value(pos: griot.Position, outcome: Any) -> int:
@@ -1103,14 +1116,19 @@ class ClusterSearch:
         if self.direct_seconds is not None and max_depth is not None and max_depth > depth:
             kwargs.update(depth=max_depth, min_depth=depth, budget=self.direct_seconds)
 
-        def send() -> AsyncResult:
+        async def send() -> AsyncResult:
             task_id = sched.new_task_id()
             sched.send("griot.search_position", task_id, kwargs, self.queue, f"{root.text} depth {depth}")
+            try:
+                await sched.flush()
+            except BaseException:
+                sched.withdraw(task_id)  # sent again with a new id
+                raise
             self.stats.sent += 1
             return AsyncResult(task_id, app=self.app)
 
         sent_at = time.time()
-        r = await self._guarded(send)
+        r = await self._guarded_async(send)
         seen_alive, checked = False, time.time()
         while True:
             # Woken by the result's message; read directly at least every safety poll.
@@ -1120,28 +1138,28 @@ class ClusterSearch:
                 # The search was cancelled: its first task stops too (with ``direct_seconds`` it
                 # may have a second of work left).
                 sched.done_with([r.id])
-                cancel(self.app, [r.id])
+                sched.sender.cancel_soon([r.id])
                 raise
             if meta is not None:
                 break
             now = time.time()
             if deadline is not None and now > deadline:
                 sched.done_with([r.id])
-                cancel(self.app, [r.id])
+                sched.sender.cancel_soon([r.id])
                 raise SearchDeadlineExceeded("the first depth did not complete before the deadline")
             if now - checked >= ALIVE_CHECK_EVERY:
                 # As for subtrees (Scheduler._check_alive): a task whose alive key was seen and
                 # expired without a result died with its worker; send it again at once.
                 checked = now
-                alive = await self._guarded(partial(self.app.backend.client.exists, ALIVE_PREFIX + r.id))
+                alive = await self._guarded_async(partial(sched.redis.exists, ALIVE_PREFIX + r.id))
                 if alive:
                     seen_alive = True
-                elif seen_alive and not await self._guarded(partial(self._poll_result, r.id)):
+                elif seen_alive and not await self._guarded_async(partial(sched.read_results, [r.id])):
                     log.warning("position task %s died with its worker: dispatching it again", r.id)
                     sched.done_with([r.id])
-                    cancel(self.app, [r.id])
+                    sched.sender.cancel_soon([r.id])
                     self.stats.redispatched += 1
-                    r = await self._guarded(send)
+                    r = await self._guarded_async(send)
                     seen_alive = False
         sched.done_with([r.id])
         res = meta.get("result")
@@ -1182,24 +1200,13 @@ class ClusterSearch:
             redispatched=self.stats.redispatched,
         )
 
-    def _poll_result(self, task_id: str) -> list[Any]:
-        return list(self.app.backend.get_many([task_id], interval=0, max_iterations=1))
-
     async def _guarded_async(self, fn: Callable[[], Awaitable[Any]]) -> Any:
-        """``await fn()``, retried while the broker is unreachable, as :meth:`_guarded`."""
+        """``await fn()``, retried while the broker or the result backend is unreachable, up to
+        ``outage_grace`` seconds."""
         since = None
         while True:
             try:
                 return await fn()
-            except (redis.ConnectionError, redis.TimeoutError, OperationalError, OSError) as e:
-                since = await self._outage(since, e)
-
-    async def _guarded(self, fn: Callable[[], Any]) -> Any:
-        """``fn()``, retried while the broker is unreachable, up to ``outage_grace`` seconds."""
-        since = None
-        while True:
-            try:
-                return fn()
             except (redis.ConnectionError, redis.TimeoutError, OperationalError, OSError) as e:
                 since = await self._outage(since, e)
 

@@ -29,6 +29,7 @@ import griot
 import redis
 from celery import Task, signals
 from celery.exceptions import SoftTimeLimitExceeded
+from griot import redis_keys
 from griot.redis_keys import progress_key
 
 from workers import cache as tt
@@ -182,12 +183,12 @@ def _deadline(deadline: Any) -> float | None:
 # -- running a search ------------------------------------------------------------------------
 
 
-CANCEL_PREFIX = "griot:cancel:"
+CANCEL_PREFIX = redis_keys.CANCEL_PREFIX
 _last_cpu = [0.0]  # CPU seconds of this process's last search (its thread's own clock)
 _last_times: dict[str, float] = {}  # the last search's timestamps: received, search start and end
 
 
-ALIVE_PREFIX = "griot:alive:"
+ALIVE_PREFIX = redis_keys.ALIVE_PREFIX
 ALIVE_TTL_MS = 3000
 """``griot:alive:<task id>`` (result backend's Redis), ``SET PX`` when the worker receives the
 task, when the search starts and about every second while it runs: a caller that saw it and

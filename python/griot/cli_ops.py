@@ -300,7 +300,7 @@ def status(
 
     if report.queues:
         q = ", ".join(f"{name} {n}" for name, n in report.queues.items())
-        console.print(f"queues: {q} · delivered, not yet acknowledged: {report.unacked}")
+        console.print(f"queues: {q}")
     if report.workers is not None:
         names = ", ".join(report.workers) if report.workers else "none answering"
         console.print(f"workers: {len(report.workers)} ({names})")

@@ -5,8 +5,8 @@ Every figure is read from where the system keeps it, never from a side channel:
 - services: the standard gRPC health check (``grpc.health.v1.Health/Check``) of each target;
 - workers: a Celery ``ping`` broadcast over the broker (the same control channel ``celery inspect``
   uses), so any worker on any machine that shares the broker answers;
-- queues: ``LLEN`` of each Celery queue list (and its priority lists) on the broker, ``HLEN unacked``
-  for messages delivered but not yet acknowledged (:mod:`griot.redis_keys`);
+- queues: the messages waiting in each Celery queue, as the broker reports them to a passive queue
+  declaration through kombu (any Celery broker: Redis, RabbitMQ);
 - cache: ``DBSIZE`` and ``INFO`` of the cache database (memory, maxmemory, policy, evictions, Redis's
   own keyspace hit rate) and the transposition-table counters the workers keep in ``griot:tt:stats``.
 
@@ -55,7 +55,6 @@ class StatusReport:
     services: list[ServiceHealth] = field(default_factory=list)
     redis: list[RedisReport] = field(default_factory=list)
     queues: dict[str, int] = field(default_factory=dict)
-    unacked: int | None = None
     workers: list[str] | None = None
     workers_note: str = ""
     tt_hit_rate: float | None = None
@@ -111,23 +110,26 @@ def redis_report(role: str, url: str, timeout: float = 2.0) -> RedisReport:
     return report
 
 
-def queue_lengths(
-    broker_url: str, queues: tuple[str, ...], timeout: float = 2.0
-) -> tuple[dict[str, int], int]:
-    """Messages waiting per queue (priority lists included) and messages delivered but unacked."""
-    client = _redis(broker_url, timeout)
-    try:
-        lengths: dict[str, int] = {}
+def queue_lengths(broker_url: str, queues: tuple[str, ...], timeout: float = 2.0) -> dict[str, int]:
+    """Messages waiting per queue, as the broker says (kombu's passive ``queue_declare``; a queue
+    the broker does not know holds none)."""
+    from kombu.connection import Connection
+
+    lengths: dict[str, int] = {}
+    with Connection(  # type: ignore[no-untyped-call]
+        broker_url, connect_timeout=timeout, transport_options={"socket_timeout": timeout}
+    ) as conn:
+        conn.ensure_connection(max_retries=1)
         for q in queues:
-            names = [q] + [f"{q}{redis_keys.PRIORITY_SEP}{p}" for p in range(1, 10)]
-            pipe = client.pipeline(transaction=False)
-            for n in names:
-                pipe.llen(n)
-            lengths[q] = sum(int(x) for x in pipe.execute())
-        unacked = int(client.hlen(redis_keys.UNACKED_HASH))
-        return lengths, unacked
-    finally:
-        client.close()
+            # A channel per queue: an AMQP broker closes the channel that asked for a missing one.
+            channel = conn.channel()
+            try:
+                lengths[q] = int(channel.queue_declare(queue=q, passive=True).message_count)
+            except conn.channel_errors:
+                lengths[q] = 0
+            finally:
+                channel.close()
+    return lengths
 
 
 def tt_stats(cache_url: str, timeout: float = 2.0) -> dict[str, int]:
@@ -199,7 +201,10 @@ def collect(
         broker = redis_report("broker", broker_url, timeout)
         report.redis.append(broker)
         if broker.ok:
-            report.queues, report.unacked = queue_lengths(broker_url, queues, timeout)
+            try:
+                report.queues = queue_lengths(broker_url, queues, timeout)
+            except Exception as e:  # kombu missing, or the broker failed meanwhile
+                report.notes.append(f"queue lengths: {type(e).__name__}: {e}")
             if ask_workers:
                 report.workers, report.workers_note = ping_workers(broker_url, min(timeout, 1.0))
     if cache_url:

@@ -1,12 +1,11 @@
 """The Redis names Griot's components share: queues on the broker, keys on the cache.
 
-One module so that the workers (issue 7), the gateway (issue 8), ``griot status`` and the deploy files
-agree on every name. Two Redis roles, never mixed:
+One module so that the workers, the gateway, ``griot status`` and the deploy files agree on every
+name. Two Redis roles, never mixed:
 
-- **broker** (``GRIOT_BROKER_URL``, ``maxmemory-policy noeviction``): Celery's queues. With Celery's
-  Redis transport a queue is a list named after the queue (``LLEN interactive``); with priority steps
-  it adds lists ``<queue>\\x06\\x16<n>``; messages delivered but not yet acknowledged (late ack) sit
-  in the hash ``unacked``. ``griot status`` and the KEDA scaler read these.
+- **broker** (``GRIOT_BROKER_URL``, ``maxmemory-policy noeviction``): Celery's queues, kombu's
+  business: Griot reads no key of them; ``griot status`` asks the broker through kombu how many
+  messages each queue holds.
 - **cache** (``GRIOT_CACHE_URL``, ``maxmemory-policy allkeys-lru`` with ``maxmemory``): the shared
   transposition table and the gateway's results. Every key starts with ``griot:`` and carries no hash
   tag, so a Redis Cluster spreads the entries over its slots (batched reads go through pipelines that
@@ -21,10 +20,14 @@ Cache key layout (engine version first: a new engine never reads an old engine's
 ``griot:inflight:<engine>:<variant>:<poskey>``    a marker (SET NX PX) while a worker searches it
 ``griot:tt:stats``                                hash of counters: ``hits``, ``misses``, ``writes``,
                                                   ``replaced``, ``kept`` (HINCRBY, in batches)
-``griot:eval:<engine>:<variant>:<poskey-hex>``    the gateway's finished evaluations (issue 8)
+``griot:eval:<engine>:<variant>:<poskey-hex>``    the gateway's finished evaluations
 ``griot:job:<id>`` / ``griot:session:<id>``       the gateway's analysis jobs and live sessions
 ``griot:progress:<task id>``                      (result backend) a search task's completed
                                                   depths so far, for the gateway's stream
+``griot:alive:<task id>``                         (result backend) renewed by a running task: its
+                                                  caller sees a dead worker by its expiry
+``griot:cancel:<task id>``                        (result backend) set by a caller that wants a
+                                                  running task stopped
 ===============================================  =============================================
 """
 
@@ -37,11 +40,6 @@ QUEUE_INTERACTIVE = "griot.interactive"
 QUEUE_BATCH = "griot.batch"
 DEFAULT_QUEUES: tuple[str, ...] = (QUEUE_INTERACTIVE, QUEUE_BATCH)
 
-#: Kombu's Redis transport: the hash of delivered, unacknowledged messages (late ack).
-UNACKED_HASH = "unacked"
-#: Kombu's separator between a queue name and its priority step.
-PRIORITY_SEP = "\x06\x16"
-
 PREFIX = "griot:"
 TT_PREFIX = PREFIX + "tt:"
 TT_STATS = PREFIX + "tt:stats"
@@ -50,6 +48,10 @@ EVAL_PREFIX = PREFIX + "eval:"
 JOB_PREFIX = PREFIX + "job:"
 SESSION_PREFIX = PREFIX + "session:"
 PROGRESS_PREFIX = PREFIX + "progress:"
+#: Result-backend keys of running tasks: set by a caller that wants a task stopped, and renewed
+#: by a running task (its liveness).
+CANCEL_PREFIX = PREFIX + "cancel:"
+ALIVE_PREFIX = PREFIX + "alive:"
 
 #: Fields of :data:`TT_STATS`.
 STAT_HITS = "hits"

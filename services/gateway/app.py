@@ -14,19 +14,18 @@ import uuid
 from typing import Any
 
 import grpc
-import redis.asyncio as aioredis
 from griot.v1 import analysis_pb2_grpc
 
 from services.common.rpc import RpcMetrics
 from services.common.server import ServiceSpec
 from services.gateway.auth import ApiKeyInterceptor, Guard, KeyStore
+from services.gateway.batch import Batcher, connect
 from services.gateway.cache import EvalCache
 from services.gateway.config import GatewayConfig
 from services.gateway.dispatch import Dispatcher
 from services.gateway.evaluator import Evaluator
 from services.gateway.jobs import Jobs
 from services.gateway.metrics import GatewayMetrics
-from services.gateway.resp import RespClient
 from services.gateway.servicer import SERVICE_NAME, servicer_class
 
 log = logging.getLogger("griot.gateway")
@@ -55,27 +54,22 @@ class Gateway:
     def add_servicers(self, server: grpc.aio.Server, rpc_metrics: RpcMetrics) -> None:
         self.metrics = GatewayMetrics(rpc_metrics.registry)
         self.celery = self._celery()
-        self.cache_redis = _redis(self.config.cache_url)
-        # The hot paths' commands (cache scripts, session saves, task pushes, result deletes) go
-        # on one pipelined connection per server; jobs, session reads and metrics on redis-py.
-        self.cache_resp = RespClient(self.config.cache_url)
-        backend = self.celery.conf.griot_settings.backend_url
-        self.result_resp = RespClient(backend)
-        # The backend is the broker's Redis unless configured apart: then one connection for both.
-        self.broker_resp = (
-            self.result_resp if backend == self.config.broker_url else RespClient(self.config.broker_url)
-        )
-        self.dispatcher = Dispatcher(
-            self.celery, self.config, self.metrics, self.result_resp, self.broker_resp
-        )
-        self.cache = EvalCache(self.cache_resp, self.config.eval_ttl)
+        self.cache_redis = connect(self.config.cache_url)
+        self.result_redis = connect(self.celery.conf.griot_settings.backend_url)
+        # The hot paths' commands (cache scripts, session saves, result reads and deletes) are
+        # batched, one pipeline per turn of the event loop; jobs, session reads and metrics await
+        # their own commands.
+        self.cache_batch_redis = connect(self.config.cache_url, max_connections=2, socket_timeout=None)
+        self.cache_batch = Batcher(self.cache_batch_redis)
+        self.dispatcher = Dispatcher(self.celery, self.config, self.metrics, self.result_redis)
+        self.cache = EvalCache(self.cache_batch, self.config.eval_ttl)
         self.evaluator = Evaluator(self.dispatcher, self.cache, self.config, self.metrics, self.replica)
         self.jobs = Jobs(self.cache_redis, self.evaluator, self.config, self.metrics, self.replica)
         servicer = servicer_class(rpc_metrics)(
             self.evaluator,
             self.jobs,
             self.cache_redis,
-            self.cache_resp,
+            self.cache_batch,
             self.guard,
             self.config,
             self.metrics,
@@ -116,7 +110,9 @@ class Gateway:
             with contextlib.suppress(Exception):
                 await self.metrics.flush(self.cache_redis)
         # Jobs this replica ran are resumed by the next sweep of any replica (their leases expire).
-        for client in {self.cache_redis, self.cache_resp, self.result_resp, self.broker_resp}:
+        with contextlib.suppress(Exception):
+            await self.cache_batch.aclose()
+        for client in (self.cache_redis, self.cache_batch_redis, self.result_redis):
             with contextlib.suppress(Exception):
                 await client.aclose()
 
@@ -138,15 +134,6 @@ class Gateway:
             on_start=self.on_start,
             on_stop=self.on_stop,
         )
-
-
-def _redis(url: str) -> aioredis.Redis:
-    """An asyncio client whose requests wait for one of at most 64 connections (thousands of
-    streams share them; the default pool fails with "Too many connections" instead)."""
-    pool = aioredis.BlockingConnectionPool.from_url(
-        url, max_connections=64, timeout=10, socket_timeout=5, socket_connect_timeout=5
-    )
-    return aioredis.Redis(connection_pool=pool)
 
 
 def service_spec(config: GatewayConfig | None = None) -> ServiceSpec:

@@ -30,7 +30,7 @@ from typing import Any
 import griot
 from griot import redis_keys
 
-from services.gateway.resp import RespClient
+from services.gateway.batch import Batcher
 
 FLIGHT_PREFIX = "griot:gwflight:"
 
@@ -205,10 +205,10 @@ def _lookup_of(reply: list[Any]) -> Lookup:
 
 
 class EvalCache:
-    """Reads and depth-preferred writes of evaluations (a pipelined
-    :class:`~services.gateway.resp.RespClient` of the cache Redis)."""
+    """Reads and depth-preferred writes of evaluations (a :class:`~services.gateway.batch.Batcher`
+    of the cache Redis)."""
 
-    def __init__(self, client: RespClient, ttl_seconds: int) -> None:
+    def __init__(self, client: Batcher, ttl_seconds: int) -> None:
         self.client = client
         self.ttl_ms = max(0, ttl_seconds) * 1000
         self._store = client.script(STORE_SCRIPT)
@@ -230,9 +230,8 @@ class EvalCache:
 
     def lookup_soon(
         self, pos: griot.Position, depth: int, all_moves: bool, replica: str, ttl_ms: int, claim: bool = True
-    ) -> asyncio.Future[Lookup] | None:
-        """:meth:`lookup` as a future, its command sent now (no task); None while the client is
-        not connected (then use :meth:`lookup`)."""
+    ) -> asyncio.Future[Lookup]:
+        """:meth:`lookup` as a future, its command queued now (no task)."""
         keys, args = _lookup_request(pos, depth, all_moves, replica, ttl_ms, claim)
         return self._lookup.send(keys, args, then=_lookup_of)
 

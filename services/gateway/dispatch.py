@@ -12,64 +12,48 @@ the workers (sent, not finished); everything else waits here, in one FIFO per cl
 - **bounds**: more than ``max_pending`` searches waiting in all, or ``max_pending_per_client`` for one
   client, fail at once with ``RESOURCE_EXHAUSTED`` (``overloaded`` / ``quota``) and a retry hint: the
   time the current backlog takes to drain at the measured completion rate;
-- **results** arrive by notification, not by polling: a worker storing a result also publishes it
-  on the channel named after its result key (Celery's Redis backend does), and a task's progress
-  writes are published on the channel named after its progress key; the gateway holds one pattern
-  subscription for both (:data:`RESULT_PATTERN`, :data:`PROGRESS_PATTERN`: one connection, no
-  command per task) and ignores other tasks' messages (another replica's, a distributed
-  search's). A progress message carries the task's newest depth (depths done within one report
-  interval fold into it), which goes to the search's ``on_progress`` if it is deeper than the
-  last one. A safety poll (one ``MGET`` of the running tasks' result and progress keys every
-  :data:`SAFETY_POLL` seconds, and at once after the subscription reconnects) finds what a lost
-  message did not bring. Result and progress keys are deleted once read, in one ``DEL`` per batch;
-- **sending**: each dispatch round's task messages are written here (:mod:`services.gateway.publish`,
-  what ``send_task`` writes) and pushed in one write (:mod:`services.gateway.resp`), with the
-  ``DEL`` of the result keys read since the last round when the backend is the broker's Redis;
+- **tasks** go through the task client (:class:`workers.client.TaskClient`): each dispatch round's
+  tasks are published together through Celery's ``send_task`` off the event loop (any Celery
+  broker); results arrive by notification (one pattern subscription for results and progress
+  reports) with a safety poll; a task whose worker died under it is sent again. A progress report
+  carries the task's newest depth (depths done within one report interval fold into it), which goes
+  to the search's ``on_progress`` if it is deeper than the last one;
 - **cancellation**: a search nobody waits for any more is dropped from its queue here, or, if sent,
   revoked and given the workers' cancel key (``griot:cancel:<task id>``) so the running search stops
-  (:func:`workers.distributed.cancel`); tasks carry the caller's deadline (``expires`` + the
-  task's own ``deadline`` argument), so a search nobody can use is never started.
+  (off the event loop); tasks carry the caller's deadline (``expires`` + the task's own
+  ``deadline`` argument), so a search nobody can use is never started.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import time
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import grpc
+import redis.asyncio as aioredis
 from celery import Celery
-from griot.redis_keys import progress_key
 from griot.status import StatusError
 
 from services.gateway.config import GatewayConfig
 from services.gateway.metrics import GatewayMetrics
-from services.gateway.publish import TaskMessage, TaskPublisher
-from services.gateway.resp import RespClient, Subscription
+from workers.client import Task, TaskClient
+from workers.errors import ClusterUnavailable
 
 log = logging.getLogger("griot.gateway.dispatch")
 
 INTERACTIVE, BATCH = 0, 1
 PRIORITY_NAMES = ("interactive", "batch")
-RETRY_POLICY = {"max_retries": 2, "interval_start": 0.05, "interval_step": 0.2, "interval_max": 0.5}
-#: Channels of finished tasks' results (Celery's Redis backend publishes each stored result on its
-#: key) and of progress reports (:func:`griot.redis_keys.progress_key`, published by the task).
-RESULT_PREFIX = "celery-task-meta-"
-RESULT_PATTERN = RESULT_PREFIX + "*"
-PROGRESS_PATTERN = progress_key("*")
-PROGRESS_PREFIX = progress_key("")
-#: Seconds between two polls of the running tasks' keys, for results whose message was lost.
-SAFETY_POLL = 0.5
-#: Seconds the dispatcher's close waits for its tasks and its subscription's close.
+#: Seconds between two checks of the running searches' deadlines.
+EXPIRE_EVERY = 0.5
+#: Seconds the dispatcher's close waits for its tasks.
 CLOSE_TIMEOUT = 5.0
-#: Seconds a batch of read result keys may wait before its ``DEL``.
-DELETE_EVERY = 0.1
 
 
 @dataclass(eq=False)
@@ -85,6 +69,8 @@ class Search:
     submitted: float = field(default_factory=time.monotonic)
     task_id: str | None = None
     sent_at: float = 0.0
+    #: Its task at the task client, once sent.
+    sent: Task | None = None
     #: Called with each newly completed depth (a task's progress entry) before the result; set
     #: for tasks sent with ``progress=True`` (:func:`griot.redis_keys.progress_key`).
     on_progress: Callable[[dict[str, Any]], None] | None = None
@@ -113,14 +99,12 @@ class Dispatcher:
         app: Celery,
         config: GatewayConfig,
         metrics: GatewayMetrics,
-        results: RespClient,
-        broker: RespClient,
+        results: aioredis.Redis,
     ) -> None:
         self.app = app
-        self.publisher = TaskPublisher(broker, app.thread_oid)
+        self.tasks = TaskClient(app, results)
         self.config = config
         self.metrics = metrics
-        self.results = results  # the result backend (pipelined)
         self.queues = (config.interactive_queue, config.batch_queue)
         self.waiting: list[OrderedDict[str, deque[Search]]] = [OrderedDict(), OrderedDict()]
         self.pending = 0
@@ -131,9 +115,6 @@ class Dispatcher:
         self._rate = 0.0  # completions per second (EWMA)
         self._last_done = time.monotonic()
         self._tasks: list[asyncio.Task[None]] = []
-        self._stale: list[str] = []  # result and progress keys read or abandoned, deleted in batches
-        self._poll_now = asyncio.Event()
-        self._listening = False
         # The metrics of every task, their labels looked up once (by priority where labelled so).
         self._queued = [metrics.queue_depth.labels(n) for n in PRIORITY_NAMES]
         self._latency = [metrics.search_latency.labels(n) for n in PRIORITY_NAMES]
@@ -215,11 +196,8 @@ class Dispatcher:
             self._finish_running(s)
             self._cancelled.inc()
             self.metrics.count("tasks_cancelled")
-            from workers.distributed import cancel
-
-            cancel(self.app, [s.task_id])
-            if s.on_progress is not None:
-                self._stale.append(progress_key(s.task_id))
+            if s.sent is not None:
+                self.tasks.cancel(s.sent)
             self._wake.set()
         if not s.future.done():
             s.future.cancel()
@@ -228,11 +206,10 @@ class Dispatcher:
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
+        self.tasks.start()
         self._tasks = [
             loop.create_task(self._loop(), name="gateway-dispatch"),
-            loop.create_task(self._listen(), name="gateway-results"),
-            loop.create_task(self._safety(), name="gateway-poll"),
-            loop.create_task(self._delete_read(), name="gateway-delete"),
+            loop.create_task(self._expiry(), name="gateway-expiry"),
         ]
 
     async def close(self) -> None:
@@ -249,9 +226,7 @@ class Dispatcher:
         # Bounded: a task stuck in a Redis client's close must not hold the shutdown.
         if self._tasks:
             await asyncio.wait(self._tasks, timeout=CLOSE_TIMEOUT)
-        if self._stale:
-            with contextlib.suppress(Exception):
-                await self.results.execute("DEL", *self._stale)
+        await self.tasks.close()
 
     async def _loop(self) -> None:
         """Sends what the window has room for, each time a search is submitted or one ends."""
@@ -267,69 +242,12 @@ class Dispatcher:
                 await asyncio.sleep(0.2)
                 self._wake.set()
 
-    async def _listen(self) -> None:
-        """Reads the result and progress messages of every task (one pattern subscription on its
-        own connection, each message handled as it is parsed)."""
-        sub = Subscription(
-            self.results.url, [RESULT_PATTERN, PROGRESS_PATTERN], self._message, self._subscribed
-        )
+    async def _expiry(self) -> None:
+        """Fails the running searches whose deadline is long gone, now and then."""
         while True:
-            try:
-                await sub.run()
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:  # Redis gone: the safety poll delivers until we are back
-                log.warning("result subscription: %s: %s", type(e).__name__, e)
-            self._listening = False
-            await asyncio.sleep(0.5)
-
-    def _subscribed(self, pattern: bytes) -> None:
-        if not self._listening and pattern == PROGRESS_PATTERN.encode():
-            # Subscribed (again): what was published before is in the keys.
-            self._listening = True
-            self._poll_now.set()
-
-    def _message(self, channel: bytes, data: bytes) -> None:
-        name = channel.decode()
-        if name.startswith(RESULT_PREFIX):
-            task_id = name[len(RESULT_PREFIX) :]
-            if task_id in self.running:
-                self._result(task_id, data)
-        elif name.startswith(PROGRESS_PREFIX):
-            s = self.running.get(name[len(PROGRESS_PREFIX) :])
-            if s is not None and s.on_progress is not None:
-                self._progress(s, data)
-
-    async def _safety(self) -> None:
-        """Polls the running tasks' keys now and then (and after a reconnection), and fails those
-        whose deadline is long gone."""
-        while True:
-            try:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._poll_now.wait(), timeout=SAFETY_POLL)
-                self._poll_now.clear()
-                if self.running:
-                    await self._poll()
-                    self._expire()
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:  # Redis failed: try again at the next tick
-                log.warning("result poll: %s: %s", type(e).__name__, e)
-
-    async def _delete_read(self) -> None:
-        """Deletes the keys of read results and abandoned progress reports, in batches."""
-        while True:
-            await asyncio.sleep(DELETE_EVERY)
-            if not self._stale:
-                continue
-            keys, self._stale = self._stale, []
-            try:
-                await self.results.execute("DEL", *keys)
-            except asyncio.CancelledError:
-                self._stale += keys
-                raise
-            except Exception as e:  # they expire anyway (the backend's result_expires)
-                log.warning("cannot delete read results: %s", e)
+            await asyncio.sleep(EXPIRE_EVERY)
+            if self.running:
+                self._expire()
 
     def _next(self, batch_allowed: bool) -> Search | None:
         for prio in (INTERACTIVE, BATCH):
@@ -347,10 +265,11 @@ class Dispatcher:
         return None
 
     async def _dispatch(self) -> None:
-        """Sends what the window has room for: one message each, all pushed in one round trip."""
+        """Sends what the window has room for, all in one publish."""
         window = self.config.window
         batch_slots = max(1, window - self.config.interactive_reserve)
-        sent: list[tuple[Search, TaskMessage]] = []
+        sent: list[tuple[Search, Task]] = []
+        loop = asyncio.get_running_loop()
         while len(self.running) < window:
             s = self._next(batch_allowed=self.running_batch < batch_slots)
             if s is None:
@@ -361,94 +280,43 @@ class Dispatcher:
             if s.deadline is not None and time.time() >= s.deadline:
                 s.future.set_exception(deadline_exceeded())
                 continue
-            m = self.publisher.message(
-                s.task, dict(s.kwargs, deadline=s.deadline), self.queues[s.priority], s.deadline
+            kwargs = dict(s.kwargs, deadline=s.deadline)
+            t = Task(
+                s.task,
+                kwargs,
+                self.queues[s.priority],
+                loop.create_future(),
+                expires=s.deadline,
+                kwargsrepr=repr(kwargs),
+                on_progress=None if s.on_progress is None else partial(self._progress, s),
             )
-            s.task_id = m.task_id
+            s.task_id = self.tasks.assign(t)
+            s.sent = t
             s.sent_at = time.monotonic()
-            self.running[m.task_id] = s
+            self.running[s.task_id] = s
+            t.future.add_done_callback(partial(self._result, s))
             if s.priority == BATCH:
                 self.running_batch += 1
             self.metrics.in_flight.inc()
-            sent.append((s, m))
+            sent.append((s, t))
         if not sent:
             return
-        if self._stale and self.results is self.publisher.client:
-            # The keys of read results go in the tasks' write (the backend is the broker's
-            # Redis), not in one of their own a moment later.
-            keys, self._stale = self._stale, []
-            deleted = self.results.send("DEL", *keys)
-            if deleted is None:
-                self._stale += keys
-            else:
-                deleted.add_done_callback(_deleted)
         try:
-            await self._push([m for _, m in sent])
+            await self.tasks.send([t for _, t in sent])
         except Exception as e:
             log.warning("cannot send search tasks: %s", e)
-            for s, m in sent:
-                if self.running.pop(m.task_id, None) is None:
-                    continue  # cancelled meanwhile
-                self._finish_running(s)
-                if not s.future.done():
-                    s.future.set_exception(
-                        StatusError(
-                            grpc.StatusCode.UNAVAILABLE,
-                            "workers_unavailable",
-                            f"cannot reach the broker: {e}",
-                        )
-                    )
+            for _, t in sent[getattr(e, "sent", 0) :]:
+                if not t.future.done():
+                    t.future.set_exception(unavailable(f"cannot reach the broker: {e}"))
             self._wake.set()
             return
         self._sent.inc(len(sent))
         self.metrics.count("tasks_sent", len(sent))
 
-    async def _push(self, messages: list[TaskMessage]) -> None:
-        """Pushes the messages, trying again twice when the broker fails (as ``RETRY_POLICY``)."""
-        for attempt in range(RETRY_POLICY["max_retries"] + 1):
-            try:
-                await self.publisher.push(messages)
-                return
-            except Exception:
-                if attempt == RETRY_POLICY["max_retries"]:
-                    raise
-                await asyncio.sleep(
-                    min(
-                        RETRY_POLICY["interval_max"],
-                        RETRY_POLICY["interval_start"] + attempt * RETRY_POLICY["interval_step"],
-                    )
-                )
-
-    async def _poll(self) -> None:
-        """One ``MGET`` of every running task's result key (and progress key, if watched)."""
-        ids = list(self.running)
-        watched = [i for i in ids if self.running[i].on_progress is not None]
-        raw = await self.results.execute(
-            "MGET", *[RESULT_PREFIX + i for i in ids], *[progress_key(i) for i in watched]
-        )
-        for task_id, value in zip(watched, raw[len(ids) :], strict=True):
-            s = self.running.get(task_id)
-            if value is not None and s is not None:
-                self._progress(s, value)
-        for task_id, value in zip(ids, raw[: len(ids)], strict=True):
-            if value is not None and task_id in self.running:
-                self._result(task_id, value)
-
-    def _result(self, task_id: str, value: bytes | str) -> None:
-        """A running task's result meta (from its message or its key): done if it is final."""
-        try:
-            meta = json.loads(value)
-        except ValueError:
-            return
-        status = meta.get("status")
-        if status not in ("SUCCESS", "FAILURE", "REVOKED"):
-            return
-        s = self.running.pop(task_id, None)
-        if s is None:
-            return
-        self._stale.append(RESULT_PREFIX + task_id)
-        if s.on_progress is not None:
-            self._stale.append(progress_key(task_id))
+    def _result(self, s: Search, task: asyncio.Future[dict[str, Any]]) -> None:
+        """A sent search's task ended: its result meta, or the error that ended it."""
+        if s.task_id is None or self.running.pop(s.task_id, None) is None:
+            return  # cancelled here
         self._finish_running(s)
         self._wake.set()  # a slot of the window is free
         now = time.monotonic()
@@ -458,7 +326,18 @@ class Dispatcher:
         self._latency[s.priority].observe(now - s.submitted)
         if s.future.done():
             return
-        result = meta.get("result")
+        if task.cancelled():
+            s.future.cancel()
+            return
+        error = task.exception()
+        if error is not None:
+            self._failed.inc()
+            if isinstance(error, ClusterUnavailable):
+                error = unavailable(str(error))
+            s.future.set_exception(error)
+            return
+        meta = task.result()
+        status, result = meta.get("status"), meta.get("result")
         if status == "SUCCESS" and isinstance(result, dict):
             self._done.inc()
             s.future.set_result(result)
@@ -508,9 +387,8 @@ class Dispatcher:
             self.running_batch -= 1
 
 
-def _deleted(f: asyncio.Future[Any]) -> None:
-    if not f.cancelled() and f.exception() is not None:  # they expire anyway (result_expires)
-        log.warning("cannot delete read results: %s", f.exception())
+def unavailable(message: str) -> StatusError:
+    return StatusError(grpc.StatusCode.UNAVAILABLE, "workers_unavailable", message)
 
 
 def deadline_exceeded() -> StatusError:

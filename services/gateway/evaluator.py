@@ -241,8 +241,8 @@ class Evaluator:
             return None
         claim = not want.budgeted
         args = (pos, self._need(want), want.all_moves, self.replica, FLIGHT_TTL_MS, claim)
-        # Sent at once, no task for it; while the client (re)connects, a task that waits for it.
-        job = self.cache.lookup_soon(*args) or asyncio.ensure_future(self.cache.lookup(*args))
+        # Queued at once, no task for it.
+        job = self.cache.lookup_soon(*args)
         try:
             return await asyncio.shield(job)
         except asyncio.CancelledError:

@@ -26,12 +26,12 @@ from griot.v1 import analysis_pb2, analysis_pb2_grpc
 from services.common.rpc import RpcMetrics, server_stream, unary_async
 from services.gateway import scores
 from services.gateway.auth import Guard, Principal
+from services.gateway.batch import Batcher
 from services.gateway.cache import EvalResult
 from services.gateway.config import GatewayConfig
 from services.gateway.evaluator import BATCH, INTERACTIVE, Evaluator, Want, Watch
 from services.gateway.jobs import Jobs, JobSpec
 from services.gateway.metrics import GatewayMetrics
-from services.gateway.resp import RespClient
 
 log = logging.getLogger("griot.gateway")
 
@@ -103,7 +103,7 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         evaluator: Evaluator,
         jobs: Jobs,
         sessions: Any,
-        saves: RespClient,
+        saves: Batcher,
         guard: Guard,
         config: GatewayConfig,
         metrics: GatewayMetrics,
@@ -309,17 +309,17 @@ def servicer_class(metrics: RpcMetrics) -> type[AnalysisServicer]:
 
 
 class SessionSaver:
-    """Writes live sessions' state to Redis: ``HSET`` + ``EXPIRE`` on the pipelined client
-    (:class:`~services.gateway.resp.RespClient`), which sends the saves of one turn of the event
-    loop in one write (with the cache lookups queued in that turn: the same connection). One
-    connection answers in order, so a session's saves land in the order they were asked. A save
+    """Writes live sessions' state to Redis: ``HSET`` + ``EXPIRE`` on the batched client
+    (:class:`~services.gateway.batch.Batcher`), which sends the saves of one turn of the event
+    loop in one pipeline (with the cache lookups queued in that turn). The batcher writes commands
+    in the order they were queued, so a session's saves land in the order they were asked. A save
     writes the fields given; the hash keeps the others (:class:`LiveStream` gives the fields that
     changed since its last save)."""
 
-    def __init__(self, client: RespClient, ttl: int, delay: float = 0.0) -> None:
+    def __init__(self, client: Batcher, ttl: int, delay: float = 0.0) -> None:
         self.client = client
         self.ttl = ttl
-        #: Seconds a save may wait for other commands to share its write (:meth:`save_soon`).
+        #: Seconds a save may wait for other commands to share its pipeline (:meth:`save_soon`).
         self.delay = delay
 
     @staticmethod
@@ -330,20 +330,16 @@ class SessionSaver:
             hset.append(value)
         return hset
 
-    def save_soon(self, key: str, fields: dict[str, Any]) -> asyncio.Future[None] | None:
+    def save_soon(self, key: str, fields: dict[str, Any]) -> asyncio.Future[None]:
         """Queues the save now (no task, no await) and returns a future done once Redis has
-        written it (its exception if either command failed); None, nothing queued, while the
-        client is not connected (then :meth:`save`). The save may wait up to ``delay`` for
-        other commands to share its write (``client.hurry()`` sends it at once)."""
+        written it (its exception if either command failed). The save may wait up to ``delay``
+        for other commands to share its pipeline (``client.hurry()`` sends it at once)."""
         first = self.client.send(*self._hset(key, fields), delay=self.delay)
-        if first is None:
-            return None
         second = self.client.send("EXPIRE", key, self.ttl, delay=self.delay)
-        assert second is not None  # connected a moment ago, in the same turn of the loop
         saved: asyncio.Future[None] = first.get_loop().create_future()
 
         def done(f: asyncio.Future[Any]) -> None:
-            # Replies come in order: the HSET's is in when the EXPIRE's is.
+            # Both replies come from one pipeline: the HSET's is in when the EXPIRE's is.
             if saved.done():
                 return
             for g in (first, f):
@@ -359,13 +355,9 @@ class SessionSaver:
         return saved
 
     async def save(self, key: str, fields: dict[str, Any]) -> None:
-        """The save, awaited (connecting first if needed); a cancelled caller's save is still
-        written once its commands are queued."""
-        written = self.client.execute_many((self._hset(key, fields), ("EXPIRE", key, self.ttl)))
-        if self.client.connected:
-            await written  # queued for the write before any await: a cancelled caller's save stays
-        else:
-            await asyncio.shield(written)
+        """The save, awaited; a cancelled caller's save is still written (its commands are queued
+        before any await)."""
+        await asyncio.shield(self.save_soon(key, fields))
 
 
 def session_key(session_id: str) -> str:
@@ -527,13 +519,10 @@ class LiveStream:
             fields["owner"] = self.p.name
         # Queued, not awaited: the evaluation starts in this turn of the loop (its cache lookup
         # goes out in the save's write) and nothing of this update goes out before the save is
-        # written (the outbox holds it). While the client (re)connects, the save is awaited.
+        # written (the outbox holds it).
         key = session_key(self.session_id)
         saved = self.s.sessions.save_soon(key, fields)
-        if saved is None:
-            await self.s.sessions.save(key, fields)
-        else:
-            self.out.after(saved, self.s.sessions.client.hurry)
+        self.out.after(saved, self.s.sessions.client.hurry)
         self._saved_limits, self._saved_all_moves = limits, self.all_moves
         if whole:
             self._saved_whole = now

@@ -147,9 +147,8 @@ def start_rules(stack: Stack) -> tuple[subprocess.Popen[bytes], str]:
 def worker_task_counts(stack: Stack, settle: float = 15.0) -> int:
     """Tasks the workers received, by their own count (``celery inspect stats``), once they are
     idle (no task running, the count steady), so that earlier tests' tasks are not counted later."""
-    import redis
+    from griot.monitor import queue_lengths
 
-    broker = redis.Redis.from_url(stack.broker.url)
     app = stack.app()
     try:
         last = None
@@ -159,9 +158,7 @@ def worker_task_counts(stack: Stack, settle: float = 15.0) -> int:
             stats = inspect.stats() or {}
             active = inspect.active() or {}
             count = sum(sum(s.get("total", {}).values()) for s in stats.values())
-            queued = sum(broker.llen(q) for q in ("griot.interactive", "griot.batch")) + broker.hlen(
-                "unacked"
-            )
+            queued = sum(queue_lengths(stack.broker.url, ("griot.interactive", "griot.batch")).values())
             if (count == last and not any(active.values()) and not queued) or time.time() > end:
                 return count
             last = count

@@ -1,11 +1,10 @@
-"""The gateway's own task messages, result notifications and cache scripts, in process against the
-real Redis servers and Celery workers of the gateway tests' stack (no gateway process)."""
+"""The gateway's dispatcher (tasks through Celery's send_task, result notifications) and cache
+scripts, in process against the real Redis servers and Celery workers of the gateway tests' stack
+(no gateway process)."""
 
 from __future__ import annotations
 
 import asyncio
-import base64
-import datetime as dt
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -15,15 +14,19 @@ import griot
 import pytest
 import redis
 from gateway_stack import Stack
+from griot import redis_keys
+from griot.redis_keys import progress_key
+from kombu import Connection
 from prometheus_client import CollectorRegistry
+from workers_stack import RedisServer, free_port
 
-from services.gateway import dispatch
+from services.gateway.batch import Batcher, connect
 from services.gateway.cache import EvalCache, EvalResult, entry_key, flight_key
 from services.gateway.config import GatewayConfig
 from services.gateway.dispatch import INTERACTIVE, Dispatcher
 from services.gateway.metrics import GatewayMetrics
-from services.gateway.publish import TaskPublisher
-from services.gateway.resp import RespClient
+from workers import client as task_client
+from workers.client import RESULT_PREFIX
 
 NOBODY = "griot.test-nobody"  # a queue no worker consumes
 
@@ -39,69 +42,24 @@ def _dispatcher(stack: Stack, app: Any, queue: str | None = None) -> tuple[Dispa
         window=2,
         **({"interactive_queue": queue} if queue else {}),
     )
-    results = RespClient(stack.broker.url)
-    broker = RespClient(stack.broker.url)
-    d = Dispatcher(app, config, GatewayMetrics(CollectorRegistry()), results, broker)
-    return d, [results, broker]
+    results = connect(stack.broker.url)
+    d = Dispatcher(app, config, GatewayMetrics(CollectorRegistry()), results)
+    return d, [results]
 
 
-def test_task_message_is_what_send_task_sends(stack: Stack) -> None:
-    """The gateway writes Celery's message itself: field for field what ``send_task`` writes."""
-    app = stack.app()
-    r = redis.Redis.from_url(stack.broker.url)
-    kwargs = {
-        "variant": "abapa",
-        "position": str(griot.Variant("abapa").start()),
-        "depth": 6,
-        "deadline": None,
-    }
-    deadline = time.time() + 600
-    sent = app.send_task(
-        "griot.search_position",
-        kwargs=kwargs,
-        queue="griot.test-celery",
-        expires=dt.datetime.fromtimestamp(deadline, tz=dt.UTC),
-    )
-    theirs = json.loads(r.lpop("griot.test-celery"))
-
-    async def push() -> str:
-        client = RespClient(stack.broker.url)
+def _take(broker_url: str, queue: str, n: int, timeout: float = 30.0) -> list[dict[str, Any]]:
+    """The headers of ``n`` messages taken from ``queue`` (kombu's consumer API, any broker)."""
+    with Connection(broker_url) as conn:
+        q = conn.SimpleQueue(queue)
         try:
-            p = TaskPublisher(client, app.thread_oid)
-            m = p.message("griot.search_position", kwargs, "griot.test-ours", deadline)
-            await p.push([m])
-            return m.task_id
+            out = []
+            for _ in range(n):
+                m = q.get(timeout=timeout)
+                out.append(dict(m.headers))
+                m.ack()
+            return out
         finally:
-            await client.aclose()
-
-    task_id = asyncio.run(push())
-    ours = json.loads(r.lpop("griot.test-ours"))
-    app.close()
-
-    assert ours.keys() == theirs.keys()
-    assert base64.b64decode(ours["body"]) and json.loads(base64.b64decode(ours["body"])) == json.loads(
-        base64.b64decode(theirs["body"])
-    )
-    for part, own in (
-        ("headers", {"id", "root_id", "origin"}),
-        ("properties", {"correlation_id", "delivery_tag"}),
-    ):
-        assert ours[part].keys() == theirs[part].keys(), part
-        for k, v in theirs[part].items():
-            if k in own:
-                continue
-            if k == "expiration":
-                assert abs(int(ours[part][k]) - int(v)) < 60_000
-            elif k == "delivery_info":
-                assert ours[part][k] == {**v, "routing_key": "griot.test-ours"}
-            else:
-                assert ours[part][k] == v, (part, k)
-    assert (
-        theirs["headers"]["id"] == sent.id and ours["headers"]["id"] == ours["headers"]["root_id"] == task_id
-    )
-    assert ours["properties"]["correlation_id"] == task_id
-    host = theirs["headers"]["origin"].split("@", 1)[1]
-    assert ours["headers"]["origin"].startswith("gen") and ours["headers"]["origin"].endswith("@" + host)
+            q.close()
 
 
 def test_result_arrives_by_notification_from_a_real_worker(
@@ -109,7 +67,7 @@ def test_result_arrives_by_notification_from_a_real_worker(
 ) -> None:
     """With the safety poll out of the way, a worker's result reaches the gateway by its message
     alone, and the read result key is deleted."""
-    monkeypatch.setattr(dispatch, "SAFETY_POLL", 3600.0)
+    monkeypatch.setattr(task_client, "SAFETY_POLL", 3600.0)
     app = stack.app()
     pos = griot.Variant("awale").start().play("c").play("D")
     r = redis.Redis.from_url(stack.broker.url)
@@ -128,7 +86,7 @@ def test_result_arrives_by_notification_from_a_real_worker(
             result = await _bounded(lambda: d.wait(s))
             assert s.task_id is not None
             for _ in range(300):  # read keys go in the next batch of deletes
-                if not r.exists(dispatch.RESULT_PREFIX + s.task_id):
+                if not r.exists(RESULT_PREFIX + s.task_id):
                     break
                 await asyncio.sleep(0.01)
             return result, s.task_id
@@ -141,7 +99,7 @@ def test_result_arrives_by_notification_from_a_real_worker(
     app.close()
     expected = griot.search(pos, depth=7)
     assert result["depth"] == 7 and result["value"] == expected.score.value
-    assert not r.exists(dispatch.RESULT_PREFIX + task_id)
+    assert not r.exists(RESULT_PREFIX + task_id)
 
 
 def test_progress_messages_and_the_safety_poll(stack: Stack) -> None:
@@ -163,25 +121,21 @@ def test_progress_messages_and_the_safety_poll(stack: Stack) -> None:
         seen: list[int] = []
         try:
             for _ in range(500):  # subscribed before anything is sent
-                if d._listening:
+                if d.tasks.listening:
                     break
                 await asyncio.sleep(0.01)
             a = d.submit("griot.search_position", {"variant": "abapa"}, INTERACTIVE, "me", None)
             a.on_progress = lambda entry: seen.append(entry["depth"])
             b = d.submit("griot.search_position", {"variant": "abapa"}, INTERACTIVE, "you", None)
-            for _ in range(500):
-                if r.llen(NOBODY) == 2:
-                    break
-                await asyncio.sleep(0.01)
-            sent = [json.loads(m)["headers"] for m in r.lrange(NOBODY, 0, -1)]
+            sent = await asyncio.to_thread(_take, stack.broker.url, NOBODY, 2)
             assert {h["task"] for h in sent} == {"griot.search_position"}
             assert {h["id"] for h in sent} == {a.task_id, b.task_id}
             assert a.task_id is not None and b.task_id is not None
-            channel = dispatch.PROGRESS_PREFIX + a.task_id
+            channel = progress_key(a.task_id)
             for depth in (3, 2, 5):
                 r.publish(channel, json.dumps({"depth": depth, "value": 0}))
-            r.set(dispatch.RESULT_PREFIX + a.task_id, meta(a.task_id, 9))  # no message
-            r.publish(dispatch.RESULT_PREFIX + b.task_id, meta(b.task_id, 8))  # no key
+            r.set(RESULT_PREFIX + a.task_id, meta(a.task_id, 9))  # no message
+            r.publish(RESULT_PREFIX + b.task_id, meta(b.task_id, 8))  # no key
             ra = await _bounded(lambda: d.wait(a))
             rb = await _bounded(lambda: d.wait(b))
             return seen, ra, rb
@@ -197,49 +151,41 @@ def test_progress_messages_and_the_safety_poll(stack: Stack) -> None:
     assert ra["depth"] == 9 and rb["depth"] == 8
 
 
-def test_read_result_keys_go_with_the_next_tasks_write(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With one client for the broker and the backend (the gateway's default), the keys of read
-    results are deleted in the next dispatch round's write, not only by the batch of deletes
-    (held off here)."""
-    monkeypatch.setattr(dispatch, "DELETE_EVERY", 3600.0)
+def test_read_result_keys_are_deleted(stack: Stack) -> None:
+    """The key of a result read by the safety poll is deleted by the batch of deletes."""
     app = stack.app()
     r = redis.Redis.from_url(stack.broker.url)
-    r.delete(NOBODY)
 
-    async def run() -> tuple[bool, bool]:
-        config = GatewayConfig(
-            broker_url=stack.broker.url, cache_url=stack.cache.url, window=2, interactive_queue=NOBODY
-        )
-        client = RespClient(stack.broker.url)
-        d = Dispatcher(app, config, GatewayMetrics(CollectorRegistry()), client, client)
+    async def run() -> bool:
+        d, clients = _dispatcher(stack, app, NOBODY)
         d.start()
         try:
             a = d.submit("griot.search_position", {"variant": "abapa"}, INTERACTIVE, "me", None)
             for _ in range(500):
-                if r.llen(NOBODY) == 1:
+                if a.task_id is not None and d.metrics.tasks.labels("sent")._value.get() >= 1:
                     break
                 await asyncio.sleep(0.01)
             assert a.task_id is not None
-            key = dispatch.RESULT_PREFIX + a.task_id
+            key = RESULT_PREFIX + a.task_id
             meta = {"status": "SUCCESS", "task_id": a.task_id, "result": {"depth": 3, "value": 0}}
             r.set(key, json.dumps(meta))
-            d._poll_now.set()  # the safety poll reads it
-            await _bounded(lambda: d.wait(a))
-            kept = bool(r.exists(key))  # read, not yet deleted
-            d.submit("griot.search_position", {"variant": "abapa"}, INTERACTIVE, "me", None)
+            d.tasks._poll_now.set()  # the safety poll reads it
+            got = await _bounded(lambda: d.wait(a))
+            assert got == {"depth": 3, "value": 0}
             for _ in range(500):
                 if not r.exists(key):
                     break
                 await asyncio.sleep(0.01)
-            return kept, bool(r.exists(key))
+            return bool(r.exists(key))
         finally:
             await d.close()
-            await client.aclose()
-            r.delete(NOBODY)
+            for c in clients:
+                await c.aclose()
+            await asyncio.to_thread(_take, stack.broker.url, NOBODY, 1)
 
-    kept, left = asyncio.run(run())
+    left = asyncio.run(run())
     app.close()
-    assert kept and not left
+    assert not left
 
 
 def test_lookup_claims_once_and_store_releases(stack: Stack) -> None:
@@ -251,7 +197,8 @@ def test_lookup_claims_once_and_store_releases(stack: Stack) -> None:
     r.delete(flight_key(pos))
 
     async def run() -> list[Any]:
-        client = RespClient(stack.cache.url)
+        redis_client = connect(stack.cache.url)
+        client = Batcher(redis_client)
         cache = EvalCache(client, 60)
         out: list[Any] = []
         try:
@@ -270,6 +217,7 @@ def test_lookup_claims_once_and_store_releases(stack: Stack) -> None:
             out.append(r.exists(flight_key(pos)))
         finally:
             await client.aclose()
+            await redis_client.aclose()
         return out
 
     first, second, peek, held, after_store, hit, behind, deeper, released = asyncio.run(run())
@@ -283,3 +231,98 @@ def test_lookup_claims_once_and_store_releases(stack: Stack) -> None:
     assert behind.entry is not None and behind.entry.depth == 10 and not behind.claimed
     assert deeper.entry is not None and deeper.claimed and deeper.other is None
     assert released == 0
+
+
+def test_result_subscription_survives_a_cut_and_a_restart(stack: Stack) -> None:
+    """The dispatcher's result subscription (its own result backend here, so that only its
+    connection is cut): after ``CLIENT KILL`` of the subscriber and after a restart of the
+    server, it subscribes again, and a result announced only by its message (no key) arrives."""
+    app = stack.app()
+    backend = RedisServer(free_port())
+    backend.start()
+    admin = redis.Redis.from_url(backend.url)
+
+    def meta(task_id: str, depth: int) -> str:
+        return json.dumps({"status": "SUCCESS", "task_id": task_id, "result": {"depth": depth, "value": 0}})
+
+    async def listening(d: Dispatcher) -> None:
+        for _ in range(3000):
+            if admin.pubsub_numpat() == 2:  # 0 right after a cut or a restart
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError("not subscribed again")
+
+    async def run() -> list[int]:
+        config = GatewayConfig(
+            broker_url=stack.broker.url, cache_url=stack.cache.url, window=4, interactive_queue=NOBODY
+        )
+        client = connect(backend.url)
+        d = Dispatcher(app, config, GatewayMetrics(CollectorRegistry()), client)
+        d.start()
+        depths = []
+        try:
+            for depth, cut in ((3, "kill"), (4, "restart")):
+                await listening(d)
+                if cut == "kill":
+                    killed = admin.client_kill_filter(_type="pubsub")
+                    assert killed == 1
+                else:
+                    await asyncio.to_thread(backend.restart)
+                await listening(d)
+                s = d.submit("griot.search_position", {"variant": "abapa"}, INTERACTIVE, "me", None)
+                for _ in range(500):
+                    if s.task_id is not None:
+                        break
+                    await asyncio.sleep(0.01)
+                assert s.task_id is not None
+                admin.publish(RESULT_PREFIX + s.task_id, meta(s.task_id, depth))  # no key
+                depths.append((await _bounded(lambda s=s: d.wait(s)))["depth"])
+            return depths
+        finally:
+            await d.close()
+            await client.aclose()
+            await asyncio.to_thread(_take, stack.broker.url, NOBODY, 2)
+
+    try:
+        assert asyncio.run(run()) == [3, 4]
+    finally:
+        app.close()
+        backend.stop()
+
+
+def test_a_task_whose_worker_died_is_sent_again(stack: Stack) -> None:
+    """A task whose alive key was seen and then expired without a result (its worker died under
+    it: the key is what a running task renews) is sent again under a new id with the same
+    arguments; the new task's result ends the search."""
+    app = stack.app()
+    r = redis.Redis.from_url(stack.broker.url)
+
+    async def run() -> tuple[list[dict[str, Any]], dict[str, Any], int]:
+        d, clients = _dispatcher(stack, app, NOBODY)
+        d.start()
+        try:
+            s = d.submit("griot.search_position", {"variant": "abapa", "depth": 4}, INTERACTIVE, "me", None)
+            first = await asyncio.to_thread(_take, stack.broker.url, NOBODY, 1)
+            assert s.task_id == first[0]["id"]
+            r.set(redis_keys.ALIVE_PREFIX + s.task_id, b"1", px=1500)  # taken by a worker...
+            for _ in range(500):
+                if s.sent is not None and s.sent.alive_seen:
+                    break
+                await asyncio.sleep(0.01)
+            assert s.sent is not None and s.sent.alive_seen
+            # ...that dies: the key expires without a result, and the task goes out again.
+            second = await asyncio.to_thread(_take, stack.broker.url, NOBODY, 1)
+            assert second[0]["id"] == s.sent.task_id != first[0]["id"]
+            meta = {"status": "SUCCESS", "task_id": s.sent.task_id, "result": {"depth": 4, "value": 1}}
+            r.publish(RESULT_PREFIX + s.sent.task_id, json.dumps(meta))
+            got = await _bounded(lambda: d.wait(s))
+            return first + second, got, d.tasks.redispatched
+        finally:
+            await d.close()
+            for c in clients:
+                await c.aclose()
+
+    sent, got, redispatched = asyncio.run(run())
+    app.close()
+    assert sent[0]["kwargsrepr"] == sent[1]["kwargsrepr"]
+    assert got == {"depth": 4, "value": 1} and redispatched == 1

@@ -584,39 +584,6 @@ def test_result_subscription_cut_mid_search_reconnects(two_workers: Stack) -> No
     assert cs.stats.resubscribed >= 1
 
 
-def test_callers_task_message_matches_send_task(stack: Stack) -> None:
-    """The message the distributed search writes itself (workers.messages) carries what Celery's
-    send_task puts on the queue: same envelope, headers, properties (but the per-message ones)
-    and body; a worker runs it (every distributed test above)."""
-    import base64
-    import datetime
-    import json
-
-    from workers.messages import task_message
-
-    app = stack.app()
-    client = redis.Redis.from_url(stack.broker.url)
-    queue = "griot.test-nobody-consumes"
-    client.delete(queue)
-    kwargs = {"variant": "abapa", "position": "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", "depth": 5}
-    expires = time.time() + 60
-    when = datetime.datetime.fromtimestamp(expires, tz=datetime.UTC)
-    app.send_task("griot.search_subtree", task_id="a" * 36, kwargs=kwargs, queue=queue, expires=when)
-    client.lpush(queue, task_message("griot.search_subtree", "a" * 36, kwargs, queue, expires, "r"))
-    mine, celery_s = (json.loads(m) for m in client.lrange(queue, 0, -1))
-    client.delete(queue)
-    assert mine.keys() == celery_s.keys()
-    assert mine["headers"].keys() == celery_s["headers"].keys()
-    for k in ("lang", "task", "id", "root_id", "retries", "timelimit", "group", "eta", "ignore_result"):
-        assert mine["headers"][k] == celery_s["headers"][k], k
-    assert mine["headers"]["expires"][:19] == celery_s["headers"]["expires"][:19]
-    assert mine["properties"].keys() == celery_s["properties"].keys()
-    for k in ("correlation_id", "delivery_mode", "delivery_info", "priority", "body_encoding"):
-        assert mine["properties"][k] == celery_s["properties"][k], k
-    body = [json.loads(base64.b64decode(m["body"])) for m in (mine, celery_s)]
-    assert body[0] == body[1]
-
-
 def test_first_task_sized_by_time_budget(two_workers: Stack) -> None:
     """``direct_seconds``: the first task goes on past ``direct_depth`` while its next depth is
     foreseen to fit in the budget; the distributed depths start where it stopped and the value is

@@ -1,0 +1,278 @@
+"""The gateway's hot-path Redis commands, batched: those issued in one turn of the event loop go
+to Redis together in one redis-py pipeline (``redis.asyncio``, one round trip).
+
+At 1,000 live games the gateway sends a handful of commands per evaluation (the session save, the
+cache script, the deletes of read results); awaiting each on its own would cost a pool checkout,
+a write and a read per command. :class:`Batcher` hands each caller a future at once (no task per
+command) and sends what accumulated as one pipeline on one connection it keeps (redis-py's
+``Connection``: ``pack_commands``, ``send_packed_command``, ``read_response``; replies raw, as the
+server sent them); one pipeline is in flight at a time, so commands are written in the order they
+were asked and a batch grows while the previous one is out. Connecting, reconnection after a
+restart (redis-py's ``Retry`` of the client), timeouts, authentication and TLS are redis-py's.
+
+Lua scripts are redis-py :class:`~redis.commands.core.AsyncScript` objects: batched as
+``EVALSHA``; a server that lost its scripts (a restart) answers ``NOSCRIPT`` and the script is run
+again through the ``Script`` object, which loads it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import hiredis
+import redis.asyncio as aioredis
+from redis.asyncio.connection import AbstractConnection
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.commands.core import AsyncScript
+from redis.exceptions import NoScriptError, ResponseError
+
+log = logging.getLogger("griot.gateway.redis")
+
+BATCH_TIMEOUT = 5.0
+"""Seconds a batch's replies may take before its connection is given up (and the batch tried
+again on a new one)."""
+
+
+@dataclass(slots=True)
+class _Command:
+    args: tuple[Any, ...]
+    future: asyncio.Future[Any]
+    #: The script an ``EVALSHA`` runs, with its keys and arguments (run again on ``NOSCRIPT``).
+    script: tuple[AsyncScript, Sequence[Any], Sequence[Any]] | None = None
+
+
+class Batcher:
+    """Sends the commands of one turn of the loop in one pipeline (see the module header)."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self.client = client
+        self._pending: list[_Command] = []
+        self._soon = False  # a flush is due in this turn of the loop
+        #: A command waits that must not wait any longer (sent without a delay, hurried, or its
+        #: delay over): the next pipeline goes as soon as none is in flight.
+        self._due = False
+        self._deadline: float | None = None  # when the earliest delayed command is due
+        self._later: asyncio.TimerHandle | None = None
+        self._flushing: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._conn: AbstractConnection | None = None
+
+    def send(self, *args: Any, delay: float = 0.0) -> asyncio.Future[Any]:
+        """Queues one command and returns the future of its reply (a Redis error reply is its
+        exception). With a ``delay`` (seconds) the command may wait that long for others to
+        share its pipeline: it goes with the next command sent without one, at :meth:`hurry`, or
+        when the delay is over."""
+        return self._queue(_Command(args, self._get_loop().create_future()), delay)
+
+    async def execute(self, *args: Any) -> Any:
+        """One command's reply (sent with the others of this turn of the loop)."""
+        return await self.send(*args)
+
+    async def execute_many(self, commands: Sequence[Sequence[Any]]) -> list[Any]:
+        """Commands sent together, in this order; their replies. The first error reply is raised
+        once every reply is in."""
+        futures = [self.send(*c) for c in commands]
+        done = await asyncio.gather(*futures, return_exceptions=True)
+        for r in done:
+            if isinstance(r, BaseException):
+                raise r
+        return list(done)
+
+    def hurry(self) -> None:
+        """Sends the commands waiting out a ``delay`` as soon as it can."""
+        if self._pending:
+            self._due = True
+            self._soon_flush()
+
+    def script(self, source: str) -> BatchedScript:
+        return BatchedScript(self, self.client.register_script(source))
+
+    def _get_loop(self) -> asyncio.AbstractEventLoop:
+        # asyncio.get_running_loop() costs a getpid() call on Python 3.11: looked up once.
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+        return self._loop
+
+    def _queue(self, command: _Command, delay: float = 0.0) -> asyncio.Future[Any]:
+        self._pending.append(command)
+        if not delay:
+            self._due = True
+            self._soon_flush()
+        else:
+            loop = self._get_loop()
+            at = loop.time() + delay
+            if self._deadline is None or at < self._deadline:
+                self._deadline = at
+                if self._later is not None:
+                    self._later.cancel()
+                self._later = loop.call_at(at, self._expire)
+        return command.future
+
+    def _soon_flush(self) -> None:
+        if self._flushing is None and not self._soon:
+            self._soon = True
+            self._get_loop().call_soon(self._flush)
+
+    def _expire(self) -> None:
+        self._later = None
+        self._due = True
+        self._flush()
+
+    def _flush(self) -> None:
+        self._soon = False
+        if self._flushing is None and self._pending and self._due:
+            self._flushing = self._get_loop().create_task(self._drain())
+
+    async def _drain(self) -> None:
+        """Sends pipelines while a command is due; the commands queued while one is in flight go
+        in the next (delayed ones too: they share it)."""
+        try:
+            while self._pending and self._due:
+                batch, self._pending = self._pending, []
+                self._due = False
+                self._deadline = None
+                if self._later is not None:
+                    self._later.cancel()
+                    self._later = None
+                await self._run(batch)
+        except asyncio.CancelledError:  # closing: nobody will send them
+            for c in self._pending:
+                if not c.future.done():
+                    c.future.set_exception(ConnectionError("the Redis client is closed"))
+            self._pending = []
+            raise
+        finally:
+            self._flushing = None
+
+    async def _run(self, batch: list[_Command]) -> None:
+        try:
+            if self._conn is None:
+                self._conn = await self.client.connection_pool.get_connection()  # type: ignore[no-untyped-call]
+            conn = self._conn
+            replies = await conn.retry.call_with_retry(
+                lambda: self._exchange(conn, batch), lambda _: conn.disconnect()
+            )
+        except Exception as e:
+            for c in batch:
+                if not c.future.done():
+                    c.future.set_exception(e)
+            return
+        for c, reply in zip(batch, replies, strict=True):
+            if isinstance(reply, NoScriptError) and c.script is not None:
+                self._get_loop().create_task(self._rerun(c))
+            elif c.future.done():
+                continue
+            elif isinstance(reply, Exception):
+                c.future.set_exception(reply)
+            else:
+                c.future.set_result(reply)
+
+    @staticmethod
+    async def _exchange(conn: AbstractConnection, batch: list[_Command]) -> list[Any]:
+        """Writes the batch's commands and reads their replies (an error reply in its place)."""
+        # hiredis's packer (C) rather than redis-py's (Python); one timeout for the whole batch
+        # rather than one per reply (the batcher's connections have no socket timeout).
+        packed = b"".join([hiredis.pack_command(c.args) for c in batch])
+        await conn.send_packed_command(packed, check_health=False)
+        replies: list[Any] = []
+        async with asyncio.timeout(BATCH_TIMEOUT):
+            for _ in batch:
+                try:
+                    replies.append(await conn.read_response())
+                except ResponseError as e:
+                    replies.append(e)
+        return replies
+
+    async def _rerun(self, c: _Command) -> None:
+        assert c.script is not None
+        script, keys, args = c.script
+        try:
+            reply = await script(keys=keys, args=args)
+        except Exception as e:
+            if not c.future.done():
+                c.future.set_exception(e)
+            return
+        if not c.future.done():
+            c.future.set_result(reply)
+
+    async def aclose(self) -> None:
+        """Sends what is queued and gives the connection back (the client's owner closes the
+        client)."""
+        if self._loop is None:
+            return
+        self._due = True
+        self._flush()
+        if self._flushing is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._flushing), 5.0)
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await self.client.connection_pool.release(conn)
+
+
+class BatchedScript:
+    """A Lua script whose calls are batched as ``EVALSHA`` (see the module header)."""
+
+    def __init__(self, batcher: Batcher, script: AsyncScript) -> None:
+        self.batcher = batcher
+        self.script = script
+
+    async def __call__(self, keys: Sequence[Any] = (), args: Sequence[Any] = ()) -> Any:
+        return await self.send(keys, args)
+
+    def send(
+        self, keys: Sequence[Any] = (), args: Sequence[Any] = (), then: Callable[[Any], Any] | None = None
+    ) -> asyncio.Future[Any]:
+        """The script's reply (passed through ``then`` if given) in a future, with no task between
+        the command and its caller. Cancelling the future does not take the command back."""
+        b = self.batcher
+        sha = self.script.sha
+        fut = b._get_loop().create_future()
+        b._queue(_Command(("EVALSHA", sha, len(keys), *keys, *args), fut, (self.script, keys, args)))
+        if then is None:
+            return fut
+        result: asyncio.Future[Any] = b._get_loop().create_future()
+
+        def settle(f: asyncio.Future[Any]) -> None:
+            if result.done():
+                return
+            if f.cancelled():
+                result.cancel()
+            elif (e := f.exception()) is not None:
+                result.set_exception(e)
+            else:
+                try:
+                    result.set_result(then(f.result()))
+                except Exception as bad:
+                    result.set_exception(bad)
+
+        fut.add_done_callback(settle)
+        return result
+
+
+def connect(url: str, max_connections: int = 64, socket_timeout: float | None = 5.0) -> aioredis.Redis:
+    """A ``redis.asyncio`` client of ``url`` (``redis://``, ``rediss://``, ``unix://``, with user
+    and password as redis-py reads them) whose requests wait for one of at most
+    ``max_connections`` connections (thousands of streams share them; the default pool fails with
+    "Too many connections" instead). A command whose connection was lost (a Redis restart) is
+    sent again on a new one, up to three times within about a second. A :class:`Batcher`'s own
+    client is made with ``socket_timeout=None`` (it times each batch)."""
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=max_connections,
+        timeout=10,
+        socket_timeout=socket_timeout,
+        socket_connect_timeout=5,
+        retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
+    )
+    return aioredis.Redis(connection_pool=pool)
+
+
+__all__ = ["BatchedScript", "Batcher", "connect"]

@@ -1,0 +1,568 @@
+"""The callers' side of the search tasks, on Celery's and redis-py's public APIs.
+
+- :class:`TaskClient`: the asynchronous task client of the gateway's dispatcher: publish, results
+  by notification with a safety poll, cancel, re-dispatch of a task whose worker died, one retry
+  policy.
+- :class:`TaskSender` publishes tasks with ``Celery.send_task`` on one kept producer
+  (``app.producer_or_acquire``), in a thread of its own so that the broker's round trips never
+  block the caller's event loop; a batch of tasks is one hop to that thread. Any Celery broker
+  works (Redis, RabbitMQ).
+- :class:`ResultNotifier` learns of finished tasks from the result backend's pub/sub messages
+  (Celery's Redis backend publishes each stored result on the channel named after its key),
+  through ``redis.asyncio``'s :class:`~redis.asyncio.client.PubSub`.
+- :func:`cancel` revokes tasks and asks running ones to stop.
+- :data:`RETRY_POLICY`: how long a publish waits for a broker that fails (one policy for every
+  caller).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as dt
+import json
+import logging
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import redis.asyncio as aioredis
+from celery import Celery
+from celery.result import AsyncResult
+from griot import redis_keys
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+
+from workers.errors import ClusterUnavailable
+
+log = logging.getLogger(__name__)
+
+RETRY_POLICY: dict[str, float] = {
+    "max_retries": 2,
+    "interval_start": 0.1,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
+"""Celery's ``retry_policy`` for publishing a task (and the caller's own retries of a batch)."""
+
+RESULT_PREFIX = "celery-task-meta-"
+"""Celery's Redis backend: a task's result key and the channel its result is published on."""
+
+CANCEL_PREFIX = redis_keys.CANCEL_PREFIX
+"""``griot:cancel:<task id>`` (in the result backend's Redis): set by a caller that no longer
+needs a running task's result; the task polls it and stops its search."""
+
+RECONNECT_EVERY = 0.2
+CONNECT_TIMEOUT = 5.0
+CLIENT_NAME = "griot-results"
+"""The result subscriber connection's name in ``CLIENT LIST``."""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRequest:
+    """One task to publish: its name, id, keyword arguments and queue (a queue name, or a kombu
+    ``Queue`` such as a worker's own), expiring at the Unix time ``expires`` if given.
+    ``kwargsrepr`` is what a worker's log shows of the arguments (Celery would repr them all)."""
+
+    name: str
+    task_id: str
+    kwargs: dict[str, Any]
+    queue: Any
+    expires: float | None = None
+    kwargsrepr: str = ""
+
+
+class TaskSender:
+    """Publishes tasks through ``Celery.send_task`` on a thread of its own (see the module
+    header): batches go out in the order they were given."""
+
+    def __init__(self, app: Celery) -> None:
+        self.app = app
+        self._executor = ThreadPoolExecutor(1, thread_name_prefix="griot-publish")
+
+    def publish(self, requests: Sequence[TaskRequest]) -> int:
+        """Publishes ``requests`` in the calling thread, as one batch of the producer where kombu
+        batches (``Producer.batch``: the Redis transport sends the batch in one pipeline, on one
+        client). A failure is raised with ``sent`` on it: how many surely went (none of a batch
+        whose flush failed)."""
+        sent = 0
+        try:
+            with self.app.producer_or_acquire() as producer:
+                batch = getattr(producer, "batch", None)
+                with batch() if batch is not None else contextlib.nullcontext():
+                    for r in requests:
+                        self.app.send_task(
+                            r.name,
+                            task_id=r.task_id,
+                            kwargs=r.kwargs,
+                            queue=r.queue,
+                            expires=_expires(r.expires),
+                            argsrepr="()",
+                            kwargsrepr=r.kwargsrepr,
+                            producer=producer,
+                            retry=True,
+                            retry_policy=RETRY_POLICY,
+                        )
+                        if batch is None:
+                            sent += 1
+                sent = len(requests)
+        except Exception as e:
+            e.sent = sent  # type: ignore[attr-defined]
+            raise
+        return sent
+
+    def warm(self) -> None:
+        """Connects the producer (and loads the broker's transport) before the first task."""
+        with self.app.producer_or_acquire() as producer:
+            producer.connection.ensure_connection(max_retries=1)
+
+    async def start(self) -> None:
+        """:meth:`warm` off the event loop; a broker not reachable yet is only logged."""
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._executor, self.warm)
+        except Exception as e:
+            log.warning("broker not reachable yet: %s", e)
+
+    async def send(self, requests: Sequence[TaskRequest]) -> None:
+        """Publishes ``requests`` off the event loop (raises what the broker raised; the
+        exception's ``sent`` says how many went)."""
+        if requests:
+            await asyncio.get_running_loop().run_in_executor(self._executor, self.publish, requests)
+
+    def cancel_soon(self, task_ids: Sequence[str]) -> asyncio.Future[None]:
+        """:func:`cancel` off the event loop (best effort, after the tasks sent so far)."""
+        return asyncio.get_running_loop().run_in_executor(self._executor, cancel, self.app, list(task_ids))
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=False)
+
+
+def cancel(app: Celery, task_ids: Sequence[str]) -> None:
+    """Revokes tasks still queued (workers drop them) and asks running ones to stop: a revoke
+    with ``terminate`` would signal a pool process that may already run another task. Blocking
+    (the broker and the backend): call it off the event loop (:meth:`TaskSender.cancel_soon`)."""
+    try:
+        app.control.revoke(list(task_ids))
+        client = app.backend.client
+        pipe = client.pipeline(transaction=False)
+        for i in task_ids:
+            pipe.set(CANCEL_PREFIX + i, b"1", px=600_000)
+        pipe.execute()
+        for i in task_ids:
+            AsyncResult(i, app=app).forget()
+    except Exception as e:  # best effort: the task's own deadline ends it anyway
+        log.debug("cancel failed: %s", e)
+
+
+def backend_url(app: Celery) -> str:
+    """The result backend's Redis URL (``workers.app`` prefixes it with the backend's class)."""
+    url = str(app.conf.result_backend or app.conf.broker_url)
+    return url.split("+", 1)[1] if "+" in url.split("://", 1)[0] else url
+
+
+def _expires(at: float | None) -> dt.datetime | None:
+    return dt.datetime.fromtimestamp(at, tz=dt.UTC) if at is not None else None
+
+
+class ResultNotifier:
+    """Watches the result channels of chosen tasks: ``on_result(task_id, payload)`` for each
+    result published (the payload is the whole stored result meta: no read needed).
+
+    :meth:`watch` before a task is sent, then ``await`` :meth:`subscribed` before publishing it:
+    the ``SUBSCRIBE`` is written first, so the result cannot be published before the caller
+    listens. :meth:`unwatch` once its result is handled. A lost connection is reopened (every
+    :data:`RECONNECT_EVERY` seconds while it fails) and every watched channel subscribed again;
+    ``on_reconnect`` then tells the caller that messages may have been lost meanwhile, so it reads
+    its results once. Call :meth:`start` in the event loop that runs the callbacks, :meth:`close`
+    at the end."""
+
+    def __init__(
+        self,
+        url: str,
+        on_result: Callable[[str, bytes], None],
+        on_reconnect: Callable[[], None] = lambda: None,
+        prefix: str = RESULT_PREFIX,
+    ) -> None:
+        # No retries inside redis-py: a lost subscription is noticed here (on_reconnect).
+        self.client = aioredis.Redis.from_url(
+            url,
+            socket_connect_timeout=CONNECT_TIMEOUT,
+            client_name=CLIENT_NAME,
+            retry=Retry(NoBackoff(), 0),
+        )
+        self.on_result = on_result
+        self.on_reconnect = on_reconnect
+        self.prefix = prefix
+        self.watched: set[str] = set()
+        self.messages = 0
+        self.reconnects = 0
+        self._pubsub: aioredis.client.PubSub | None = None
+        self._to_subscribe: set[str] = set()
+        self._to_unsubscribe: set[str] = set()
+        self._task: asyncio.Task[None] | None = None
+        self._writer: asyncio.Task[None] | None = None
+        self._ready = asyncio.Event()
+
+    @property
+    def connected(self) -> bool:
+        return self._pubsub is not None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def wait_connected(self, timeout: float) -> bool:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._ready.wait(), timeout)
+        return self.connected
+
+    def watch(self, task_ids: Iterable[str]) -> None:
+        """Watches these tasks' result channels (subscribed by the next :meth:`subscribed`)."""
+        new = [t for t in task_ids if t not in self.watched]
+        self.watched.update(new)
+        self._to_subscribe.update(new)
+        self._to_unsubscribe.difference_update(new)
+
+    def unwatch(self, task_ids: Iterable[str]) -> None:
+        gone = [t for t in task_ids if t in self.watched]
+        self.watched.difference_update(gone)
+        self._to_subscribe.difference_update(gone)
+        self._to_unsubscribe.update(gone)
+        if self._to_unsubscribe and (self._writer is None or self._writer.done()):
+            self._writer = asyncio.get_running_loop().create_task(self.subscribed())
+
+    async def subscribed(self) -> None:
+        """Writes the pending ``SUBSCRIBE`` and ``UNSUBSCRIBE`` commands. Not connected: the
+        reconnection subscribes every watched channel."""
+        ps = self._pubsub
+        if ps is None:
+            return
+        try:
+            if self._to_subscribe:
+                channels = [self.prefix + t for t in self._to_subscribe]
+                self._to_subscribe.clear()
+                await ps.subscribe(*channels)
+            if self._to_unsubscribe:
+                channels = [self.prefix + t for t in self._to_unsubscribe]
+                self._to_unsubscribe.clear()
+                await ps.unsubscribe(*channels)
+        except (aioredis.RedisError, OSError) as e:  # the reader notices and reconnects
+            log.debug("result subscription: %s", e)
+
+    async def _run(self) -> None:
+        first = True
+        while True:
+            ps = self.client.pubsub()
+            try:
+                await ps.connect()  # type: ignore[no-untyped-call]
+                self._to_subscribe.clear()
+                self._to_unsubscribe.clear()
+                if self.watched:
+                    await ps.subscribe(*[self.prefix + t for t in self.watched])
+                self._pubsub = ps
+                self._ready.set()
+                if not first:
+                    self.reconnects += 1
+                    log.info("result subscription: connected again")
+                if self.watched:
+                    # Results published while the connection was down (or before it first came
+                    # up) reached nobody: the caller reads them once.
+                    self.on_reconnect()
+                first = False
+                await self._read(ps)
+            except asyncio.CancelledError:
+                raise
+            except (aioredis.RedisError, OSError, RuntimeError) as e:
+                if self._pubsub is not None:
+                    log.warning("result subscription lost (%s): reconnecting", e)
+                else:
+                    log.debug("result subscription: cannot connect (%s)", e)
+            finally:
+                self._pubsub = None
+                with contextlib.suppress(Exception):
+                    await ps.aclose()  # type: ignore[no-untyped-call]
+            await asyncio.sleep(RECONNECT_EVERY)
+
+    async def _read(self, ps: aioredis.client.PubSub) -> None:
+        prefix = self.prefix.encode()
+        while True:
+            msg = await ps.get_message(timeout=None)
+            if msg is None or msg.get("type") != "message":
+                continue
+            channel = msg["channel"]
+            if isinstance(channel, bytes) and channel.startswith(prefix):
+                task_id = channel[len(prefix) :].decode()
+                if task_id in self.watched:
+                    self.messages += 1
+                    self.on_result(task_id, msg["data"])
+
+    async def close(self) -> None:
+        for t in (self._task, self._writer):
+            if t is not None:
+                t.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await t
+        self._pubsub = None
+        with contextlib.suppress(Exception):
+            await self.client.aclose()
+
+
+READY_STATES = frozenset({"SUCCESS", "FAILURE", "REVOKED"})
+SAFETY_POLL = 0.5
+"""Seconds between two reads of the running tasks' keys (results whose message was lost, progress,
+liveness)."""
+DELETE_EVERY = 0.1
+"""Seconds a batch of read result keys may wait before its ``DEL``."""
+MAX_DISPATCHES = 3
+"""Times a task is sent in all when its worker keeps dying under it."""
+
+
+@dataclass(eq=False)
+class Task:
+    """One task of a :class:`TaskClient`: sent, then done (``future``: the result meta Celery's
+    backend stored, a dict with ``status`` and ``result``; or the exception that ended it)."""
+
+    name: str
+    kwargs: dict[str, Any]
+    queue: Any
+    future: asyncio.Future[dict[str, Any]]
+    expires: float | None = None
+    kwargsrepr: str = ""
+    #: Called with each progress report the task publishes (:func:`griot.redis_keys.progress_key`).
+    on_progress: Callable[[bytes | str], None] | None = None
+    task_id: str = ""
+    dispatches: int = 0
+    alive_seen: bool = False
+
+    def request(self) -> TaskRequest:
+        return TaskRequest(self.name, self.task_id, self.kwargs, self.queue, self.expires, self.kwargsrepr)
+
+
+class TaskClient:
+    """The asynchronous task client (one per event loop): publishes tasks through Celery's
+    ``send_task`` off the loop (:class:`TaskSender`, retried with :data:`RETRY_POLICY`), learns
+    their results from the result backend's pub/sub messages (one pattern subscription for results
+    and progress reports, through ``redis.asyncio``) with a safety poll, cancels them, and
+    re-dispatches a task whose worker died under it (its alive key, renewed while it runs, expired
+    without a result)."""
+
+    def __init__(self, app: Celery, backend: aioredis.Redis, progress_prefix: str | None = None) -> None:
+        self.app = app
+        self.backend = backend
+        self.sender = TaskSender(app)
+        self.progress_prefix = progress_prefix if progress_prefix is not None else redis_keys.PROGRESS_PREFIX
+        self.running: dict[str, Task] = {}
+        self.listening = False
+        self.redispatched = 0
+        self._stale: list[str] = []
+        self._poll_now = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self._tasks = [
+            loop.create_task(self.sender.start(), name="griot-task-warm"),
+            loop.create_task(self._listen(), name="griot-task-results"),
+            loop.create_task(self._safety(), name="griot-task-poll"),
+            loop.create_task(self._delete_read(), name="griot-task-delete"),
+        ]
+
+    async def close(self) -> None:
+        for task in list(self.running.values()):
+            self.cancel(task)
+        for t in self._tasks:
+            t.cancel()
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=5.0)
+        if self._stale:
+            with contextlib.suppress(Exception):
+                await self.backend.delete(*self._stale)
+        self.sender.close()
+
+    # -- sending ---------------------------------------------------------------------------------
+
+    def assign(self, task: Task) -> str:
+        """Gives ``task`` its id (before :meth:`send`) and listens for its result."""
+        task.task_id = str(uuid.uuid4())
+        self.running[task.task_id] = task
+        return task.task_id
+
+    async def send(self, tasks: Sequence[Task]) -> None:
+        """Publishes tasks (given ids by :meth:`assign`) in one hop off the loop, retrying what
+        did not go with :data:`RETRY_POLICY`; raises the broker's error once that is spent, with
+        ``sent``, how many went, on it (the others are no longer watched)."""
+        for t in tasks:
+            if not t.task_id:
+                self.assign(t)
+            t.dispatches += 1
+        requests = [t.request() for t in tasks]
+        done = 0
+        for attempt in range(int(RETRY_POLICY["max_retries"]) + 1):
+            try:
+                await self.sender.send(requests[done:])
+                return
+            except Exception as e:
+                done += getattr(e, "sent", 0)
+                if attempt == int(RETRY_POLICY["max_retries"]):
+                    for t in tasks[done:]:
+                        self.running.pop(t.task_id, None)
+                    e.sent = done  # type: ignore[attr-defined]
+                    raise
+                await asyncio.sleep(
+                    min(
+                        RETRY_POLICY["interval_max"],
+                        RETRY_POLICY["interval_start"] + attempt * RETRY_POLICY["interval_step"],
+                    )
+                )
+
+    def cancel(self, task: Task) -> None:
+        """Stops watching ``task``, revokes it and asks its worker to stop it (off the loop)."""
+        if self.running.pop(task.task_id, None) is None:
+            return
+        self.sender.cancel_soon([task.task_id]).add_done_callback(_logged("cancel a task"))
+        if task.on_progress is not None:
+            self._stale.append(self.progress_prefix + task.task_id)
+        if not task.future.done():
+            task.future.cancel()
+
+    # -- results ---------------------------------------------------------------------------------
+
+    async def _listen(self) -> None:
+        results, progress = RESULT_PREFIX + "*", self.progress_prefix + "*"
+        while True:
+            pubsub = self.backend.pubsub()
+            try:
+                await pubsub.psubscribe(results, progress)
+                while True:
+                    m = await pubsub.get_message(timeout=None)
+                    if m is None:
+                        continue
+                    kind = m["type"]
+                    if kind == "pmessage":
+                        self._message(m["channel"], m["data"])
+                    elif kind == "psubscribe" and m["channel"] == progress.encode():
+                        # Subscribed (again, maybe after redis-py reconnected): what was
+                        # published meanwhile is in the keys.
+                        self.listening = True
+                        self._poll_now.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # Redis gone: the safety poll delivers until it is back
+                log.warning("result subscription: %s: %s", type(e).__name__, e)
+            finally:
+                self.listening = False
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await asyncio.sleep(0.5)
+
+    def _message(self, channel: bytes, data: bytes) -> None:
+        name = channel.decode()
+        if name.startswith(RESULT_PREFIX):
+            task_id = name[len(RESULT_PREFIX) :]
+            if task_id in self.running:
+                self._result(task_id, data)
+        elif name.startswith(self.progress_prefix):
+            t = self.running.get(name[len(self.progress_prefix) :])
+            if t is not None and t.on_progress is not None:
+                t.on_progress(data)
+
+    def _result(self, task_id: str, value: bytes | str) -> None:
+        try:
+            meta = json.loads(value)
+        except ValueError:
+            return
+        if not isinstance(meta, dict) or meta.get("status") not in READY_STATES:
+            return
+        t = self.running.pop(task_id, None)
+        if t is None:
+            return
+        self._stale.append(RESULT_PREFIX + task_id)
+        if t.on_progress is not None:
+            self._stale.append(self.progress_prefix + task_id)
+        if not t.future.done():
+            t.future.set_result(meta)
+
+    async def _safety(self) -> None:
+        while True:
+            try:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._poll_now.wait(), timeout=SAFETY_POLL)
+                self._poll_now.clear()
+                if self.running:
+                    await self._poll()
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # Redis failed: try again at the next tick
+                log.warning("result poll: %s: %s", type(e).__name__, e)
+
+    async def _poll(self) -> None:
+        """One ``MGET`` of every running task's result, alive and (if watched) progress keys."""
+        ids = list(self.running)
+        watched = [i for i in ids if self.running[i].on_progress is not None]
+        n = len(ids)
+        raw = await self.backend.mget(
+            [RESULT_PREFIX + i for i in ids]
+            + [redis_keys.ALIVE_PREFIX + i for i in ids]
+            + [self.progress_prefix + i for i in watched]
+        )
+        for task_id, value in zip(watched, raw[2 * n :], strict=True):
+            t = self.running.get(task_id)
+            if value is not None and t is not None and t.on_progress is not None:
+                t.on_progress(value)
+        dead: list[Task] = []
+        for task_id, value, alive in zip(ids, raw[:n], raw[n : 2 * n], strict=True):
+            if value is not None and task_id in self.running:
+                self._result(task_id, value)
+            t = self.running.get(task_id)
+            if t is None:
+                continue
+            if alive is not None:
+                t.alive_seen = True
+            elif t.alive_seen:
+                dead.append(t)
+        for t in dead:
+            await self._redispatch(t)
+
+    async def _redispatch(self, t: Task) -> None:
+        """Sends again, under a new id, a task whose worker died under it (its alive key expired
+        without a result); gives up after :data:`MAX_DISPATCHES`."""
+        self.running.pop(t.task_id, None)
+        self.sender.cancel_soon([t.task_id]).add_done_callback(_logged("cancel a task"))
+        if t.future.done():
+            return
+        if t.dispatches >= MAX_DISPATCHES:
+            t.future.set_exception(ClusterUnavailable(f"task {t.name} lost its worker {t.dispatches} times"))
+            return
+        log.warning("task %s died with its worker: dispatching it again", t.task_id)
+        t.alive_seen = False
+        self.assign(t)
+        self.redispatched += 1
+        try:
+            await self.send([t])
+        except Exception as e:
+            if not t.future.done():
+                t.future.set_exception(ClusterUnavailable(f"cannot reach the broker: {e}"))
+
+    async def _delete_read(self) -> None:
+        """Deletes the keys of read results and abandoned progress reports, in batches."""
+        while True:
+            await asyncio.sleep(DELETE_EVERY)
+            if not self._stale:
+                continue
+            keys, self._stale = self._stale, []
+            try:
+                await self.backend.delete(*keys)
+            except asyncio.CancelledError:
+                self._stale += keys
+                raise
+            except Exception as e:  # they expire anyway (the backend's result_expires)
+                log.warning("cannot delete read results: %s", e)
+
+
+def _logged(what: str) -> Callable[[asyncio.Future[None]], None]:
+    def done(f: asyncio.Future[None]) -> None:
+        if not f.cancelled() and f.exception() is not None:
+            log.warning("cannot %s: %s", what, f.exception())
+
+    return done
