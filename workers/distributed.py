@@ -58,6 +58,7 @@ import redis
 from celery import Celery
 from celery.result import AsyncResult
 from celery.utils.nodenames import worker_direct
+from griot import INFINITE, WIN, WIN_BOUND
 from kombu.exceptions import OperationalError
 
 from workers.errors import BadTaskArguments, ClusterUnavailable, SearchDeadlineExceeded, TaskFailed
@@ -65,10 +66,6 @@ from workers.messages import task_message
 from workers.notify import ResultNotifier
 
 log = logging.getLogger(__name__)
-
-INFINITE = 1_000_001
-WIN = 1_000_000
-WIN_BOUND = WIN - 10_000
 
 EXACT, LOWER, UPPER = "exact", "lower", "upper"
 
@@ -131,11 +128,7 @@ class DepthResult:
 
 
 def score_text(v: int) -> str:
-    if v >= WIN_BOUND:
-        return f"win in {WIN - v}"
-    if v <= -WIN_BOUND:
-        return f"loss in {WIN + v}"
-    return f"{v / 100:+.2f}"
+    return str(griot.Score(v))
 
 
 @dataclass

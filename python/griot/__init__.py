@@ -20,6 +20,10 @@ from typing import Any
 
 from griot._core import (
     ENGINE_VERSION,
+    INFINITE,
+    MAX_PLIES,
+    WIN,
+    WIN_BOUND,
     GameOutcome,
     GriotError,
     IllegalMoveError,
@@ -45,6 +49,10 @@ from griot._core import search as _search
 
 __all__ = [
     "ENGINE_VERSION",
+    "INFINITE",
+    "MAX_PLIES",
+    "WIN",
+    "WIN_BOUND",
     "GameOutcome",
     "GriotError",
     "IllegalMoveError",

@@ -32,10 +32,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from griot import WIN_BOUND, Score
 from griot.v1 import analysis_pb2, common_pb2
-
-WIN = 1_000_000
-WIN_BOUND = WIN - 10_000
 
 
 @dataclass(frozen=True)
@@ -71,10 +69,11 @@ def thresholds(game_id: str) -> Thresholds:
 
 def score_message(value: int) -> common_pb2.Score:
     """A raw value as ``griot.v1.Score`` (proven results in the side to move's own turns)."""
-    if value >= WIN_BOUND:
-        return common_pb2.Score(wins_in=max(1, (WIN - value + 1) // 2))
-    if value <= -WIN_BOUND:
-        return common_pb2.Score(loses_in=(WIN + value) // 2)
+    score = Score(value)
+    if score.is_win:
+        return common_pb2.Score(wins_in=score.own_turns)
+    if score.is_loss:
+        return common_pb2.Score(loses_in=score.own_turns)
     return common_pb2.Score(centi=value)
 
 

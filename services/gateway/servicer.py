@@ -89,9 +89,7 @@ def _over(pos: griot.Position) -> EvalResult | None:
     outcome = pos.outcome
     if outcome is None or pos.legal_moves():
         return None
-    value = (
-        0 if outcome.winner is None else (scores.WIN if outcome.winner == pos.side_to_move else -scores.WIN)
-    )
+    value = 0 if outcome.winner is None else (griot.WIN if outcome.winner == pos.side_to_move else -griot.WIN)
     return EvalResult(depth=0, value=value, best=None)
 
 
