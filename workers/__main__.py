@@ -9,7 +9,7 @@ from typing import Any
 
 import redis
 
-from workers.app import BATCH, INTERACTIVE
+from workers.app import BATCH_QUEUE, INTERACTIVE_QUEUE
 from workers.cache import read_stats
 from workers.config import Settings
 
@@ -24,7 +24,7 @@ def status(settings: Settings | None = None) -> dict[str, Any]:
         out["cache"] = {"error": str(e)}
     try:
         broker = redis.Redis.from_url(s.broker_url, socket_timeout=2)
-        out["queues"] = {q: int(broker.llen(q)) for q in (INTERACTIVE, BATCH)}
+        out["queues"] = {q: int(broker.llen(q)) for q in (INTERACTIVE_QUEUE, BATCH_QUEUE)}
     except redis.RedisError as e:
         out["queues"] = {"error": str(e)}
     return out

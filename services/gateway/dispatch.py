@@ -45,6 +45,7 @@ from typing import Any
 
 import grpc
 from celery import Celery
+from griot.priority import Priority
 from griot.redis_keys import progress_key
 from griot.status import StatusError
 
@@ -55,7 +56,7 @@ from services.gateway.resp import RespClient, Subscription
 
 log = logging.getLogger("griot.gateway.dispatch")
 
-INTERACTIVE, BATCH = 0, 1
+INTERACTIVE, BATCH = Priority.INTERACTIVE, Priority.BATCH
 PRIORITY_NAMES = ("interactive", "batch")
 RETRY_POLICY = {"max_retries": 2, "interval_start": 0.05, "interval_step": 0.2, "interval_max": 0.5}
 #: Channels of finished tasks' results (Celery's Redis backend publishes each stored result on its
