@@ -73,6 +73,7 @@ __all__ = [
     "VariantInfo",
     "best_move",
     "builtin_rule_file",
+    "families",
     "load_rule_file",
     "perft",
     "search",

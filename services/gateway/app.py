@@ -11,7 +11,8 @@ import logging
 import os
 import socket
 import uuid
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, Protocol
 
 import grpc
 import redis.asyncio as aioredis
@@ -30,6 +31,10 @@ from services.gateway.resp import RespClient
 from services.gateway.servicer import SERVICE_NAME, servicer_class
 
 log = logging.getLogger("griot.gateway")
+
+
+class _Closable(Protocol):
+    def aclose(self) -> Awaitable[None]: ...
 
 
 class Gateway:
@@ -116,7 +121,8 @@ class Gateway:
             with contextlib.suppress(Exception):
                 await self.metrics.flush(self.cache_redis)
         # Jobs this replica ran are resumed by the next sweep of any replica (their leases expire).
-        for client in {self.cache_redis, self.cache_resp, self.result_resp, self.broker_resp}:
+        clients: set[_Closable] = {self.cache_redis, self.cache_resp, self.result_resp, self.broker_resp}
+        for client in clients:
             with contextlib.suppress(Exception):
                 await client.aclose()
 

@@ -406,7 +406,7 @@ class Dispatcher:
 
     async def _push(self, messages: list[TaskMessage]) -> None:
         """Pushes the messages, trying again twice when the broker fails (as ``RETRY_POLICY``)."""
-        for attempt in range(RETRY_POLICY["max_retries"] + 1):
+        for attempt in range(int(RETRY_POLICY["max_retries"]) + 1):
             try:
                 await self.publisher.push(messages)
                 return
