@@ -590,6 +590,7 @@ def test_lone_surrogates_raise_griot_errors() -> None:
 # --- stubs ------------------------------------------------------------------------------------
 
 
+@pytest.mark.timeout(600)  # stubtest alone is given 300 s
 def test_stubtest_core() -> None:
     if importlib.util.find_spec("mypy") is None:
         pytest.skip("mypy is not installed (pip install -e .[test]): cannot run mypy.stubtest")

@@ -91,6 +91,24 @@ def test_proven_win_reads_as_turns() -> None:
     assert over.best_move is None and over.score.is_loss
 
 
+def test_score_encoding_is_the_cores() -> None:
+    """The constants and the text the services share come from the core: a search's proven win
+    reads the same through ``griot.Score(value)`` as through its result."""
+    r = griot.search("abapa 0,0,0,0,0,1/1,0,0,0,0,1 24-21 S 40 -", depth=4)
+    assert r.score.value == griot.WIN - 1 and r.score.value >= griot.WIN_BOUND
+    assert griot.Score(r.score.value) == r.score and str(griot.Score(r.score.value)) == "win in 1"
+    assert griot.WIN_BOUND == griot.WIN - griot.MAX_PLIES and griot.INFINITE == griot.WIN + 1
+    assert str(griot.Score(-150)) == "-1.50" and griot.Score(-150).own_turns is None
+    assert str(griot.Score(griot.WIN_BOUND - 1)) == "+9899.99"  # past the proven band: a margin
+    assert str(griot.Score(-griot.WIN + 4)) == "loss in 4"
+    # In the mover's own turns: a win 3 turns away is on its 2nd turn; a loss 5 away after 2 turns.
+    assert [griot.Score(griot.WIN - n).own_turns for n in (0, 1, 2, 3)] == [1, 1, 1, 2]
+    assert [griot.Score(-griot.WIN + n).own_turns for n in (0, 1, 2, 5)] == [0, 0, 1, 2]
+    for bad in (griot.INFINITE, -griot.INFINITE, 2**31 - 1):
+        with pytest.raises(griot.GriotError, match="outside"):
+            griot.Score(bad)
+
+
 def test_levels() -> None:
     pos = griot.Position(START)
     legal = pos.legal_moves()

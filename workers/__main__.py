@@ -10,7 +10,7 @@ from typing import Any
 import redis
 from griot.monitor import queue_lengths
 
-from workers.app import BATCH, INTERACTIVE
+from workers.app import BATCH_QUEUE, INTERACTIVE_QUEUE
 from workers.cache import read_stats
 from workers.config import Settings
 
@@ -24,7 +24,7 @@ def status(settings: Settings | None = None) -> dict[str, Any]:
     except redis.RedisError as e:
         out["cache"] = {"error": str(e)}
     try:
-        out["queues"] = queue_lengths(s.broker_url, (INTERACTIVE, BATCH))
+        out["queues"] = queue_lengths(s.broker_url, (INTERACTIVE_QUEUE, BATCH_QUEUE))
     except Exception as e:  # what the broker or kombu raised
         out["queues"] = {"error": str(e)}
     return out

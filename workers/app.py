@@ -26,13 +26,13 @@ is imported and open their own connections (``worker_process_init``).
 from __future__ import annotations
 
 from celery import Celery
-from griot.redis_keys import queues as _queue_names
+from griot.priority import Priority
 from kombu.entity import Queue
 
 from workers.config import Settings
 
-#: The interactive and batch queues: griot.redis_keys is the one source (GRIOT_QUEUES overrides).
-INTERACTIVE, BATCH = (*_queue_names(), "griot.batch")[:2]
+#: The queues of interactive and batch work (GRIOT_QUEUES names them).
+INTERACTIVE_QUEUE, BATCH_QUEUE = Priority.INTERACTIVE.queue, Priority.BATCH.queue
 
 
 def _queue(name: str) -> Queue:
@@ -77,8 +77,8 @@ def make_app(settings: Settings | None = None) -> Celery:
         worker_prefetch_multiplier=1,
         task_soft_time_limit=s.soft_limit,
         task_time_limit=s.hard_limit,
-        task_queues=[_queue(INTERACTIVE), _queue(BATCH)],
-        task_default_queue=BATCH,
+        task_queues=[_queue(INTERACTIVE_QUEUE), _queue(BATCH_QUEUE)],
+        task_default_queue=BATCH_QUEUE,
         task_track_started=False,
         worker_concurrency=s.concurrency,
         worker_max_memory_per_child=2_000_000,  # KiB: recycle a process whose tables grew past 2 GB

@@ -40,10 +40,11 @@ from typing import Any
 
 import griot
 import redis
+from griot import redis_keys
 
 log = logging.getLogger(__name__)
 
-STATS_KEY = "griot:cache:{stats}"
+STATS_KEY = redis_keys.TT_STATS
 """Hash of counters: ``fetches`` (batched calls), ``probes`` (positions asked), ``hits``,
 ``misses``, ``writes`` (entries stored), ``kept`` (a deeper entry was kept), ``task_hits``
 (subtree tasks answered from the cache without searching), ``inflight_waits`` (a task waited for

@@ -58,6 +58,7 @@ import redis.asyncio as aioredis
 from celery import Celery
 from celery.result import AsyncResult
 from celery.utils.nodenames import worker_direct
+from griot import INFINITE, WIN, WIN_BOUND
 from griot import redis_keys
 from kombu.exceptions import OperationalError
 
@@ -71,10 +72,6 @@ from workers.client import (
 from workers.errors import BadTaskArguments, ClusterUnavailable, SearchDeadlineExceeded, TaskFailed
 
 log = logging.getLogger(__name__)
-
-INFINITE = 1_000_001
-WIN = 1_000_000
-WIN_BOUND = WIN - 10_000
 
 EXACT, LOWER, UPPER = "exact", "lower", "upper"
 
@@ -134,11 +131,7 @@ class DepthResult:
 
 
 def score_text(v: int) -> str:
-    if v >= WIN_BOUND:
-        return f"win in {WIN - v}"
-    if v <= -WIN_BOUND:
-        return f"loss in {WIN + v}"
-    return f"{v / 100:+.2f}"
+    return str(griot.Score(v))
 
 
 @dataclass

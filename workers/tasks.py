@@ -29,6 +29,7 @@ import griot
 import redis
 from celery import Task, signals
 from celery.exceptions import SoftTimeLimitExceeded
+from griot import INFINITE
 from griot import redis_keys
 from griot.redis_keys import progress_key
 
@@ -38,9 +39,6 @@ from workers.app import app
 from workers.errors import BadTaskArguments, InfrastructureError
 
 log = logging.getLogger(__name__)
-
-INFINITE = 1_000_001
-"""The core's window bound (``score::INFINITE``)."""
 
 MAX_DEPTH = 120
 MAX_HISTORY = 4096

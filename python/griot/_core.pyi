@@ -9,6 +9,10 @@ __all__ = [
     "Egdb",
     "EgdbError",
     "EgdbProbe",
+    "INFINITE",
+    "MAX_PLIES",
+    "WIN",
+    "WIN_BOUND",
     "GameOutcome",
     "GriotError",
     "IllegalMoveError",
@@ -39,6 +43,10 @@ __all__ = [
 ]
 
 ENGINE_VERSION: Final[str]
+WIN: Final[int]
+WIN_BOUND: Final[int]
+MAX_PLIES: Final[int]
+INFINITE: Final[int]
 
 class GriotError(ValueError):
     """Base of every error Griot raises for bad input."""
@@ -164,6 +172,7 @@ def builtin_rule_file(id: str) -> str | None: ...
 
 @final
 class Score:
+    def __new__(cls, value: int) -> Score: ...
     @property
     def kind(self) -> str: ...
     @property
@@ -172,6 +181,8 @@ class Score:
     def margin(self) -> float | None: ...
     @property
     def turns(self) -> int | None: ...
+    @property
+    def own_turns(self) -> int | None: ...
     @property
     def is_win(self) -> bool: ...
     @property

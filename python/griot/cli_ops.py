@@ -29,7 +29,7 @@ def _skip(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) ->
     names: set[str] = set()
     for v in value:
         names.update(x.strip() for x in v.split(",") if x.strip())
-    known = {"broker", "cache", "rules", "workers", "worker", "gateway"}
+    known = {s.name for s in launcher.iter_specs()} | {"workers"}
     unknown = names - known
     if unknown:
         raise click.BadParameter(

@@ -8,10 +8,8 @@ Every figure is read from where the system keeps it, never from a side channel:
 - queues: the messages waiting in each Celery queue, as the broker reports them to a passive queue
   declaration through kombu (any Celery broker: Redis, RabbitMQ);
 - cache: ``DBSIZE`` and ``INFO`` of the cache database (memory, maxmemory, policy, evictions, Redis's
-  own keyspace hit rate) and the transposition-table counters the workers keep in ``griot:tt:stats``.
-
-TODO(issue 7): the workers must ``HINCRBY griot:tt:stats hits|misses|writes`` (batched) for the
-transposition-table hit rate to show; until then ``tt_hit_rate`` is None and the report says so.
+  own keyspace hit rate) and the transposition-cache counters the workers add to
+  :data:`griot.redis_keys.TT_STATS` after each search task (``tt_hit_rate`` is None until then).
 - gateway: the counters every gateway replica adds to ``griot:gateway:stats`` in the cache
   (requests, evaluation-cache hits and misses, searches shared in a replica and across replicas,
   tasks sent and cancelled, requests refused, jobs and live sessions), plus ``griot:jobs:active``.
@@ -219,7 +217,7 @@ def collect(
                 report.tt_hit_rate = hits / (hits + misses)
             else:
                 report.notes.append(
-                    f"no transposition-table counters in {redis_keys.TT_STATS} yet "
-                    "(written by the search workers: issue 7)"
+                    f"no transposition-cache counters in {redis_keys.TT_STATS} yet "
+                    "(the search workers add them after each task)"
                 )
     return report

@@ -18,8 +18,8 @@ Cache key layout (engine version first: a new engine never reads an old engine's
                                                   keyed by the exact position key, not a hash, so
                                                   there are no false hits
 ``griot:inflight:<engine>:<variant>:<poskey>``    a marker (SET NX PX) while a worker searches it
-``griot:tt:stats``                                hash of counters: ``hits``, ``misses``, ``writes``,
-                                                  ``replaced``, ``kept`` (HINCRBY, in batches)
+``griot:cache:{stats}``                           hash of the workers' cache counters: ``hits``,
+                                                  ``misses``, ``writes``, ``kept`` ... (HINCRBY)
 ``griot:eval:<engine>:<variant>:<poskey-hex>``    the gateway's finished evaluations
 ``griot:job:<id>`` / ``griot:session:<id>``       the gateway's analysis jobs and live sessions
 ``griot:progress:<task id>``                      (result backend) a search task's completed
@@ -42,7 +42,7 @@ DEFAULT_QUEUES: tuple[str, ...] = (QUEUE_INTERACTIVE, QUEUE_BATCH)
 
 PREFIX = "griot:"
 TT_PREFIX = PREFIX + "tt:"
-TT_STATS = PREFIX + "tt:stats"
+TT_STATS = PREFIX + "cache:{stats}"
 INFLIGHT_PREFIX = PREFIX + "inflight:"
 EVAL_PREFIX = PREFIX + "eval:"
 JOB_PREFIX = PREFIX + "job:"

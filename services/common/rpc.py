@@ -140,7 +140,7 @@ class RpcMetrics:
     def __init__(self, registry: CollectorRegistry) -> None:
         #: Where a service adds metrics of its own (served on the same /metrics).
         self.registry = registry
-        registry.register(_FlushBeforeCollect(self))  # type: ignore[arg-type]
+        registry.register(_FlushBeforeCollect(self))
         self.requests = Counter(
             "griot_rpc_requests",
             "RPCs handled, by service, method and gRPC status code.",

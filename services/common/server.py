@@ -353,7 +353,8 @@ def run(spec_factory: Callable[[], ServiceSpec], config: ServerConfig) -> None:
     httpd = None
     if config.metrics_port is not None:
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry, path=metrics_dir)
+        # prometheus_client's multiprocess module carries no annotations.
+        multiprocess.MultiProcessCollector(registry, path=metrics_dir)  # type: ignore[no-untyped-call]
         httpd, _ = start_http_server(config.metrics_port, config.metrics_host, registry)
     log.info(
         "supervising workers",
@@ -379,7 +380,7 @@ def run(spec_factory: Callable[[], ServiceSpec], config: ServerConfig) -> None:
         for w in workers:
             w.join(timeout=0.5)
             if not w.is_alive() and w.pid is not None:
-                multiprocess.mark_process_dead(w.pid, metrics_dir)
+                multiprocess.mark_process_dead(w.pid, metrics_dir)  # type: ignore[no-untyped-call]
             if not w.is_alive() and not stopping:
                 log.error(
                     "worker exited; stopping the others", extra={"worker": w.name, "exitcode": w.exitcode}

@@ -11,7 +11,8 @@ import logging
 import os
 import socket
 import uuid
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, Protocol
 
 import grpc
 from griot.v1 import analysis_pb2_grpc
@@ -29,6 +30,10 @@ from services.gateway.metrics import GatewayMetrics
 from services.gateway.servicer import SERVICE_NAME, servicer_class
 
 log = logging.getLogger("griot.gateway")
+
+
+class _Closable(Protocol):
+    def aclose(self) -> Awaitable[None]: ...
 
 
 class Gateway:

@@ -93,8 +93,9 @@ class KeyStore:
                 field, value = item.split("=", 1)
                 if field not in Limits.__dataclass_fields__:
                     raise ValueError(f"{path}:{number}: unknown limit {field!r}")
-                kind = float if field == "max_time" else int
-                limits = replace(limits, **{field: kind(value)})
+                # Which field is known only at run time: checked against the dataclass's fields above.
+                update: dict[str, Any] = {field: float(value) if field == "max_time" else int(value)}
+                limits = replace(limits, **update)
             keys[_digest(key)] = Principal(name, limits, True)
         self.keys = keys
 
@@ -114,7 +115,7 @@ def _host(peer: str) -> str:
     return text.rsplit(":", 1)[0] if ":" in text else text
 
 
-class ApiKeyInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class ApiKeyInterceptor(grpc.aio.ServerInterceptor):
     """Refuses AnalysisService calls without a known ``x-api-key`` (when keys are configured)."""
 
     def __init__(self, keys: KeyStore) -> None:

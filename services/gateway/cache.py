@@ -149,7 +149,7 @@ class EvalResult:
         )
 
     def answers(self, depth: int, all_moves: bool) -> bool:
-        return self.depth >= depth and (self.all or not all_moves)
+        return self.depth >= depth and (bool(self.all) or not all_moves)
 
 
 def cacheable(pos: griot.Position, depth: int) -> bool:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from griot import redis_keys
+from griot.priority import Priority
 
 from services.common.server import ServerConfig, add_arguments, config_from_args
 
@@ -69,7 +70,6 @@ def _env(name: str, default: Any) -> Any:
 def add_gateway_arguments(parser: argparse.ArgumentParser) -> None:
     """Adds the gateway's flags (``--window``, ``--api-keys-file`` ...) to a parser."""
     d = GatewayConfig()
-    queues = [q.strip() for q in os.environ.get("GRIOT_QUEUES", "").split(",") if q.strip()]
     parser.add_argument(
         "--broker-url",
         default=os.environ.get("GRIOT_BROKER_URL", d.broker_url),
@@ -82,12 +82,12 @@ def add_gateway_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--interactive-queue",
-        default=_env("INTERACTIVE_QUEUE", queues[0] if queues else d.interactive_queue),
+        default=_env("INTERACTIVE_QUEUE", Priority.INTERACTIVE.queue),
         help=f"Celery queue of interactive work [{PREFIX}_INTERACTIVE_QUEUE, else GRIOT_QUEUES]",
     )
     parser.add_argument(
         "--batch-queue",
-        default=_env("BATCH_QUEUE", queues[1] if len(queues) > 1 else d.batch_queue),
+        default=_env("BATCH_QUEUE", Priority.BATCH.queue),
         help=f"Celery queue of batch work [{PREFIX}_BATCH_QUEUE, else GRIOT_QUEUES]",
     )
     for name, typ, text in (

@@ -39,6 +39,7 @@ from typing import Any
 import grpc
 import redis.asyncio as aioredis
 from celery import Celery
+from griot.priority import Priority
 from griot.status import StatusError
 
 from services.gateway.config import GatewayConfig
@@ -48,7 +49,7 @@ from workers.errors import ClusterUnavailable
 
 log = logging.getLogger("griot.gateway.dispatch")
 
-INTERACTIVE, BATCH = 0, 1
+INTERACTIVE, BATCH = Priority.INTERACTIVE, Priority.BATCH
 PRIORITY_NAMES = ("interactive", "batch")
 #: Seconds between two checks of the running searches' deadlines.
 EXPIRE_EVERY = 0.5

@@ -33,6 +33,7 @@ from typing import Any
 
 import griot
 import grpc
+from griot.priority import Priority
 from griot.status import StatusError
 
 from services.gateway.cache import EvalCache, EvalResult, Lookup, cacheable, flight_key
@@ -55,7 +56,7 @@ class Want:
     depth: int
     time: float | None
     all_moves: bool
-    priority: int
+    priority: Priority
     client: str
     deadline: float | None
     nodes: int | None = None

@@ -29,6 +29,7 @@ from typing import Any
 import griot
 import grpc
 from griot import redis_keys
+from griot.priority import Priority
 from griot.status import StatusError
 from griot.v1 import analysis_pb2, common_pb2
 
@@ -301,7 +302,7 @@ class Jobs:
     async def _turn(
         self, spec: JobSpec, pos: griot.Position, move: str, index: int
     ) -> analysis_pb2.TurnAnalysis:
-        want = Want(spec.depth, spec.time, True, spec.priority, spec.client, None, spec.nodes)
+        want = Want(spec.depth, spec.time, True, Priority(spec.priority), spec.client, None, spec.nodes)
         result = None
         async for r, final in self.evaluator.evaluate(pos, want):
             result = r
@@ -342,7 +343,9 @@ class Jobs:
         H'ajeb captures) the search scores each first step by its best completion, so another
         completion is scored by a search of the position it leads to, one turn shallower."""
         after = pos.play(played)
-        want = Want(max(1, spec.depth - 1), spec.time, False, spec.priority, spec.client, None, spec.nodes)
+        want = Want(
+            max(1, spec.depth - 1), spec.time, False, Priority(spec.priority), spec.client, None, spec.nodes
+        )
         value = None
         async for r, final in self.evaluator.evaluate(after, want):
             value = r.value

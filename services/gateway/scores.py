@@ -30,12 +30,12 @@ blunder. A move that is the only legal one is ``forced``; a move scoring as well
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from griot import WIN_BOUND, Score
 from griot.v1 import analysis_pb2, common_pb2
-
-WIN = 1_000_000
-WIN_BOUND = WIN - 10_000
 
 
 @dataclass(frozen=True)
@@ -71,11 +71,11 @@ def thresholds(game_id: str) -> Thresholds:
 
 def score_message(value: int) -> common_pb2.Score:
     """A raw value as ``griot.v1.Score`` (proven results in the side to move's own turns)."""
-    if value >= WIN_BOUND:
-        return common_pb2.Score(wins_in=max(1, (WIN - value + 1) // 2))
-    if value <= -WIN_BOUND:
-        return common_pb2.Score(loses_in=(WIN + value) // 2)
-    return common_pb2.Score(centi=value)
+    score = Score(value)
+    turns = score.own_turns
+    if turns is None:
+        return common_pb2.Score(centi=value)
+    return common_pb2.Score(wins_in=turns) if score.is_win else common_pb2.Score(loses_in=turns)
 
 
 def negate(value: int) -> int:
@@ -94,7 +94,7 @@ def centi(value: int, t: Thresholds) -> int:
 
 def classify(
     best: int, played: int, legal_moves: int, played_is_best: bool, t: Thresholds
-) -> tuple[int, int]:
+) -> tuple[int, analysis_pb2.MoveClassification.ValueType]:
     """(loss in centi-units, ``MoveClassification``) of a played move scoring ``played`` where the
     best scores ``best`` (both from the mover's point of view)."""
     loss = 0 if played_is_best else max(0, centi(best, t) - centi(played, t))
@@ -136,18 +136,18 @@ LEVELS: dict[int, Level] = {
 }
 
 
-def choose(level: Level, moves: list[tuple[str, int, str]], best: str | None, seed: int) -> str | None:
+def choose(level: Level, moves: Sequence[Sequence[Any]], best: str | None, seed: int) -> str | None:
     """The move a level plays from a search's root moves ``(move, value, bound)`` (best first):
     uniformly among the exactly scored moves within the level's margin of the best, never a proven
     loss when the best is not one; the best move at levels without a margin."""
     if not moves:
         return best
-    top = moves[0]
+    top_move, top_value = str(moves[0][0]), int(moves[0][1])
     if level.margin == 0:
-        return best or top[0]
-    floor = top[1] if abs(top[1]) >= WIN_BOUND else max(top[1] - level.margin, -WIN_BOUND + 1)
-    candidates = [m for m, v, b in moves if b == "exact" and v >= floor]
+        return best or top_move
+    floor = top_value if abs(top_value) >= WIN_BOUND else max(top_value - level.margin, -WIN_BOUND + 1)
+    candidates = [str(m) for m, v, b in moves if b == "exact" and v >= floor]
     if not candidates:
-        return best or top[0]
+        return best or top_move
     rng = random.Random(seed) if seed else random.Random()
     return rng.choice(sorted(candidates))

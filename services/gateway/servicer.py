@@ -20,6 +20,7 @@ import grpc
 from google.protobuf import duration_pb2
 from griot import record as records
 from griot import redis_keys
+from griot.priority import Priority
 from griot.status import StatusError
 from griot.v1 import analysis_pb2, analysis_pb2_grpc
 
@@ -89,9 +90,7 @@ def _over(pos: griot.Position) -> EvalResult | None:
     outcome = pos.outcome
     if outcome is None or pos.legal_moves():
         return None
-    value = (
-        0 if outcome.winner is None else (scores.WIN if outcome.winner == pos.side_to_move else -scores.WIN)
-    )
+    value = 0 if outcome.winner is None else (griot.WIN if outcome.winner == pos.side_to_move else -griot.WIN)
     return EvalResult(depth=0, value=value, best=None)
 
 
@@ -121,8 +120,8 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
     def _want(
         self,
         limits: analysis_pb2.SearchLimits,
-        priority: int,
-        default_priority: int,
+        priority: analysis_pb2.Priority.ValueType,
+        default_priority: Priority,
         all_moves: bool,
         p: Principal,
         context: Any,
@@ -280,7 +279,9 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
 
     # -- LiveSession -----------------------------------------------------------------------------
 
-    async def LiveSession(
+    # grpc.aio also takes a handler that reads and writes through its context and returns None;
+    # the generated stub's signature knows only the iterator forms.
+    async def LiveSession(  # type: ignore[override]
         self, requests: AsyncIterator[analysis_pb2.LiveSessionRequest], context: Any
     ) -> None:
         # A coroutine that reads and writes through the context (``read()``/``write()``), not an
@@ -346,8 +347,9 @@ class SessionSaver:
                 if g.cancelled():
                     saved.cancel()
                     return
-                if g.exception() is not None:
-                    saved.set_exception(g.exception())
+                error = g.exception()
+                if error is not None:
+                    saved.set_exception(error)
                     return
             saved.set_result(None)
 
@@ -485,7 +487,9 @@ class LiveStream:
         elif req.session_id and req.session_id != self.session_id:
             raise bad_request("a stream serves one session")
         if req.HasField("limits"):
-            self.s._want(req.limits, 0, INTERACTIVE, False, self.p, self.context)  # checks the key's limits
+            self.s._want(
+                req.limits, analysis_pb2.PRIORITY_UNSPECIFIED, INTERACTIVE, False, self.p, self.context
+            )  # checks the key's limits
             self.limits = req.limits
             self._limits_bytes = req.limits.SerializeToString()
         self.all_moves = req.include_move_scores or self.all_moves
@@ -532,7 +536,9 @@ class LiveStream:
         cached = self._want
         if cached is not None and cached[0] is self._limits_bytes and cached[1] == self.all_moves:
             return cached[2]
-        want = self.s._want(self.limits, 0, INTERACTIVE, self.all_moves, self.p, self.context)
+        want = self.s._want(
+            self.limits, analysis_pb2.PRIORITY_UNSPECIFIED, INTERACTIVE, self.all_moves, self.p, self.context
+        )
         # With a deadline the Want carries it and is made anew each time.
         self._want = (self._limits_bytes, self.all_moves, want) if want.deadline is None else None
         return want

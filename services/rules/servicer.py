@@ -8,6 +8,7 @@ maps to statuses in one place. The core calls take microseconds, so they run on 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 import griot
@@ -15,7 +16,7 @@ import grpc
 from griot import GameOutcome, IllegalMoveError, NotationError, Position, TurnEvent, Variant
 from griot.v1 import common_pb2, rules_pb2, rules_pb2_grpc
 
-from services.common.rpc import RpcMetrics, unary
+from services.common.rpc import Handler, Req, Resp, RpcMetrics, unary
 from services.common.server import ServiceSpec
 
 SERVICE_NAME: str = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
@@ -160,7 +161,7 @@ def _moves(pos: Position) -> list[str]:
 def _servicer_class(metrics: RpcMetrics) -> type[rules_pb2_grpc.RulesServiceServicer]:
     """The servicer class with its handlers wrapped for this server's metrics."""
 
-    def rpc(name: str) -> Any:
+    def rpc(name: str) -> Callable[[Callable[[Any, Req], Resp]], Handler[Req, Resp]]:
         return unary("RulesService", name, metrics)
 
     class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
@@ -218,8 +219,8 @@ def _servicer_class(metrics: RpcMetrics) -> type[rules_pb2_grpc.RulesServiceServ
                 raise
             response = rules_pb2.ApplyMoveResponse(move=move.text, legal_moves=_moves(after))
             fill_position_info(response.position, after)
-            for e in events:
-                add_event(response.events, e)
+            for event in events:
+                add_event(response.events, event)
             return response
 
         @rpc("ValidateMove")

@@ -101,9 +101,11 @@ def _detail(d: Any) -> ErrorDetail:
         desc = registry.message(d.type_url.rpartition("/")[2])
         if desc is not None:
             try:
-                return ErrorDetail(raw.unpack(desc))
+                unpacked = raw.unpack(desc)
             except Exception:  # pragma: no cover - malformed bytes: send them as they are
-                pass
+                unpacked = None
+            if unpacked is not None:
+                return ErrorDetail(unpacked)
     return ErrorDetail(raw)
 
 
@@ -330,10 +332,10 @@ class _RecordingServer:
     service's method handlers (what the generated ``add_*Servicer_to_server`` registers)."""
 
     def __init__(self) -> None:
-        self.handlers: dict[str, Mapping[str, grpc.RpcMethodHandler]] = {}
+        self.handlers: dict[str, Mapping[str, grpc.RpcMethodHandler[Any, Any]]] = {}
 
     def add_registered_method_handlers(
-        self, service: str, handlers: Mapping[str, grpc.RpcMethodHandler]
+        self, service: str, handlers: Mapping[str, grpc.RpcMethodHandler[Any, Any]]
     ) -> None:
         self.handlers[service] = handlers
 
@@ -342,7 +344,7 @@ class _RecordingServer:
 
 
 def _local(
-    name: str, handler: grpc.RpcMethodHandler, m: MethodDescriptor, limits: Limits
+    name: str, handler: grpc.RpcMethodHandler[Any, Any], m: MethodDescriptor, limits: Limits
 ) -> Endpoint[Any, Any]:
     path = _path(m)
 
@@ -494,7 +496,9 @@ class ConnectApp(ConnectASGIApplication[None]):
 
         super().__init__(
             service=None,
-            endpoints=lambda _svc: endpoints,
+            # The endpoints are connectrpc's own (Endpoint.unary / server_stream ...), which it
+            # types as a closed union only in a private module; its public Endpoint is the base.
+            endpoints=lambda _svc: endpoints,  # type: ignore[arg-type,return-value]
             read_max_bytes=read_max_bytes,
             codecs=google_protobuf_codecs(),
         )

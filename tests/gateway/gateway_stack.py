@@ -87,6 +87,7 @@ class Gateway:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+        out.close()  # the child has its own copy of the descriptor
         wait_serving(self.target, ANALYSIS, self.proc, self.log)
         return self
 
@@ -129,16 +130,17 @@ class Gateway:
 def start_rules(stack: Stack) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     log = stack.logdir / "rules.log"
-    proc = subprocess.Popen(
-        with_parent_death(
-            [sys.executable, "-m", "services.rules", "--port", str(port), "--metrics-port", "off"]
-        ),
-        cwd=ROOT,
-        env=stack.env,
-        stdout=open(log, "wb"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            with_parent_death(
+                [sys.executable, "-m", "services.rules", "--port", str(port), "--metrics-port", "off"]
+            ),
+            cwd=ROOT,
+            env=stack.env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     target = f"127.0.0.1:{port}"
     wait_serving(target, "griot.v1.RulesService", proc, log)
     return proc, target

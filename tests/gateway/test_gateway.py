@@ -408,17 +408,18 @@ def test_superseded_live_position_is_cancelled(gateway: Gateway, stack: Stack) -
         start = time.monotonic()
         for msg in client.live_session(requests(), timeout=40):
             seen.append((msg.update_id, msg.HasField("evaluation"), msg.evaluation.final))
-            if msg.update_id == 1 and not msg.HasField("evaluation"):
-                time.sleep(1.0)  # the deep search is running at a worker now
-                second.set()
+            if msg.update_id == 1 and msg.HasField("evaluation") and not msg.evaluation.final:
+                second.set()  # a depth came back: the deep search is running at a worker now
             if msg.update_id == 2 and msg.evaluation.final:
                 break
     assert time.monotonic() - start < 20  # the depth-24 search did not have to finish
     first = next(i for i, (u, _, _) in enumerate(seen) if u == 2)
     assert all(u == 2 for u, _, _ in seen[first:])  # nothing about the superseded position follows
     assert gateway.metric("griot_gateway_tasks_total", event="cancelled") == cancelled + 1
-    time.sleep(0.5)
-    assert len(list(broker.scan_iter("griot:cancel:*"))) > cancel_keys  # the workers' stop keys
+    deadline = time.monotonic() + 10  # the workers' stop keys are written after the metric counts
+    while len(list(broker.scan_iter("griot:cancel:*"))) <= cancel_keys and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(list(broker.scan_iter("griot:cancel:*"))) > cancel_keys
 
 
 # ---------------------------------------------------------------------------------------------

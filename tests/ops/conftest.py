@@ -110,8 +110,9 @@ def start_up(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> U
 
     def read() -> None:
         assert proc.stdout is not None
-        for line in proc.stdout:
-            up.lines.append(line.rstrip("\n"))
+        with proc.stdout:
+            for line in proc.stdout:
+                up.lines.append(line.rstrip("\n"))
 
     threading.Thread(target=read, daemon=True).start()
     return up

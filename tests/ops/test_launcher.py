@@ -10,11 +10,11 @@ import stat
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
 from griot import launcher
+from griot.launch import components, processes
 from griot.launcher import ComponentSpec, Health, Launcher, UpConfig
 
 from .conftest import needs_redis, wait_gone
@@ -50,7 +50,7 @@ def test_every_picked_port_is_distinct(monkeypatch: pytest.MonkeyPatch, tmp_path
     # server and the rules metrics share one). Replay that: every port comes back twice, and one
     # equals a fixed port of the configuration.
     handed = iter([9000, 9000, 5000, 5000, 5001, 5001, 5002, 5002, 5003, 5003, 5004, 5005, 5006, 5007])
-    monkeypatch.setattr(launcher, "free_port", lambda host: next(handed))
+    monkeypatch.setattr(processes, "free_port", lambda host: next(handed))
     config = UpConfig(
         rules_port=0,
         rules_metrics_port=0,
@@ -108,7 +108,7 @@ def test_a_new_component_is_a_few_lines_of_data(monkeypatch: pytest.MonkeyPatch,
         health=Health("log", pattern=r"\bready\."),
         endpoints=(("echo", "{worker_count} echoes"),),
     )
-    monkeypatch.setattr(launcher, "COMPONENTS", [*launcher.COMPONENTS, extra])
+    monkeypatch.setattr(components, "COMPONENTS", [*components.COMPONENTS, extra])
     out = open(tmp_path / "log.txt", "w+")
     lau = Launcher(
         UpConfig(
@@ -130,6 +130,7 @@ def test_a_new_component_is_a_few_lines_of_data(monkeypatch: pytest.MonkeyPatch,
     assert wait_gone([p.pid for p in lau.processes]) == []
     out.seek(0)
     log = out.read()
+    out.close()
     assert "echo-0   | warming up" in log and "echo-1 is healthy" in log
 
 
@@ -185,8 +186,9 @@ def test_parent_death_is_tied_to_the_main_thread_only() -> None:
     t.join()
     try:
         assert argvs[0] == ["sleep", "30"]
-        time.sleep(0.5)
-        assert started[0].poll() is None, "the child died with the thread that started it"
+        # The thread has ended: a child bound to it would be dying now. Wait for that death.
+        with pytest.raises(subprocess.TimeoutExpired):
+            started[0].wait(timeout=1.0)
     finally:
         started[0].kill()
         started[0].wait()
@@ -213,6 +215,7 @@ def test_parent_death_is_tied_to_the_main_thread_only() -> None:
     assert command == b"sleep"  # the wrapper exec'd the command in the same process
     parent.kill()
     parent.wait()
+    parent.stdout.close()
     assert wait_gone([child]) == [], "the child outlived its killed parent"
 
 
@@ -232,3 +235,10 @@ def test_free_port_is_below_the_ephemeral_range_and_not_listened_on() -> None:
         held.bind(("127.0.0.1", min(picks)))
         held.listen()
         assert min(picks) not in {launcher.free_port("127.0.0.1") for _ in range(200)}
+
+
+def test_restart_backoff_doubles_to_a_cap_and_resets_after_a_stable_run() -> None:
+    b = launcher.Backoff(first=1.0, cap=30.0, stable_after=60.0)
+    assert [b.delay(ran_for=0.5) for _ in range(7)] == [1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0]
+    assert b.delay(ran_for=61.0) == 1.0  # it had stayed up: a new failure starts the series again
+    assert b.delay(ran_for=2.0) == 2.0

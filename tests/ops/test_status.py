@@ -7,7 +7,11 @@ import json
 import os
 import subprocess
 import sys
+import time
+from pathlib import Path
+from typing import Any
 
+import griot
 import redis
 from griot import monitor, redis_keys
 
@@ -40,6 +44,62 @@ def test_queue_lengths_and_hit_rate(redis_server) -> None:  # type: ignore[no-un
     cache = next(r for r in report.redis if r.role == "cache")
     assert cache.ok and cache.keys == 2
     assert report.healthy
+
+
+def _status_json(*args: str) -> dict[str, Any]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRIOT_")}
+    result = subprocess.run(
+        [sys.executable, "-m", "griot.cli", "status", "--json", "--timeout", "2", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert result.stdout, result.stderr
+    report: dict[str, Any] = json.loads(result.stdout)
+    return report
+
+
+def test_status_shows_the_counters_a_real_worker_task_wrote() -> None:
+    """A real Celery worker searches with the Redis cache; `griot status` (the CLI, in its own
+    process) shows the counters that worker added, the same the workers' own reader sees."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workers"))
+    from workers_stack import make_stack
+
+    from workers.cache import read_stats
+
+    s = make_stack()
+    try:
+        app = s.app()
+        s.start_worker("status1")
+        s.wait_ready(app, 1)
+        pos = griot.Variant("abapa").start()
+        task = app.send_task(
+            "griot.search_subtree",
+            kwargs=dict(
+                variant="abapa", position=str(pos), depth=9, alpha=-griot.INFINITE, beta=griot.INFINITE
+            ),
+        )
+        assert task.get(timeout=120)["complete"]
+        app.close()
+        args = ("--broker-url", s.broker.url, "--cache-url", s.cache.url, "--rules", "127.0.0.1:1")
+        deadline = time.monotonic() + 30  # the worker adds its counters as the task ends
+        while not (report := _status_json(*args))["tt_stats"].get("writes"):
+            assert time.monotonic() < deadline, report
+            time.sleep(0.2)
+        with redis.Redis.from_url(s.cache.url) as cache:
+            workers_view = read_stats(cache)
+        stats = report["tt_stats"]
+        assert stats["writes"] > 0 and stats["probes"] > 0
+        assert stats["hits"] + stats["misses"] == stats["probes"]
+        assert {k: workers_view[k] for k in stats} == stats
+        assert report["tt_hit_rate"] == stats["hits"] / stats["probes"]
+        assert not any("counters" in n for n in report["notes"])
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()
 
 
 def test_unreachable_parts_are_reported_not_raised() -> None:

@@ -4,19 +4,24 @@ process must be gone afterwards."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import textwrap
+import time
 import urllib.request
 from pathlib import Path
 
+import griot
 import pytest
-from griot.client import RulesClient
+from griot.client import AnalysisClient, RulesClient
+from griot.launcher import redis_ping
+from griot.v1 import analysis_pb2
 
-from .conftest import needs_redis, start_up, stop_up, wait_gone
+from .conftest import Up, needs_redis, pid_alive, start_up, stop_up, wait_gone
 
 pytestmark = needs_redis
 
@@ -98,14 +103,53 @@ def test_sigterm_stops_everything(tmp_path: Path) -> None:
     assert wait_gone(pids) == []
 
 
-def test_a_dying_component_stops_the_rest(tmp_path: Path) -> None:
-    up = start_up(tmp_path, "--skip", "workers,gateway")
-    up.wait_for("griot is up", UP_TIMEOUT)
-    components = json.loads(up.state_file.read_text())["components"]
-    os.kill(components["rules"], signal.SIGKILL)
-    assert up.proc.wait(30) == 1
-    assert "rules exited unexpectedly" in up.output()
-    assert wait_gone(list(components.values())) == []
+def _restarted(up: Up, name: str, old_pid: int, timeout: float) -> int:
+    """Polls the state file until ``name`` runs under a new pid that is alive; returns that pid."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError, ValueError):
+            pid = int(json.loads(up.state_file.read_text())["components"][name])
+            if pid != old_pid and pid_alive(pid):
+                return pid
+        time.sleep(0.1)
+    raise AssertionError(f"{name} was not restarted in {timeout} s:\n{up.output()}")
+
+
+def test_killed_worker_and_cache_come_back_and_serve(tmp_path: Path) -> None:
+    """Supervision: a SIGKILLed Celery worker and the SIGKILLed cache redis-server are started
+    again (same ports) while the rest keeps running, and an evaluation through the gateway then
+    completes on the restarted worker with the restarted cache."""
+    up = start_up(tmp_path, "--workers", "1", "--skip", "web", env={"GRIOT_STOP_TIMEOUT": "20"})
+    pids: list[int] = []
+    try:
+        up.wait_for("griot is up", 90)
+        state = json.loads(up.state_file.read_text())
+        before = dict(state["components"])
+        os.kill(before["worker-0"], signal.SIGKILL)
+        os.kill(before["cache"], signal.SIGKILL)
+        worker = _restarted(up, "worker-0", before["worker-0"], 60)
+        cache = _restarted(up, "cache", before["cache"], 60)
+        up.wait_for("worker-0 is healthy again", 90)
+        up.wait_for("cache is healthy again", 30)
+        out = up.output()
+        assert "worker-0 exited unexpectedly (status -9)" in out and "cache exited unexpectedly" in out
+        after = json.loads(up.state_file.read_text())["components"]
+        # Only the killed ones were restarted; the rest kept their processes.
+        assert {k for k in before if after[k] != before[k]} == {"worker-0", "cache"}
+        assert redis_ping(state["cache_url"], 2.0)
+
+        pos = "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -"
+        with AnalysisClient(state["gateway"], timeout=30) as client:
+            msgs = list(client.evaluate(pos, analysis_pb2.SearchLimits(max_depth=8), timeout=120))
+        final = msgs[-1].evaluation
+        assert final.final and final.depth == 8 and not final.from_cache
+        assert final.best_move in {m.text for m in griot.Position(pos).legal_moves()}
+        assert pid_alive(worker) and pid_alive(cache)
+        pids = list(after.values())
+    finally:
+        code = stop_up(up, timeout=60)
+    assert code == 0, up.output()
+    assert wait_gone(pids, timeout=20) == [], up.output()
 
 
 def test_a_killed_launcher_leaves_no_orphans(tmp_path: Path) -> None:

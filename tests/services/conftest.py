@@ -34,6 +34,8 @@ class ServerHandle:
         asyncio.run_coroutine_threadsafe(self.running.stop(0), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
+        if not self.thread.is_alive():
+            self.loop.close()
 
 
 def start_in_thread(config: ServerConfig) -> ServerHandle:

@@ -154,6 +154,8 @@ def analysis_target() -> Iterator[str]:
     yield f"127.0.0.1:{port}"
     asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(10)
     loop.call_soon_threadsafe(loop.stop)
+    thread.join(10)
+    loop.close()
 
 
 def test_evaluate_streams_one_message_per_depth(analysis_target: str) -> None:

@@ -21,6 +21,15 @@ def _ok_count(metrics: RpcMetrics) -> float:
     )
 
 
+async def _until_count(metrics: RpcMetrics, want: float, within: float = 10.0) -> float:
+    """Polls the counter until the timer's flush brought it to ``want`` (or the deadline passed)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while (got := _ok_count(metrics)) != want and loop.time() < deadline:
+        await asyncio.sleep(FLUSH_SECONDS / 10)
+    return got
+
+
 def _servicer(metrics: RpcMetrics) -> Any:
     class Servicer:
         @unary("S", "M", metrics)
@@ -38,11 +47,9 @@ def test_tallies_reach_the_counters_on_a_timer() -> None:
         for i in range(3):
             assert await servicer.M(i, None) == i + 1
         assert _ok_count(metrics) == 0  # tallied, not added yet
-        await asyncio.sleep(FLUSH_SECONDS * 4)
-        assert _ok_count(metrics) == 3
+        assert await _until_count(metrics, 3) == 3
         assert await servicer.M(5, None) == 6
-        await asyncio.sleep(FLUSH_SECONDS * 4)
-        assert _ok_count(metrics) == 4
+        assert await _until_count(metrics, 4) == 4
 
     asyncio.run(main())
 
@@ -59,8 +66,8 @@ def test_a_call_longer_than_a_flush_is_flushed_when_it_ends() -> None:
     async def main() -> None:
         assert await Servicer().M(1, None) == 1
         assert _ok_count(metrics) == 0
-        await asyncio.sleep(FLUSH_SECONDS * 4)  # no other call: its end scheduled the next flush
-        assert _ok_count(metrics) == 1
+        # No other call: only the flush its end scheduled can bring the count to 1.
+        assert await _until_count(metrics, 1) == 1
 
     asyncio.run(main())
 

@@ -71,5 +71,6 @@ def test_process_tree_cpu_counts_children(rules_load: ModuleType) -> None:
     finally:
         child.stdin.close()
         child.wait()
+        child.stdout.close()
     assert own >= 0.19  # its 0.2 s of CPU, to the clock tick
     assert tree > own  # this process's tree: its own CPU plus the child's

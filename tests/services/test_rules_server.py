@@ -188,6 +188,15 @@ def _spawn(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[st
     )
 
 
+def _reap(proc: subprocess.Popen[str]) -> None:
+    """Kills the server if it still runs, waits for it and closes its log pipe."""
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(timeout=10)
+    if proc.stderr is not None:
+        proc.stderr.close()
+
+
 def _wait_for_log(proc: subprocess.Popen[str], msg: str, timeout: float = 30) -> dict[str, object]:
     return _wait_for_logs(proc, {msg: 1}, timeout)[msg][0]
 
@@ -224,9 +233,7 @@ def subprocess_server() -> Iterator[tuple[subprocess.Popen[str], str, int]]:
     record = _wait_for_log(proc, "serving")
     port = int(str(record["address"]).rsplit(":", 1)[1])
     yield proc, f"127.0.0.1:{port}", int(str(record["metrics_port"]))
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait()
+    _reap(proc)
 
 
 def test_entry_point_serves_and_shuts_down_gracefully_on_sigterm(
@@ -276,8 +283,7 @@ def test_workers_share_one_port_and_aggregate_metrics() -> None:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        _reap(proc)
 
 
 @pytest.mark.parametrize(("flag", "loop"), [("asyncio", "asyncio"), ("uvloop", "uvloop"), ("auto", "uvloop")])
@@ -292,8 +298,7 @@ def test_event_loop_flag_chooses_the_loop(flag: str, loop: str) -> None:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=10) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        _reap(proc)
 
 
 def test_rules_service_defaults_to_uvloop_and_the_environment_overrides_it() -> None:
@@ -303,8 +308,7 @@ def test_rules_service_defaults_to_uvloop_and_the_environment_overrides_it() -> 
         try:
             assert _wait_for_log(proc, "serving")["event_loop"] == loop
         finally:
-            proc.kill()
-            proc.wait()
+            _reap(proc)
 
 
 def test_bad_event_loop_is_refused_by_the_parser() -> None:
@@ -335,8 +339,7 @@ def test_cpu_affinity_pins_each_worker_to_its_own_cpu() -> None:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=20) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        _reap(proc)
 
 
 def test_help_lists_flags_and_env_variables() -> None:

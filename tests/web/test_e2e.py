@@ -36,6 +36,9 @@ NEWCOMER = WEB / "e2e" / "newcomer.mjs"
 ARTIFACTS = ROOT / "test-artifacts" / "e2e"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
+# One game in the browser may take up to 300 s (play.mjs's own bound), plus the stack's start.
+pytestmark = pytest.mark.timeout(900)
+
 
 def _missing() -> str | None:
     if shutil.which("node") is None:

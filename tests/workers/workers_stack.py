@@ -104,15 +104,15 @@ class Stack:
         queues: str = "griot.interactive,griot.batch",
         extra_env: dict[str, str] | None = None,
     ) -> subprocess.Popen[bytes]:
-        log = open(self.logdir / f"{name}.log", "wb")
-        proc = subprocess.Popen(
-            with_parent_death(celery_worker_argv(f"{name}@%h", queues, concurrency)),
-            cwd=ROOT,
-            env={**self.env, **(extra_env or {})},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        with open(self.logdir / f"{name}.log", "wb") as log:
+            proc = subprocess.Popen(
+                with_parent_death(celery_worker_argv(f"{name}@%h", queues, concurrency)),
+                cwd=ROOT,
+                env={**self.env, **(extra_env or {})},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         self.workers.append(proc)
         return proc
 

@@ -674,6 +674,19 @@ fn score_py(value: i32) -> Score {
 
 #[pymethods]
 impl Score {
+    /// The score of an engine value (`Score.value`): a margin in centi-units, or a proven result
+    /// within `WIN_BOUND` of `WIN`. Values beyond `WIN` raise GriotError.
+    #[new]
+    fn new(value: i32) -> PyResult<Self> {
+        if value.unsigned_abs() > engine::score::WIN.unsigned_abs() {
+            return Err(GriotError::new_err(format!(
+                "score value {value} is outside [-{win}, {win}]",
+                win = engine::score::WIN
+            )));
+        }
+        Ok(score_py(value))
+    }
+
     /// `"margin"`, `"win"` or `"loss"` (for the side to move).
     #[getter]
     fn kind(&self) -> &'static str {
@@ -706,6 +719,13 @@ impl Score {
             engine::Score::Margin(_) => None,
             engine::Score::WinIn(n) | engine::Score::LossIn(n) => Some(n),
         }
+    }
+
+    /// A proven result in the side to move's own turns (a win ends on the mover's turn number
+    /// `ceil(turns / 2)`, at least 1; a loss comes after `turns // 2` of them), or None.
+    #[getter]
+    fn own_turns(&self) -> Option<u32> {
+        self.score.own_turns()
     }
 
     /// Whether the side to move is proven to win.
@@ -1195,6 +1215,11 @@ fn run_bench<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("ENGINE_VERSION", griot_core::ENGINE_VERSION)?;
+    // The score encoding (search::score): proven results sit within WIN_BOUND..=WIN of either end.
+    m.add("WIN", engine::score::WIN)?;
+    m.add("WIN_BOUND", engine::score::WIN_BOUND)?;
+    m.add("MAX_PLIES", engine::score::MAX_PLIES)?;
+    m.add("INFINITE", engine::score::INFINITE)?;
     m.add_class::<Variant>()?;
     m.add_class::<Position>()?;
     m.add_class::<Move>()?;

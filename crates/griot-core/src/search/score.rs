@@ -95,6 +95,18 @@ impl Score {
             Score::LossIn(n) => loss_in(n),
         }
     }
+
+    /// A proven result counted in the side to move's own turns, as a player reads it ("wins on
+    /// my 3rd turn"), or `None` for a margin. A win `n` turns away (both players' turns) ends on
+    /// the mover's own turn number `ceil(n / 2)`, at least 1; a loss `n` turns away comes after
+    /// `floor(n / 2)` of the mover's turns.
+    pub fn own_turns(self) -> Option<u32> {
+        match self {
+            Score::Margin(_) => None,
+            Score::WinIn(n) => Some(n.div_ceil(2).max(1)),
+            Score::LossIn(n) => Some(n / 2),
+        }
+    }
 }
 
 impl fmt::Display for Score {
@@ -154,5 +166,19 @@ mod tests {
         assert_eq!(to_table(win_in(8), 5), win_in(3));
         assert_eq!(Score::from_value(loss_in(4)), Score::LossIn(4));
         assert_eq!(Score::from_value(-150).to_string(), "-1.50");
+    }
+
+    #[test]
+    fn own_turns_count_the_movers_turns() {
+        let own = |v| Score::from_value(v).own_turns();
+        assert_eq!(
+            [own(win_in(0)), own(win_in(1)), own(win_in(2)), own(win_in(3))],
+            [Some(1), Some(1), Some(1), Some(2)]
+        );
+        assert_eq!(
+            [own(loss_in(0)), own(loss_in(1)), own(loss_in(2)), own(loss_in(5))],
+            [Some(0), Some(0), Some(1), Some(2)]
+        );
+        assert_eq!(own(-150), None);
     }
 }
