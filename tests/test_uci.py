@@ -65,6 +65,11 @@ class Gui:
         finally:
             if self.proc.poll() is None:
                 self.proc.kill()
+                self.proc.wait()
+            self._reader.join(timeout=ANSWER_S)
+            for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+                if pipe is not None:
+                    pipe.close()
 
 
 @pytest.fixture

@@ -58,8 +58,7 @@ import redis.asyncio as aioredis
 from celery import Celery
 from celery.result import AsyncResult
 from celery.utils.nodenames import worker_direct
-from griot import INFINITE, WIN, WIN_BOUND
-from griot import redis_keys
+from griot import INFINITE, WIN, WIN_BOUND, redis_keys
 from kombu.exceptions import OperationalError
 
 from workers.client import (

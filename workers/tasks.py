@@ -29,8 +29,7 @@ import griot
 import redis
 from celery import Task, signals
 from celery.exceptions import SoftTimeLimitExceeded
-from griot import INFINITE
-from griot import redis_keys
+from griot import INFINITE, redis_keys
 from griot.redis_keys import progress_key
 
 from workers import cache as tt

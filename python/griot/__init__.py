@@ -20,11 +20,11 @@ from typing import Any
 
 from griot._core import (
     ENGINE_VERSION,
-    Egdb,
     INFINITE,
     MAX_PLIES,
     WIN,
     WIN_BOUND,
+    Egdb,
     GameOutcome,
     GriotError,
     IllegalMoveError,
@@ -50,11 +50,11 @@ from griot._core import search as _search
 
 __all__ = [
     "ENGINE_VERSION",
-    "Egdb",
     "INFINITE",
     "MAX_PLIES",
     "WIN",
     "WIN_BOUND",
+    "Egdb",
     "GameOutcome",
     "GriotError",
     "IllegalMoveError",

@@ -6,13 +6,13 @@ from typing import Any, Final, Protocol, final, type_check_only
 
 __all__ = [
     "ENGINE_VERSION",
-    "Egdb",
-    "EgdbError",
-    "EgdbProbe",
     "INFINITE",
     "MAX_PLIES",
     "WIN",
     "WIN_BOUND",
+    "Egdb",
+    "EgdbError",
+    "EgdbProbe",
     "GameOutcome",
     "GriotError",
     "IllegalMoveError",

@@ -275,6 +275,10 @@ class UciPlayer:
             except (MatchError, subprocess.TimeoutExpired):
                 self.proc.kill()
                 self.proc.wait()
+        self._reader.join(timeout=5)
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            if pipe is not None:
+                pipe.close()
 
 
 def make_player(spec: EngineSpec, variant: griot.Variant) -> Player:
