@@ -18,7 +18,9 @@
   (must exceed the hard limit);
 - ``GRIOT_INFLIGHT_TTL_MS`` (``5000``): lifetime of an in-flight marker without heartbeat;
 - ``GRIOT_WORKER_CONCURRENCY`` (cores): pool processes per worker;
-- ``GRIOT_WORKER_METRICS_PORT`` (unset): a worker's Prometheus endpoint (multiprocess mode).
+- ``GRIOT_WORKER_METRICS_PORT`` (unset): a worker's Prometheus endpoint (multiprocess mode);
+- ``GRIOT_WORKER_METRICS_HOST`` (``127.0.0.1``): the address it listens on (``0.0.0.0`` in a
+  container, for the scraper).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ class Settings:
     inflight_ttl_ms: int = 5000
     concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
     metrics_port: int | None = None
+    metrics_host: str = "127.0.0.1"
 
     @property
     def backend_url(self) -> str:
@@ -78,6 +81,7 @@ class Settings:
             inflight_ttl_ms=_int("GRIOT_INFLIGHT_TTL_MS", cls.inflight_ttl_ms),
             concurrency=_int("GRIOT_WORKER_CONCURRENCY", os.cpu_count() or 1),
             metrics_port=int(port) if port else None,
+            metrics_host=os.environ.get("GRIOT_WORKER_METRICS_HOST", cls.metrics_host),
         )
         if not s.soft_limit < s.hard_limit < s.visibility_timeout:
             raise ValueError(

@@ -34,13 +34,13 @@ def prepare(port: int | None) -> None:
         os.makedirs(path, exist_ok=True)
 
 
-def serve(port: int) -> None:
-    """Serves the sum over pool processes (main process only)."""
+def serve(port: int, host: str = "127.0.0.1") -> None:
+    """Serves the sum over pool processes on ``host`` (main process only)."""
     from prometheus_client import CollectorRegistry, multiprocess, start_http_server
 
     registry = CollectorRegistry()
     multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # unannotated upstream
-    start_http_server(port, addr="0.0.0.0", registry=registry)
+    start_http_server(port, addr=host, registry=registry)
 
 
 def process_dead(pid: int) -> None:

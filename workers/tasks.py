@@ -108,9 +108,9 @@ def _worker_main_init(**_: Any) -> None:
 
 @signals.worker_ready.connect
 def _worker_ready(**_: Any) -> None:
-    port = settings().metrics_port
-    if port is not None:
-        metrics.serve(port)
+    s = settings()
+    if s.metrics_port is not None:
+        metrics.serve(s.metrics_port, s.metrics_host)
 
 
 @signals.worker_process_shutdown.connect

@@ -5,9 +5,11 @@ process must be gone afterwards."""
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -39,6 +41,53 @@ def _status(state_file: Path, *args: str) -> subprocess.CompletedProcess[str]:
         timeout=60,
         check=False,
     )
+
+
+def _descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it (Celery's pool processes under a worker)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def _loopback(address: str) -> bool:
+    ip = ipaddress.ip_address(address)
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return ip.is_loopback or (mapped is not None and mapped.is_loopback)
+
+
+def _listening(pids: list[int]) -> dict[int, str]:
+    """Port -> address of every TCP socket listening in these processes (read from /proc, no traffic)."""
+    by_inode: dict[str, tuple[str, int]] = {}
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] != "0A":  # LISTEN
+                continue
+            address, port = fields[1].split(":")
+            raw = bytes.fromhex(address)
+            # /proc writes each 32-bit word of the address in host (little-endian) order.
+            words = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))
+            by_inode[fields[9]] = (
+                socket.inet_ntop(socket.AF_INET if len(raw) == 4 else socket.AF_INET6, words),
+                int(port, 16),
+            )
+    out: dict[int, str] = {}
+    for pid in pids:
+        for proc in _descendants(pid):
+            with contextlib.suppress(OSError):
+                for fd in Path(f"/proc/{proc}/fd").iterdir():
+                    with contextlib.suppress(OSError):
+                        target = os.readlink(fd)
+                        if target.startswith("socket:[") and target[8:-1] in by_inode:
+                            address, port = by_inode[target[8:-1]]
+                            out[port] = address
+    return out
 
 
 def test_up_serves_reports_and_stops_clean_on_ctrl_c(tmp_path: Path) -> None:
@@ -87,6 +136,11 @@ def test_up_serves_reports_and_stops_clean_on_ctrl_c(tmp_path: Path) -> None:
         assert "queues: griot.interactive 0" in table.stdout
 
         pids = list(state["components"].values())
+        # Every listener of the stack, the workers' metrics included, is on the --host address
+        # (127.0.0.1 by default), never on every interface.
+        assert _listening([state["components"]["worker-0"]]), "the worker serves no metrics"
+        listening = _listening(pids)
+        assert listening and all(_loopback(address) for address in listening.values()), listening
     finally:
         code = stop_up(up, signal.SIGINT)
     assert code == 0, up.output()

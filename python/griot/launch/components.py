@@ -214,7 +214,11 @@ COMPONENTS: list[ComponentSpec] = [
             "--without-gossip",
             "--without-mingle",
         ),
-        env={"GRIOT_WORKER_METRICS_PORT": "{metrics_port}", "GRIOT_WORKER_INDEX": "{index}"},
+        env={
+            "GRIOT_WORKER_METRICS_PORT": "{metrics_port}",
+            "GRIOT_WORKER_METRICS_HOST": "{host}",
+            "GRIOT_WORKER_INDEX": "{index}",
+        },
         health=Health("log", pattern=r"\bready\."),
         endpoints=(("workers", "{worker_count} Celery workers on queues {queues}"),),
     ),
