@@ -245,11 +245,11 @@ def test_port_in_use_fails_clearly(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(
     __import__("importlib.util").util.find_spec("celery") is None,
-    reason="celery is not installed (it arrives with the workers, issue 7)",
+    reason="celery is not installed (the workers extra brings it)",
 )
 def test_celery_workers_plug_in(tmp_path: Path) -> None:
     """The worker entry of the launcher's component list, run with real Celery on the private broker:
-    a stand-in `workers.app` module (issue 7 brings the real one) is enough to start them."""
+    a stand-in `workers.app` module is enough to start them, without the search tasks."""
     pkg = tmp_path / "stub" / "workers"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
