@@ -33,6 +33,7 @@ from typing import Protocol
 
 import griot
 from griot.record import GameRecord
+from griot.uci import to_dialect, to_griot_letter
 
 __all__ = [
     "EngineSpec",
@@ -188,10 +189,9 @@ class GriotPlayer:
 class UciPlayer:
     """An external engine speaking the Oware engine protocol through its pipes."""
 
-    def __init__(self, spec: EngineSpec, variant: griot.Variant) -> None:
+    def __init__(self, spec: EngineSpec) -> None:
         assert spec.command is not None
         self.spec = spec
-        self.variant = variant
         try:
             self.proc = subprocess.Popen(
                 list(spec.command),
@@ -244,7 +244,7 @@ class UciPlayer:
             return found
 
     def choose(self, positions: list[griot.Position], moves: list[str]) -> str:
-        letters = "".join(m.swapcase() for m in moves)
+        letters = "".join(to_dialect(m) for m in moves)
         self._send("position startpos" + (f" moves {letters}" if letters else ""))
         go = []
         if self.spec.depth is not None:
@@ -256,7 +256,7 @@ class UciPlayer:
         answer = self._wait_for("bestmove", budget).split()
         if len(answer) < 2 or len(answer[1]) != 1:
             raise MatchError(f"{self.spec.label}: answered {' '.join(answer)!r}")
-        return answer[1].swapcase()
+        return to_griot_letter(answer[1])
 
     def new_game(self) -> None:
         self._send("ucinewgame")
@@ -281,8 +281,8 @@ class UciPlayer:
                 pipe.close()
 
 
-def make_player(spec: EngineSpec, variant: griot.Variant) -> Player:
-    return GriotPlayer(spec) if spec.command is None else UciPlayer(spec, variant)
+def make_player(spec: EngineSpec) -> Player:
+    return GriotPlayer(spec) if spec.command is None else UciPlayer(spec)
 
 
 @dataclass
@@ -507,7 +507,7 @@ def run_match(
         players: dict[str, Player] = local.__dict__.setdefault("players", {})
         current = players.get(role)
         if current is None or not current.alive:
-            current = make_player(spec, variant)
+            current = make_player(spec)
             players[role] = current
             with lock:
                 started.append(current)
