@@ -1,4 +1,4 @@
-"""Distributed search measurements (issue 7): time to depth in-process vs 1 vs 2 workers, the
+"""Distributed search measurements: time to depth in-process vs 1 vs 2 workers, the
 Redis cache's effect, and the inputs of the scaling model (task sizes, queue latency).
 
     .venv/bin/python bench/distributed.py speed --depth 20 --split 1 --split 2
@@ -33,11 +33,10 @@ import redis
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "workers")]
 
+from griot.workers import distributed as dist  # noqa: E402
+from griot.workers.cache import read_stats  # noqa: E402
+from griot.workers.distributed import ClusterSearch, cluster_workers  # noqa: E402
 from workers_stack import make_stack  # noqa: E402
-
-from workers import distributed as dist  # noqa: E402
-from workers.cache import read_stats  # noqa: E402
-from workers.distributed import ClusterSearch, cluster_workers  # noqa: E402
 
 POSITIONS = {
     "abapa-start": "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -",

@@ -141,7 +141,7 @@ class LocalStack:
             [
                 sys.executable,
                 "-m",
-                "services.gateway",
+                "griot.services.gateway",
                 "--port",
                 str(self.gw_port),
                 "--metrics-port",

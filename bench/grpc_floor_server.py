@@ -29,10 +29,7 @@ from dataclasses import replace
 from typing import Any, cast
 
 import grpc
-from griot.v1 import rules_pb2
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-
-from services.common.server import (
+from griot.services.common.server import (
     EVENT_LOOPS,
     ServerConfig,
     _GenericHandlersOnly,
@@ -40,6 +37,8 @@ from services.common.server import (
     parse_grpc_option,
     run_event_loop,
 )
+from griot.v1 import rules_pb2
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 SERVICE = "griot.v1.RulesService"
 
@@ -47,8 +46,7 @@ SERVICE = "griot.v1.RulesService"
 def _canned() -> tuple[bytes, bytes]:
     """ApplyMove's and StartPosition's canned responses, serialised."""
     import griot
-
-    from services.rules.servicer import fill_position_info
+    from griot.services.rules.servicer import fill_position_info
 
     pos = griot.Variant("abapa").start()
     moves = [m.text for m in pos.legal_moves()]

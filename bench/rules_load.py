@@ -284,7 +284,7 @@ def _free_port() -> int:
 def start_server(
     workers: int, extra_args: list[str], extra_env: dict[str, str] | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """Starts ``python -m services.rules`` (with ``extra_env`` added to this process's environment)
+    """Starts ``python -m griot.services.rules`` (with ``extra_env`` added to this process's environment)
     and waits until it answers health checks. In ``extra_env``, ``GRIOT_BENCH_ROOT`` serves another
     checkout's ``services`` (e.g. ``git archive HEAD`` unpacked somewhere, to A/B a change),
     ``GRIOT_BENCH_PYTHON`` runs the server with another interpreter (a venv with another grpcio)
@@ -303,7 +303,7 @@ def start_server(
     cmd = [
         env.get("GRIOT_BENCH_PYTHON", sys.executable),
         "-m",
-        env.get("GRIOT_BENCH_SERVER", "services.rules"),
+        env.get("GRIOT_BENCH_SERVER", "griot.services.rules"),
         "--port",
         str(port),
         "--metrics-port",

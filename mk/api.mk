@@ -31,7 +31,7 @@ buf-lint: $(BUF)
 	$(BUF) format --diff --exit-code
 
 rules-serve:
-	$(PYTHON) -m services.rules
+	$(PYTHON) -m griot.services.rules
 
 rules-test:
 	$(PYTHON) -m pytest -q tests/services

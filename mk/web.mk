@@ -7,7 +7,7 @@
 #   make web-build       type-check the client and the app, build the app into web/app/dist
 #   make web-test        vitest: the client and the board's logic
 #   make web-e2e         the end-to-end tests in headless Chromium (pytest tests/web/test_e2e.py)
-#   make web-serve       python -m services.web on :8080 (the API under /api and the built app at /)
+#   make web-serve       python -m griot.services.web on :8080 (the API under /api and the built app at /)
 #   make web-dev         Vite's dev server on :5173, proxying /api to :8080
 
 PYTHON ?= python3
@@ -45,7 +45,7 @@ web-e2e:
 	$(PYTHON) -m pytest -q tests/web/test_e2e.py -rs
 
 web-serve:
-	$(PYTHON) -m services.web
+	$(PYTHON) -m griot.services.web
 
 web-dev:
 	cd $(WEB_DIR)/app && npx --no-install vite

@@ -1,6 +1,6 @@
 """Griot's network services: each sub-package is one server (``python -m services.<name>``).
 
-- :mod:`services.rules`: the gRPC ``RulesService`` (stateless rules over Griot notation).
-- :mod:`services.common`: what every server shares: error mapping, metrics, health, reflection,
+- :mod:`griot.services.rules`: the gRPC ``RulesService`` (stateless rules over Griot notation).
+- :mod:`griot.services.common`: what every server shares: error mapping, metrics, health, reflection,
   logging and graceful shutdown.
 """

@@ -1,4 +1,4 @@
-"""A move is a whole turn (issue #4): where a turn takes several steps (Ikibuguzo's choices after a
+"""A move is a whole turn: where a turn takes several steps (Ikibuguzo's choices after a
 capture, South's Sabou'iyya H'ajeb captures) the move is its steps joined by ``/``. Unfinished and
 overlong turns are refused with their own codes, and a search scores every legal turn."""
 

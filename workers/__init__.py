@@ -1,12 +1,12 @@
 """Griot's search workers: Celery tasks that run the native search, a Redis transposition cache
 shared by every worker, and the caller side of a distributed deep search.
 
-- :mod:`workers.config`: settings from the environment (``GRIOT_BROKER_URL``, ``GRIOT_CACHE_URL``, ...);
-- :mod:`workers.app`: the Celery app (production settings, queues, signals);
-- :mod:`workers.tasks`: the thin tasks (``griot.search_subtree``, ``griot.search_position``);
-- :mod:`workers.cache`: the Redis second-level table behind the core's batched hook;
-- :mod:`workers.distributed`: one position searched across the cluster (used by the gateway);
-- :mod:`workers.metrics`: Prometheus metrics under the prefork pool (multiprocess mode).
+- :mod:`griot.workers.config`: settings from the environment (``GRIOT_BROKER_URL``, ``GRIOT_CACHE_URL``, ...);
+- :mod:`griot.workers.app`: the Celery app (production settings, queues, signals);
+- :mod:`griot.workers.tasks`: the thin tasks (``griot.search_subtree``, ``griot.search_position``);
+- :mod:`griot.workers.cache`: the Redis second-level table behind the core's batched hook;
+- :mod:`griot.workers.distributed`: one position searched across the cluster (used by the gateway);
+- :mod:`griot.workers.metrics`: Prometheus metrics under the prefork pool (multiprocess mode).
 
-Nothing here imports gRPC: the prefork pool forks after ``workers.app`` is imported.
+Nothing here imports gRPC: the prefork pool forks after ``griot.workers.app`` is imported.
 """

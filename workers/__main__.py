@@ -1,5 +1,5 @@
-"""``python -m workers status``: the cache counters and queue lengths, as ``griot status`` will
-print them (the CLI lives on another branch; it should call :func:`status`)."""
+"""``python -m griot.workers status``: the cache counters and queue lengths, the figures ``griot status``
+prints, as JSON, for scripts and probes."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ from typing import Any
 
 import redis
 from griot.monitor import queue_lengths
-
-from workers.app import BATCH_QUEUE, INTERACTIVE_QUEUE
-from workers.cache import read_stats
-from workers.config import Settings
+from griot.workers.app import BATCH_QUEUE, INTERACTIVE_QUEUE
+from griot.workers.cache import read_stats
+from griot.workers.config import Settings
 
 
 def status(settings: Settings | None = None) -> dict[str, Any]:
@@ -32,7 +31,7 @@ def status(settings: Settings | None = None) -> dict[str, Any]:
 
 def main(argv: list[str]) -> int:
     if argv[1:] != ["status"]:
-        print("usage: python -m workers status", file=sys.stderr)
+        print("usage: python -m griot.workers status", file=sys.stderr)
         return 2
     print(json.dumps(status(), indent=2))
     return 0

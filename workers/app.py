@@ -1,8 +1,8 @@
-"""The Celery app: explicit task modules, configuration from :mod:`workers.config`.
+"""The Celery app: explicit task modules, configuration from :mod:`griot.workers.config`.
 
 Start a worker (one per machine; the pool has one process per core)::
 
-    celery -A workers.app worker -Q griot.interactive,griot.batch --concurrency $(nproc) -P prefork
+    celery -A griot.workers.app worker -Q griot.interactive,griot.batch --concurrency $(nproc) -P prefork
 
 Production settings and why:
 - ``task_acks_late`` + ``task_reject_on_worker_lost``: a task is acknowledged after it ran, and a
@@ -15,10 +15,10 @@ Production settings and why:
 - two queues, ``griot.interactive`` (a person waits) and ``griot.batch``: run dedicated workers
   per queue (or at least list ``griot.interactive`` first) so batch work never delays a person;
 - JSON only; results expire after an hour (the caller forgets them once read);
-- the result backend (:mod:`workers.backend`) is Redis without Celery's per-task pub/sub
+- the result backend (:mod:`griot.workers.backend`) is Redis without Celery's per-task pub/sub
   subscriber: callers subscribe to their tasks' result channels themselves
-  (:class:`workers.client.ResultNotifier`); workers retry storing them (``result_backend_always_retry``) so a
-  Redis restart delays results instead of losing them.
+  (:class:`griot.workers.client.ResultNotifier`); workers retry storing them
+  (``result_backend_always_retry``) so a Redis restart delays results instead of losing them.
 Nothing here creates a gRPC channel or a Redis connection: pool processes fork after this module
 is imported and open their own connections (``worker_process_init``).
 """
@@ -27,9 +27,8 @@ from __future__ import annotations
 
 from celery import Celery
 from griot.priority import Priority
+from griot.workers.config import Settings
 from kombu.entity import Queue
-
-from workers.config import Settings
 
 #: The queues of interactive and batch work (GRIOT_QUEUES names them).
 INTERACTIVE_QUEUE, BATCH_QUEUE = Priority.INTERACTIVE.queue, Priority.BATCH.queue
@@ -41,14 +40,14 @@ def _queue(name: str) -> Queue:
 
 def _backend(url: str) -> str:
     if url.startswith(("redis://", "rediss://", "unix://")):
-        return f"workers.backend:PollingRedisBackend+{url}"
+        return f"griot.workers.backend:PollingRedisBackend+{url}"
     return url
 
 
 def make_app(settings: Settings | None = None) -> Celery:
     """A Celery app configured from ``settings`` (default: the environment)."""
     s = settings or Settings.from_env()
-    app = Celery("griot", include=["workers.tasks", "workers.egdb_tasks"])
+    app = Celery("griot", include=["griot.workers.tasks", "griot.workers.egdb_tasks"])
     app.conf.update(
         broker_url=s.broker_url,
         result_backend=_backend(s.backend_url),

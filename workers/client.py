@@ -32,10 +32,9 @@ import redis.asyncio as aioredis
 from celery import Celery
 from celery.result import AsyncResult
 from griot import redis_keys
+from griot.workers.errors import ClusterUnavailable
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-
-from workers.errors import ClusterUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +156,7 @@ def cancel(app: Celery, task_ids: Sequence[str]) -> None:
 
 
 def backend_url(app: Celery) -> str:
-    """The result backend's Redis URL (``workers.app`` prefixes it with the backend's class)."""
+    """The result backend's Redis URL (``griot.workers.app`` prefixes it with the backend's class)."""
     url = str(app.conf.result_backend or app.conf.broker_url)
     return url.split("+", 1)[1] if "+" in url.split("://", 1)[0] else url
 

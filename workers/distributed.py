@@ -59,16 +59,15 @@ from celery import Celery
 from celery.result import AsyncResult
 from celery.utils.nodenames import worker_direct
 from griot import INFINITE, WIN, WIN_BOUND, redis_keys
-from kombu.exceptions import OperationalError
-
-from workers.client import (
+from griot.workers.client import (
     RESULT_PREFIX,
     ResultNotifier,
     TaskRequest,
     TaskSender,
     backend_url,
 )
-from workers.errors import BadTaskArguments, ClusterUnavailable, SearchDeadlineExceeded, TaskFailed
+from griot.workers.errors import BadTaskArguments, ClusterUnavailable, SearchDeadlineExceeded, TaskFailed
+from kombu.exceptions import OperationalError
 
 log = logging.getLogger(__name__)
 
@@ -190,7 +189,7 @@ class _Job:
 
 class Scheduler:
     """Sends subtree tasks (at most ``capacity`` queued or running), learns of their results from
-    the result backend's pub/sub messages (:class:`workers.client.ResultNotifier`, subscribed
+    the result backend's pub/sub messages (:class:`griot.workers.client.ResultNotifier`, subscribed
     before each task is sent) with a safety poll (one MGET every ``safety_poll`` seconds) for a
     message lost with a connection, re-dispatches lost tasks and revokes abandoned ones. It never
     polls while tasks run: it sleeps until a message, a new job, a worker's ping or the next
@@ -801,7 +800,7 @@ class Scheduler:
 
 
 ALIVE_PREFIX = redis_keys.ALIVE_PREFIX
-"""``griot:alive:<task id>``: renewed by a running task (``workers.tasks.ALIVE_PREFIX``)."""
+"""``griot:alive:<task id>``: renewed by a running task (``griot.workers.tasks.ALIVE_PREFIX``)."""
 _TAG: contextvars.ContextVar[tuple[int, int, int]] = contextvars.ContextVar("griot_cluster_tag")
 """(distributed iteration, eldest chain, 1 if below a speculative search) of the subtree searches
 made in this asyncio task."""
@@ -985,7 +984,7 @@ class ClusterSearch:
         deadline = start + time_limit if time_limit is not None else None
         self.stats = TaskStats()
         # Names this search for the workers: its tasks on one pool process continue one table
-        # generation (workers.tasks._generation).
+        # generation (griot.workers.tasks._generation).
         self._search_id = uuid.uuid4().hex
         sched = Scheduler(
             self.app,

@@ -1,5 +1,5 @@
 """The distributed endgame-database build: each level, in increasing seed count, is split into
-chunks that the workers compute (``workers.egdb_tasks``), one Celery group a pass, until no bound
+chunks that the workers compute (``griot.workers.egdb_tasks``), one Celery group a pass, until no bound
 changes; then one group computes the values and this process writes the level's file.
 
 Resumable: a level whose file is present and whole is kept (a damaged one is refused); within a

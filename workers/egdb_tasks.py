@@ -1,4 +1,4 @@
-"""Tasks of the distributed endgame-database build (driven by :mod:`workers.egdb_build`).
+"""Tasks of the distributed endgame-database build (driven by :mod:`griot.workers.egdb_build`).
 
 - ``griot.egdb_chunk_bounds(variant, dir, seeds, start, end, prev, out)``: one pass over positions
   ``start..end`` of a level: reads the level's bounds after the previous pass from ``prev`` (None
@@ -8,7 +8,7 @@
 
 Files, not messages, carry the bounds and values: ``dir`` is a directory every worker and the
 caller see at the same path (one machine's disk, or a shared volume mounted at the same path in
-every pod). Bad arguments raise :class:`~workers.errors.BadTaskArguments`, never retried.
+every pod). Bad arguments raise :class:`~griot.workers.errors.BadTaskArguments`, never retried.
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ from typing import Any
 
 import griot
 from griot._core import egdb_chunk_bounds, egdb_chunk_values
-
-from workers.app import app
-from workers.errors import BadTaskArguments
+from griot.workers.app import app
+from griot.workers.errors import BadTaskArguments
 
 
 def _run(fn: Any, *args: Any) -> Any:

@@ -5,7 +5,7 @@ hits, search seconds) are known only inside the pool process that ran the search
 mode lets every pool process write them to memory-mapped files in ``PROMETHEUS_MULTIPROC_DIR``
 and the worker's main process serve their sum, with no event stream to run or lose.
 
-Setup: :func:`prepare` runs when ``workers.app`` is imported in the worker's main process, before
+Setup: :func:`prepare` runs when ``griot.workers.app`` is imported in the worker's main process, before
 the pool forks, so ``PROMETHEUS_MULTIPROC_DIR`` is set before ``prometheus_client`` is imported
 anywhere; the main process serves ``/metrics`` on ``GRIOT_WORKER_METRICS_PORT``; a pool process
 that exits is marked dead (its live gauges drop out).

@@ -7,7 +7,7 @@ released) and return plain data.
   progress)``: a whole search of a position (best move, score, line, per-move scores), for shallow
   or batch work; with ``progress`` its completed depths are reported in Redis as they come.
 
-Bad arguments raise :class:`~workers.errors.BadTaskArguments` (listed in ``throws``: no retry, no
+Bad arguments raise :class:`~griot.workers.errors.BadTaskArguments` (listed in ``throws``: no retry, no
 traceback noise); Redis or broker failures are retried with backoff. The search runs in a helper
 thread while the task's main thread waits in short joins, so the soft time limit (a signal, whose
 Python handler runs only on the main thread) and a revoke with ``signal='SIGUSR1'`` both reach it
@@ -31,11 +31,10 @@ from celery import Task, signals
 from celery.exceptions import SoftTimeLimitExceeded
 from griot import INFINITE, redis_keys
 from griot.redis_keys import progress_key
-
-from workers import cache as tt
-from workers import metrics
-from workers.app import app
-from workers.errors import BadTaskArguments, InfrastructureError
+from griot.workers import cache as tt
+from griot.workers import metrics
+from griot.workers.app import app
+from griot.workers.errors import BadTaskArguments, InfrastructureError
 
 log = logging.getLogger(__name__)
 

@@ -195,7 +195,7 @@ def search(
     ``window=(alpha, beta)`` (values as ``Score.value``) searches the root with that window at
     every iteration, as a subtree task of a distributed search does: the result's ``bound`` says
     whether its score is exact or a fail-soft ``lower``/``upper`` bound. ``shared`` plugs in a
-    second-level table shared between searches (``workers.cache.RedisTable``): an object with
+    second-level table shared between searches (``griot.workers.cache.RedisTable``): an object with
     ``min_depth`` and ``plies`` and the batched ``fetch(requests)`` / ``publish(entries)``, each
     called once per iteration deep enough. ``table``: a ``SearchTable`` kept between searches
     (``hash_mb`` is then ignored). ``new_generation=False``: the search continues the

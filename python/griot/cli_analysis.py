@@ -93,8 +93,8 @@ def score_number(s: common_pb2.Score, cap: float = 30.0) -> float:
 
 def local_report(rec: records.GameRecord, depth: int, on_turn: Any) -> analysis_pb2.GameReport:
     """The report computed in this process (no gateway): the same arithmetic as the gateway's."""
-    from services.gateway import scores
-    from services.gateway.jobs import PLAYERS
+    from griot.services.gateway import scores
+    from griot.services.gateway.jobs import PLAYERS
 
     positions = rec.positions()
     variant = positions[0].variant

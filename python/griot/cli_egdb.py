@@ -42,8 +42,8 @@ def build(variant: str, seeds: int, local: bool, chunks: int, directory: str | N
     console = Console()
     where = _dir(directory)
     if not local:
-        from workers.app import app
-        from workers.egdb_build import build as build_across
+        from griot.workers.app import app
+        from griot.workers.egdb_build import build as build_across
 
         def report(e: dict[str, Any]) -> None:
             if e["event"] == "pass":

@@ -1,1 +1,1 @@
-"""Server scaffolding every Griot service shares (see :mod:`services.common.server`)."""
+"""Server scaffolding every Griot service shares (see :mod:`griot.services.common.server`)."""

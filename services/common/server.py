@@ -25,11 +25,10 @@ from typing import Any, cast
 from wsgiref.simple_server import WSGIServer
 
 import grpc
+from griot.services.common.rpc import RpcMetrics
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from prometheus_client import CollectorRegistry, start_http_server
-
-from services.common.rpc import RpcMetrics
 
 log = logging.getLogger("griot.server")
 

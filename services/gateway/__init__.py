@@ -1,23 +1,23 @@
 """The analysis gateway: ``griot.v1.AnalysisService`` over gRPC, on top of the Celery search workers.
 
-Run it with ``python -m services.gateway`` (``--help`` lists the flags; each has a
+Run it with ``python -m griot.services.gateway`` (``--help`` lists the flags; each has a
 ``GRIOT_GATEWAY_*`` environment variable; the Redis URLs are the shared ``GRIOT_BROKER_URL`` and
 ``GRIOT_CACHE_URL``). Modules, from the wire inwards:
 
-- :mod:`~services.gateway.servicer`: thin handlers of the four RPCs (parse, check, call, build);
-- :mod:`~services.gateway.auth`: API keys (interceptor), per-key limits, rates, stream counts;
-- :mod:`~services.gateway.jobs`: whole-game analyses as resumable jobs in Redis;
-- :mod:`~services.gateway.evaluator`: cache, single flight (in a replica and across replicas),
+- :mod:`~griot.services.gateway.servicer`: thin handlers of the four RPCs (parse, check, call, build);
+- :mod:`~griot.services.gateway.auth`: API keys (interceptor), per-key limits, rates, stream counts;
+- :mod:`~griot.services.gateway.jobs`: whole-game analyses as resumable jobs in Redis;
+- :mod:`~griot.services.gateway.evaluator`: cache, single flight (in a replica and across replicas),
   cancellation of searches nobody waits for;
-- :mod:`~services.gateway.dispatch`: prioritised, fair, bounded dispatch of search tasks to the
+- :mod:`~griot.services.gateway.dispatch`: prioritised, fair, bounded dispatch of search tasks to the
   workers' queues, with batched result polling and revocation;
-- :mod:`~services.gateway.cache`: the Redis evaluation cache (deeper wins, atomically);
-- :mod:`~services.gateway.scores`: scores, classification thresholds per family, AI levels;
-- :mod:`~services.gateway.metrics`: Prometheus metrics and the counters ``griot status`` reads.
+- :mod:`~griot.services.gateway.cache`: the Redis evaluation cache (deeper wins, atomically);
+- :mod:`~griot.services.gateway.scores`: scores, classification thresholds per family, AI levels;
+- :mod:`~griot.services.gateway.metrics`: Prometheus metrics and the counters ``griot status`` reads.
 
 The gateway imports no search engine work of its own: every search runs in a worker.
 """
 
-from services.gateway.servicer import SERVICE_NAME
+from griot.services.gateway.servicer import SERVICE_NAME
 
 __all__ = ["SERVICE_NAME"]

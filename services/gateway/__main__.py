@@ -1,12 +1,12 @@
-"""``python -m services.gateway``: runs the analysis gateway until SIGTERM/SIGINT."""
+"""``python -m griot.services.gateway``: runs the analysis gateway until SIGTERM/SIGINT."""
 
 from __future__ import annotations
 
 import functools
 
-from services.common.server import run
-from services.gateway.app import service_spec
-from services.gateway.config import build_parser, from_args
+from griot.services.common.server import run
+from griot.services.gateway.app import service_spec
+from griot.services.gateway.config import build_parser, from_args
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,5 +1,5 @@
 """The gateway assembled: Celery app, Redis clients, dispatcher, evaluator, jobs, servicer, the
-API-key interceptor and TLS, as a :class:`services.common.server.ServiceSpec`."""
+API-key interceptor and TLS, as a :class:`griot.services.common.server.ServiceSpec`."""
 
 from __future__ import annotations
 
@@ -15,19 +15,18 @@ from collections.abc import Awaitable
 from typing import Any, Protocol
 
 import grpc
+from griot.services.common.rpc import RpcMetrics
+from griot.services.common.server import ServiceSpec
+from griot.services.gateway.auth import ApiKeyInterceptor, Guard, KeyStore
+from griot.services.gateway.batch import Batcher, connect
+from griot.services.gateway.cache import EvalCache
+from griot.services.gateway.config import GatewayConfig
+from griot.services.gateway.dispatch import Dispatcher
+from griot.services.gateway.evaluator import Evaluator
+from griot.services.gateway.jobs import Jobs
+from griot.services.gateway.metrics import GatewayMetrics
+from griot.services.gateway.servicer import SERVICE_NAME, servicer_class
 from griot.v1 import analysis_pb2_grpc
-
-from services.common.rpc import RpcMetrics
-from services.common.server import ServiceSpec
-from services.gateway.auth import ApiKeyInterceptor, Guard, KeyStore
-from services.gateway.batch import Batcher, connect
-from services.gateway.cache import EvalCache
-from services.gateway.config import GatewayConfig
-from services.gateway.dispatch import Dispatcher
-from services.gateway.evaluator import Evaluator
-from services.gateway.jobs import Jobs
-from services.gateway.metrics import GatewayMetrics
-from services.gateway.servicer import SERVICE_NAME, servicer_class
 
 log = logging.getLogger("griot.gateway")
 
@@ -48,8 +47,8 @@ class Gateway:
         self._background: list[asyncio.Task[None]] = []
 
     def _celery(self) -> Any:
-        from workers.app import make_app
-        from workers.config import Settings
+        from griot.workers.app import make_app
+        from griot.workers.config import Settings
 
         settings = dataclasses.replace(
             Settings.from_env(), broker_url=self.config.broker_url, cache_url=self.config.cache_url
@@ -142,5 +141,5 @@ class Gateway:
 
 
 def service_spec(config: GatewayConfig | None = None) -> ServiceSpec:
-    """The gateway as :func:`services.common.server.run` serves it."""
+    """The gateway as :func:`griot.services.common.server.run` serves it."""
     return Gateway(config or GatewayConfig()).spec()

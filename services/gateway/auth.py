@@ -31,9 +31,8 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+from griot.services.gateway.config import GatewayConfig
 from griot.status import StatusError, status_for
-
-from services.gateway.config import GatewayConfig
 
 API_KEY_HEADER = "x-api-key"
 CLIENT_ID_HEADER = "x-client-id"

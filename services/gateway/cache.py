@@ -29,8 +29,7 @@ from typing import Any
 
 import griot
 from griot import redis_keys
-
-from services.gateway.batch import Batcher
+from griot.services.gateway.batch import Batcher
 
 FLIGHT_PREFIX = "griot:gwflight:"
 
@@ -205,7 +204,7 @@ def _lookup_of(reply: list[Any]) -> Lookup:
 
 
 class EvalCache:
-    """Reads and depth-preferred writes of evaluations (a :class:`~services.gateway.batch.Batcher`
+    """Reads and depth-preferred writes of evaluations (a :class:`~griot.services.gateway.batch.Batcher`
     of the cache Redis)."""
 
     def __init__(self, client: Batcher, ttl_seconds: int) -> None:

@@ -1,4 +1,4 @@
-"""The gateway's settings: the shared server flags (:mod:`services.common.server`) plus its own,
+"""The gateway's settings: the shared server flags (:mod:`griot.services.common.server`) plus its own,
 each with a ``GRIOT_GATEWAY_*`` environment variable (the Redis URLs are the ``GRIOT_BROKER_URL`` /
 ``GRIOT_CACHE_URL`` every component shares)."""
 
@@ -11,8 +11,7 @@ from typing import Any
 
 from griot import redis_keys
 from griot.priority import Priority
-
-from services.common.server import ServerConfig, add_arguments, config_from_args
+from griot.services.common.server import ServerConfig, add_arguments, config_from_args
 
 PREFIX = "GRIOT_GATEWAY"
 
@@ -133,9 +132,9 @@ def add_gateway_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``python -m services.gateway``."""
+    """The parser of ``python -m griot.services.gateway``."""
     parser = argparse.ArgumentParser(
-        prog="python -m services.gateway",
+        prog="python -m griot.services.gateway",
         description="Griot analysis gateway: griot.v1.AnalysisService over gRPC on top of the Celery "
         "search workers, with a Redis cache, single-flight searches, live sessions and resumable jobs.",
     )

@@ -12,7 +12,7 @@ the workers (sent, not finished); everything else waits here, in one FIFO per cl
 - **bounds**: more than ``max_pending`` searches waiting in all, or ``max_pending_per_client`` for one
   client, fail at once with ``RESOURCE_EXHAUSTED`` (``overloaded`` / ``quota``) and a retry hint: the
   time the current backlog takes to drain at the measured completion rate;
-- **tasks** go through the task client (:class:`workers.client.TaskClient`): each dispatch round's
+- **tasks** go through the task client (:class:`griot.workers.client.TaskClient`): each dispatch round's
   tasks are published together through Celery's ``send_task`` off the event loop (any Celery
   broker); results arrive by notification (one pattern subscription for results and progress
   reports) with a safety poll; a task whose worker died under it is sent again. A progress report
@@ -40,12 +40,11 @@ import grpc
 import redis.asyncio as aioredis
 from celery import Celery
 from griot.priority import Priority
+from griot.services.gateway.config import GatewayConfig
+from griot.services.gateway.metrics import GatewayMetrics
 from griot.status import StatusError
-
-from services.gateway.config import GatewayConfig
-from services.gateway.metrics import GatewayMetrics
-from workers.client import Task, TaskClient
-from workers.errors import ClusterUnavailable
+from griot.workers.client import Task, TaskClient
+from griot.workers.errors import ClusterUnavailable
 
 log = logging.getLogger("griot.gateway.dispatch")
 

@@ -9,13 +9,13 @@ from a new search at the workers; results stream to every subscriber as depths c
   marker below when it will search); an entry at least as deep as asked (and with every move
   scored, if asked) answers at once (``from_cache``);
 - **single flight across replicas**: a replica searching a position holds a marker in Redis
-  (:mod:`services.gateway.cache`); another replica that needs no more than that waits for the
+  (:mod:`griot.services.gateway.cache`); another replica that needs no more than that waits for the
   cache entry the first one writes (and searches itself if the marker vanishes);
 - **cancellation**: a search whose last subscriber left (a client gone, a live position
   superseded) is cancelled, queued or running (:meth:`Dispatcher.cancel`);
 - **shape of the work**: one ``griot.search_position`` task per position, or for interactive
   evaluations at least ``distributed_depth`` deep (and without a node limit), a distributed
-  search over the cluster (:class:`workers.distributed.ClusterSearch`). Either way an interactive
+  search over the cluster (:class:`griot.workers.distributed.ClusterSearch`). Either way an interactive
   search streams its completed depths: the task reports them in Redis as they come (depths done
   within 50 ms of the last report are folded into the next; a search that short sends only its
   final result), the cluster search after each depth.
@@ -34,12 +34,11 @@ from typing import Any
 import griot
 import grpc
 from griot.priority import Priority
+from griot.services.gateway.cache import EvalCache, EvalResult, Lookup, cacheable, flight_key
+from griot.services.gateway.config import GatewayConfig
+from griot.services.gateway.dispatch import BATCH, INTERACTIVE, Dispatcher, Search
+from griot.services.gateway.metrics import GatewayMetrics
 from griot.status import StatusError
-
-from services.gateway.cache import EvalCache, EvalResult, Lookup, cacheable, flight_key
-from services.gateway.config import GatewayConfig
-from services.gateway.dispatch import BATCH, INTERACTIVE, Dispatcher, Search
-from services.gateway.metrics import GatewayMetrics
 
 log = logging.getLogger("griot.gateway.evaluator")
 
@@ -446,7 +445,7 @@ class Evaluator:
         self._publish(flight, (result, False))
 
     async def _distributed(self, flight: _Flight) -> EvalResult | None:
-        from workers.distributed import ClusterSearch
+        from griot.workers.distributed import ClusterSearch
 
         pos, want = flight.pos, flight.want
         search = ClusterSearch(

@@ -30,13 +30,12 @@ import griot
 import grpc
 from griot import redis_keys
 from griot.priority import Priority
+from griot.services.gateway import scores
+from griot.services.gateway.config import GatewayConfig
+from griot.services.gateway.evaluator import BATCH, Evaluator, Want
+from griot.services.gateway.metrics import GatewayMetrics
 from griot.status import StatusError
 from griot.v1 import analysis_pb2, common_pb2
-
-from services.gateway import scores
-from services.gateway.config import GatewayConfig
-from services.gateway.evaluator import BATCH, Evaluator, Want
-from services.gateway.metrics import GatewayMetrics
 
 log = logging.getLogger("griot.gateway.jobs")
 
@@ -373,7 +372,7 @@ class Jobs:
             )
         outcome = positions[-1].outcome
         if outcome is not None:
-            from services.rules.servicer import outcome_message
+            from griot.services.rules.servicer import outcome_message
 
             report.outcome.CopyFrom(outcome_message(outcome))
         return report

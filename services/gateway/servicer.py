@@ -1,7 +1,7 @@
 """The ``griot.v1.AnalysisService`` servicer: parse and check the request, call the gateway's
-core (:mod:`~services.gateway.evaluator`, :mod:`~services.gateway.jobs`), build the responses.
+core (:mod:`~griot.services.gateway.evaluator`, :mod:`~griot.services.gateway.jobs`), build the responses.
 Errors are raised as Griot's exceptions or :class:`griot.status.StatusError` and become statuses in
-one place (:mod:`services.common.rpc`)."""
+one place (:mod:`griot.services.common.rpc`)."""
 
 from __future__ import annotations
 
@@ -21,18 +21,17 @@ from google.protobuf import duration_pb2
 from griot import record as records
 from griot import redis_keys
 from griot.priority import Priority
+from griot.services.common.rpc import RpcMetrics, server_stream, unary_async
+from griot.services.gateway import scores
+from griot.services.gateway.auth import Guard, Principal
+from griot.services.gateway.batch import Batcher
+from griot.services.gateway.cache import EvalResult
+from griot.services.gateway.config import GatewayConfig
+from griot.services.gateway.evaluator import BATCH, INTERACTIVE, Evaluator, Want, Watch
+from griot.services.gateway.jobs import Jobs, JobSpec
+from griot.services.gateway.metrics import GatewayMetrics
 from griot.status import StatusError
 from griot.v1 import analysis_pb2, analysis_pb2_grpc
-
-from services.common.rpc import RpcMetrics, server_stream, unary_async
-from services.gateway import scores
-from services.gateway.auth import Guard, Principal
-from services.gateway.batch import Batcher
-from services.gateway.cache import EvalResult
-from services.gateway.config import GatewayConfig
-from services.gateway.evaluator import BATCH, INTERACTIVE, Evaluator, Want, Watch
-from services.gateway.jobs import Jobs, JobSpec
-from services.gateway.metrics import GatewayMetrics
 
 log = logging.getLogger("griot.gateway")
 
@@ -311,7 +310,7 @@ def servicer_class(metrics: RpcMetrics) -> type[AnalysisServicer]:
 
 class SessionSaver:
     """Writes live sessions' state to Redis: ``HSET`` + ``EXPIRE`` on the batched client
-    (:class:`~services.gateway.batch.Batcher`), which sends the saves of one turn of the event
+    (:class:`~griot.services.gateway.batch.Batcher`), which sends the saves of one turn of the event
     loop in one pipeline (with the cache lookups queued in that turn). The batcher writes commands
     in the order they were queued, so a session's saves land in the order they were asked. A save
     writes the fields given; the hash keeps the others (:class:`LiveStream` gives the fields that
@@ -555,7 +554,7 @@ class LiveStream:
         over = _over(pos)
         if over is not None:
             assert pos.outcome is not None
-            from services.rules.servicer import outcome_message
+            from griot.services.rules.servicer import outcome_message
 
             out.put(OutRecord(update_id, text, outcome=outcome_message(pos.outcome)))
             return
@@ -611,7 +610,7 @@ class Outbox:
     - a record of the same update without an evaluation (the acknowledgement), or with a
       non-final one, is replaced by a next one with an evaluation: the newest depth goes out;
     - an acknowledgement alone in the box waits for its position's cache lookup (``lookup``, see
-      :meth:`~services.gateway.evaluator.Watch.lookup`) and until ``hold until`` (event loop
+      :meth:`~griot.services.gateway.evaluator.Watch.lookup`) and until ``hold until`` (event loop
       time, ``--ack-hold`` after the update) for an evaluation to carry: a cached one, the
       latest depth of a search already running, or a depth done meanwhile;
     - nothing goes out before the writes given to :meth:`after` (the session's saves) are done,

@@ -1,17 +1,17 @@
-"""``python -m services.rules``: runs the rules service until SIGTERM/SIGINT."""
+"""``python -m griot.services.rules``: runs the rules service until SIGTERM/SIGINT."""
 
 from __future__ import annotations
 
 import argparse
 
-from services.common.server import ServerConfig, add_arguments, config_from_args, run
-from services.rules.servicer import service_spec
+from griot.services.common.server import ServerConfig, add_arguments, config_from_args, run
+from griot.services.rules.servicer import service_spec
 
 
 def main(argv: list[str] | None = None) -> None:
     """Parses flags (defaults from GRIOT_RULES_* variables) and serves."""
     parser = argparse.ArgumentParser(
-        prog="python -m services.rules",
+        prog="python -m griot.services.rules",
         description="Griot rules service: griot.v1.RulesService over gRPC, "
         "with health checking, reflection and Prometheus metrics.",
     )

@@ -1,8 +1,9 @@
 """The ``griot.v1.RulesService`` servicer: parse the request, call the core, build the response.
 
 Every method is a plain function of the request. Bad input surfaces as Griot's own exceptions
-(``NotationError``, ``VariantError``, ``IllegalMoveError``, ...), which :func:`services.common.rpc.unary`
-maps to statuses in one place. The core calls take microseconds, so they run on the event loop.
+(``NotationError``, ``VariantError``, ``IllegalMoveError``, ...), which
+:func:`griot.services.common.rpc.unary` maps to statuses in one place. The core calls take
+microseconds, so they run on the event loop.
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from typing import Any
 import griot
 import grpc
 from griot import GameOutcome, IllegalMoveError, NotationError, Position, TurnEvent, Variant
+from griot.services.common.rpc import Handler, Req, Resp, RpcMetrics, unary
+from griot.services.common.server import ServiceSpec
 from griot.v1 import common_pb2, rules_pb2, rules_pb2_grpc
-
-from services.common.rpc import Handler, Req, Resp, RpcMetrics, unary
-from services.common.server import ServiceSpec
 
 SERVICE_NAME: str = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
 
@@ -267,7 +267,7 @@ def add_servicers(server: grpc.aio.Server, metrics: RpcMetrics) -> None:
 
 
 def service_spec() -> ServiceSpec:
-    """The rules service as :func:`services.common.server.run` serves it."""
+    """The rules service as :func:`griot.services.common.server.run` serves it."""
     return ServiceSpec(
         name="rules", service_names=[SERVICE_NAME], add_servicers=add_servicers, env_prefix="GRIOT_RULES"
     )

@@ -1,4 +1,4 @@
-"""``python -m services.web``: the Connect/gRPC-Web server (and the demo app) until SIGTERM/SIGINT."""
+"""``python -m griot.services.web``: the Connect/gRPC-Web server (and the demo app) until SIGTERM/SIGINT."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import argparse
 import os
 from pathlib import Path
 
-from services.common.server import setup_logging
-from services.web.app import WebConfig, create_app
+from griot.services.common.server import setup_logging
+from griot.services.web.app import WebConfig, create_app
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_STATIC = ROOT / "web" / "app" / "dist"
@@ -20,7 +20,7 @@ def _env(name: str, default: str) -> str:
 def parse_args(argv: list[str] | None = None) -> WebConfig:
     """Flags, with defaults from GRIOT_WEB_* variables."""
     p = argparse.ArgumentParser(
-        prog="python -m services.web",
+        prog="python -m griot.services.web",
         description="Griot web server: RulesService and AnalysisService over the Connect protocol "
         "and gRPC-Web (JSON or Protobuf over HTTP/1.1), plus the demo board's files.",
     )

@@ -19,14 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from griot.services.common.rpc import RpcMetrics
+from griot.services.common.server import ServiceSpec
+from griot.services.web.connect import ConnectApp, Limits, Upstream, local_endpoints, upstream_endpoints
 from prometheus_client import CollectorRegistry, make_asgi_app
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
-
-from services.common.rpc import RpcMetrics
-from services.common.server import ServiceSpec
-from services.web.connect import ConnectApp, Limits, Upstream, local_endpoints, upstream_endpoints
 
 log = logging.getLogger("griot.web")
 
@@ -34,10 +33,10 @@ Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Any, Any], Awaitable[None]]
 
 #: The services the web server knows how to serve in process: full name -> ServiceSpec factory
-#: ("module:function"). The analysis gateway joins here when it lands (``services.gateway``).
+#: ("module:function"). The analysis gateway joins here when it lands (``griot.services.gateway``).
 KNOWN_SERVICES: dict[str, str] = {
-    "griot.v1.RulesService": "services.rules:service_spec",
-    "griot.v1.AnalysisService": "services.gateway:service_spec",
+    "griot.v1.RulesService": "griot.services.rules:service_spec",
+    "griot.v1.AnalysisService": "griot.services.gateway:service_spec",
 }
 
 #: Request headers a browser may send cross-origin (Connect, gRPC-Web, Griot's API key).

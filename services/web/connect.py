@@ -7,7 +7,7 @@ code, so a new RPC or a new service appears without changes here. An endpoint is
 two ways, both generic over services:
 
 - **in process** (:func:`local_endpoints`): the very servicer objects a gRPC server gets. A
-  :class:`~services.common.server.ServiceSpec` adds its servicers to a recording stand-in for a
+  :class:`~griot.services.common.server.ServiceSpec` adds its servicers to a recording stand-in for a
   ``grpc.aio.Server``; each recorded method handler is then called with a stand-in for the gRPC
   ``ServicerContext``. The servicer logic, its metrics and its error mapping
   (:mod:`griot.status`, ``abort_with_status`` with an ErrorInfo detail) are the gRPC server's own.
@@ -41,11 +41,10 @@ from connectrpc.server import ConnectASGIApplication, Endpoint
 from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from google.protobuf.message import Message
+from griot.services.common.rpc import RpcMetrics
+from griot.services.common.server import ServiceSpec
 from griot.status import connect_code, status_details
 from protobuf.wkt import Any as AnyPb
-
-from services.common.rpc import RpcMetrics
-from services.common.server import ServiceSpec
 
 log = logging.getLogger("griot.web")
 

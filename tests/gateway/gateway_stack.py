@@ -1,6 +1,6 @@
 """Real parts on loopback for the gateway tests: the workers' stack (two redis-servers, Celery
 worker processes; ``tests/workers/workers_stack.py``), the rules service and gateway processes
-(``python -m services.gateway``). Every wait is bounded."""
+(``python -m griot.services.gateway``). Every wait is bounded."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ class Gateway:
                 [
                     sys.executable,
                     "-m",
-                    "services.gateway",
+                    "griot.services.gateway",
                     "--port",
                     str(self.port),
                     "--metrics-port",
@@ -133,7 +133,7 @@ def start_rules(stack: Stack) -> tuple[subprocess.Popen[bytes], str]:
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             with_parent_death(
-                [sys.executable, "-m", "services.rules", "--port", str(port), "--metrics-port", "off"]
+                [sys.executable, "-m", "griot.services.rules", "--port", str(port), "--metrics-port", "off"]
             ),
             cwd=ROOT,
             env=stack.env,

@@ -16,17 +16,16 @@ import redis
 from gateway_stack import Stack
 from griot import redis_keys
 from griot.redis_keys import progress_key
+from griot.services.gateway.batch import Batcher, connect
+from griot.services.gateway.cache import EvalCache, EvalResult, entry_key, flight_key
+from griot.services.gateway.config import GatewayConfig
+from griot.services.gateway.dispatch import INTERACTIVE, Dispatcher
+from griot.services.gateway.metrics import GatewayMetrics
+from griot.workers import client as task_client
+from griot.workers.client import RESULT_PREFIX
 from kombu import Connection
 from prometheus_client import CollectorRegistry
 from workers_stack import RedisServer, free_port
-
-from services.gateway.batch import Batcher, connect
-from services.gateway.cache import EvalCache, EvalResult, entry_key, flight_key
-from services.gateway.config import GatewayConfig
-from services.gateway.dispatch import INTERACTIVE, Dispatcher
-from services.gateway.metrics import GatewayMetrics
-from workers import client as task_client
-from workers.client import RESULT_PREFIX
 
 NOBODY = "griot.test-nobody"  # a queue no worker consumes
 

@@ -325,7 +325,7 @@ def test_deeper_result_replaces_shallower(gateway: Gateway, stack: Stack) -> Non
     flush_cache(stack)
     pos = midgame("abapa", 8, seed=2)
     r = redis.Redis.from_url(stack.cache.url)
-    from services.gateway.cache import EvalResult, entry_key
+    from griot.services.gateway.cache import EvalResult, entry_key
 
     key = entry_key(pos)
     with AnalysisClient(gateway.target) as client:
@@ -336,7 +336,7 @@ def test_deeper_result_replaces_shallower(gateway: Gateway, stack: Stack) -> Non
         shallow = list(client.evaluate(pos, search_limits(max_depth=6), timeout=30))
         assert shallow[-1].evaluation.from_cache and shallow[-1].evaluation.depth == 8
     # The Lua replacement: a shallower result never overwrites a deeper one, atomically in Redis.
-    script = r.register_script(__import__("services.gateway.cache", fromlist=["x"]).STORE_SCRIPT)
+    script = r.register_script(__import__("griot.services.gateway.cache", fromlist=["x"]).STORE_SCRIPT)
     assert script(keys=[key], args=[EvalResult(depth=3, value=1, best="a").encode(), 0]) == 0
     assert EvalResult.decode(r.get(key)).depth == 8
     assert script(keys=[key], args=[EvalResult(depth=9, value=1, best="a").encode(), 0]) == 1

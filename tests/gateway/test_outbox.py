@@ -1,4 +1,4 @@
-"""The live stream's outbox (services.gateway.servicer.Outbox): what one written message replaces,
+"""The live stream's outbox (griot.services.gateway.servicer.Outbox): what one written message replaces,
 and how an acknowledgement waits for an evaluation to carry. The integration side (a cached
 evaluation in the acknowledgement, depths streamed) is in test_gateway.py."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from services.gateway.cache import EvalResult
-from services.gateway.servicer import Outbox, OutRecord
+from griot.services.gateway.cache import EvalResult
+from griot.services.gateway.servicer import Outbox, OutRecord
 
 
 def ack(update: int, lookup: Any = None, hold: float = 0.0) -> OutRecord:

@@ -12,8 +12,7 @@ from pathlib import Path
 import griot
 import pytest
 from griot.priority import Priority
-
-from services.gateway import scores
+from griot.services.gateway import scores
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,8 +34,8 @@ def _queues_seen(env_queues: str | None) -> dict[str, list[str]]:
     """What the workers' Celery app and the gateway's flags take for queues under GRIOT_QUEUES."""
     code = (
         "import json, argparse\n"
-        "from workers.app import INTERACTIVE_QUEUE, BATCH_QUEUE, make_app\n"
-        "from services.gateway.config import add_gateway_arguments\n"
+        "from griot.workers.app import INTERACTIVE_QUEUE, BATCH_QUEUE, make_app\n"
+        "from griot.services.gateway.config import add_gateway_arguments\n"
         "p = argparse.ArgumentParser(); add_gateway_arguments(p); a = p.parse_args([])\n"
         "print(json.dumps({'workers': [INTERACTIVE_QUEUE, BATCH_QUEUE],\n"
         "                  'gateway': [a.interactive_queue, a.batch_queue]}))\n"

@@ -150,11 +150,19 @@ def test_json_log_lines_are_rendered() -> None:
     assert launcher.render_line("plain text", "pretty") == "plain text"
 
 
-def test_services_package_is_importable_outside_the_repo(tmp_path: Path) -> None:
+def test_servers_and_workers_live_under_the_griot_package(tmp_path: Path) -> None:
+    """Outside the repository the servers and workers import as ``griot.services`` and
+    ``griot.workers`` from the package's own folder; no top-level ``services`` or ``workers``
+    package is installed (it would collide with any other distribution's)."""
     import subprocess
 
+    probe = (
+        "import importlib.util, griot, griot.services.rules, griot.workers.config\n"
+        "print(griot.services.rules.__file__)\n"
+        "print(importlib.util.find_spec('services') is None, importlib.util.find_spec('workers') is None)\n"
+    )
     result = subprocess.run(
-        [sys.executable, "-c", "import services.rules, griot; print(services.rules.__file__)"],
+        [sys.executable, "-c", probe],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -162,11 +170,10 @@ def test_services_package_is_importable_outside_the_repo(tmp_path: Path) -> None
         check=False,
     )
     assert result.returncode == 0, result.stderr
+    rules_file, absent = result.stdout.splitlines()
     root = Path(__file__).resolve().parents[2]
-    assert (root / "python" / "services").resolve() == (root / "services").resolve()
-    pyproject = (root / "pyproject.toml").read_text()
-    assert '{ path = "services/**/*.py", format = ["sdist", "wheel"] }' in pyproject
-    assert '{ path = "workers/**/*.py", format = ["sdist", "wheel"] }' in pyproject
+    assert Path(rules_file).resolve() == (root / "services" / "rules" / "__init__.py").resolve()
+    assert absent == "True True"
 
 
 def test_parent_death_is_tied_to_the_main_thread_only() -> None:

@@ -65,9 +65,8 @@ def test_status_shows_the_counters_a_real_worker_task_wrote() -> None:
     """A real Celery worker searches with the Redis cache; `griot status` (the CLI, in its own
     process) shows the counters that worker added, the same the workers' own reader sees."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "workers"))
+    from griot.workers.cache import read_stats
     from workers_stack import make_stack
-
-    from workers.cache import read_stats
 
     s = make_stack()
     try:

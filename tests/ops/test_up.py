@@ -249,7 +249,7 @@ def test_port_in_use_fails_clearly(tmp_path: Path) -> None:
 )
 def test_celery_workers_plug_in(tmp_path: Path) -> None:
     """The worker entry of the launcher's component list, run with real Celery on the private broker:
-    a stand-in `workers.app` module is enough to start them, without the search tasks."""
+    a stand-in `griot.workers.app` module is enough to start them, without the search tasks."""
     pkg = tmp_path / "stub" / "workers"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("")

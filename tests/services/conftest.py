@@ -1,7 +1,7 @@
 """Fixtures of the service tests: a REAL rules server on 127.0.0.1, port 0, talked to through the
 client SDK. The server runs in this process on its own event loop thread (fast to start, and its
 metrics are scrapable); tests of the entry point, signals and worker processes start
-``python -m services.rules`` as a subprocess instead (test_rules_process.py)."""
+``python -m griot.services.rules`` as a subprocess instead (test_rules_process.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ from dataclasses import dataclass
 
 import pytest
 from griot.client import RulesClient
-
-from services.common.server import RunningServer, ServerConfig, start
-from services.rules import service_spec
+from griot.services.common.server import RunningServer, ServerConfig, start
+from griot.services.rules import service_spec
 
 #: The request size limit of the test server (small, so that oversized requests are cheap to make).
 MAX_RECEIVE_BYTES = 16 * 1024

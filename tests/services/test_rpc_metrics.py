@@ -1,4 +1,4 @@
-"""services.common.rpc's metrics: successful calls are tallied on the event loop and reach the
+"""griot.services.common.rpc's metrics: successful calls are tallied on the event loop and reach the
 Prometheus objects in batches, on a timer and before every scrape of the registry."""
 
 from __future__ import annotations
@@ -6,9 +6,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from griot.services.common.rpc import FLUSH_SECONDS, RpcMetrics, unary, unary_async
 from prometheus_client import CollectorRegistry
-
-from services.common.rpc import FLUSH_SECONDS, RpcMetrics, unary, unary_async
 
 
 def _ok_count(metrics: RpcMetrics) -> float:

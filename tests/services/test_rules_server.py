@@ -21,12 +21,11 @@ import grpc
 import pytest
 from conftest import ServerHandle, start_in_thread
 from griot.client import RulesClient
+from griot.services.common.server import ServerConfig, add_arguments, config_from_args, parse_grpc_option
+from griot.services.rules import SERVICE_NAME
 from griot.v1 import rules_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
-
-from services.common.server import ServerConfig, add_arguments, config_from_args, parse_grpc_option
-from services.rules import SERVICE_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
 ABAPA = "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -"
@@ -180,7 +179,7 @@ def test_unknown_method_is_unimplemented(rules_server: ServerHandle) -> None:
 def _spawn(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     return subprocess.Popen(
-        [sys.executable, "-m", "services.rules", *args],
+        [sys.executable, "-m", "griot.services.rules", *args],
         cwd=ROOT,
         env=full_env,
         stderr=subprocess.PIPE,
@@ -313,7 +312,7 @@ def test_rules_service_defaults_to_uvloop_and_the_environment_overrides_it() -> 
 
 def test_bad_event_loop_is_refused_by_the_parser() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "services.rules", "--event-loop", "trio"],
+        [sys.executable, "-m", "griot.services.rules", "--event-loop", "trio"],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,
@@ -344,7 +343,7 @@ def test_cpu_affinity_pins_each_worker_to_its_own_cpu() -> None:
 
 def test_help_lists_flags_and_env_variables() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "services.rules", "--help"],
+        [sys.executable, "-m", "griot.services.rules", "--help"],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         capture_output=True,

@@ -13,12 +13,11 @@ import grpc
 import httpx
 import pytest
 from google.rpc import error_details_pb2
+from griot.services.web.connect import Limits
 from griot.status import CONNECT_CODES, connect_code
 from griot.v1 import analysis_pb2, rules_pb2
 from webstack import *  # noqa: F403  (the fixtures)
 from webstack import MAX_RECEIVE_BYTES, WebServer
-
-from services.web.connect import Limits
 
 START = "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -"
 RULES = "/griot.v1.RulesService"
@@ -377,17 +376,20 @@ def test_services_health_and_metrics(web_local: WebServer, web_proxy: WebServer,
 def test_service_from_a_factory(web_factory: Any) -> None:
     """A `module:function` naming a ServiceSpec factory serves that servicer in process."""
     web = web_factory(
-        services={"griot.v1.RulesService": "services.rules:service_spec", "griot.v1.AnalysisService": "off"}
+        services={
+            "griot.v1.RulesService": "griot.services.rules:service_spec",
+            "griot.v1.AnalysisService": "off",
+        }
     )
     assert httpx.get(f"{web.url}/api/services").json()["services"] == {
-        "griot.v1.RulesService": "local:services.rules:service_spec"
+        "griot.v1.RulesService": "local:griot.services.rules:service_spec"
     }
     r = post(web, f"{RULES}/ApplyMove", {"position": START, "move": "c"})
     assert r.json()["position"]["notation"] == "abapa 4,4,0,5,5,5/5,4,4,4,4,4 0-0 N 1 -"
 
 
 def test_flags_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    from services.web.__main__ import parse_args
+    from griot.services.web.__main__ import parse_args
 
     monkeypatch.setenv("GRIOT_WEB_ANALYSIS", "127.0.0.1:50052")
     monkeypatch.setenv("GRIOT_WEB_MAX_CONCURRENT_RPCS", "off")

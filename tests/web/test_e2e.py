@@ -1,7 +1,7 @@
 """End to end in a real browser: the built demo board (web/app/dist) in Debian's headless Chromium,
 driven by playwright-core (web/e2e/play.mjs), against the REAL stack on loopback (conftest.py's
 ``griot_stack``: what `griot up` starts, with one Celery worker and a shallow gateway): the page is
-served by services.web, which forwards to the rules service and to the analysis gateway, whose
+served by griot.services.web, which forwards to the rules service and to the analysis gateway, whose
 searches run on the worker. Games are played by clicking cells the API's legal moves highlight;
 after every turn the board must show what the API says the position holds. Screenshots:
 test-artifacts/e2e/.
@@ -74,7 +74,7 @@ def offline(online: str, griot_stack: GriotStack) -> Iterator[str]:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with (ARTIFACTS / "web-offline.log").open("wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "services.web", "--port", str(port), "--rules", griot_stack.rules,
+            [sys.executable, "-m", "griot.services.web", "--port", str(port), "--rules", griot_stack.rules,
              "--analysis", "off", "--static", str(DIST), "--log-format", "text"],
             cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
@@ -82,7 +82,9 @@ def offline(online: str, griot_stack: GriotStack) -> Iterator[str]:
         try:
             deadline = time.monotonic() + 30
             while True:
-                assert proc.poll() is None, f"services.web exited with {proc.returncode}; see {log.name}"
+                assert proc.poll() is None, (
+                    f"griot.services.web exited with {proc.returncode}; see {log.name}"
+                )
                 try:
                     if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
                         break

@@ -1,7 +1,7 @@
 """The web tests' real stack (the fixture ``griot_stack`` is in conftest.py), shared by the endpoint
 tests and the browser tests: what `griot up` starts (python/griot/launcher.py, run in process), on
 loopback ports the OS picks: a redis-server for the broker and one for the cache, the rules
-service, ONE Celery search worker, the analysis gateway, and the web server (services.web) in front
+service, ONE Celery search worker, the analysis gateway, and the web server (griot.services.web) in front
 of the rules service and the gateway, serving the built demo board when there is one. Small on
 purpose (one worker process, gateway default depth 4) so that CI stays quick. Every component's log
 goes to test-artifacts/web-stack.log when the stack stops."""
@@ -30,7 +30,7 @@ class GriotStack:
 
     rules: str  # host:port of the rules gRPC server
     gateway: str  # host:port of the analysis gateway (gRPC)
-    web: str  # http://host:port of services.web (Connect, gRPC-Web, the demo board)
+    web: str  # http://host:port of griot.services.web (Connect, gRPC-Web, the demo board)
 
 
 @contextlib.contextmanager

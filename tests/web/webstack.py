@@ -14,11 +14,10 @@ from typing import Any
 
 import pytest
 import uvicorn
+from griot.services.common.server import ServerConfig, start
+from griot.services.rules import service_spec
+from griot.services.web.app import WebConfig, create_app
 from upstack import GriotStack
-
-from services.common.server import ServerConfig, start
-from services.rules import service_spec
-from services.web.app import WebConfig, create_app
 
 #: The request size limit of the test servers (small, so that oversized requests are cheap).
 MAX_RECEIVE_BYTES = 16 * 1024

@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 from griot import egdb
+from griot.workers.egdb_build import build
 from workers_stack import Stack
-
-from workers.egdb_build import build
 
 
 @pytest.fixture(autouse=True)

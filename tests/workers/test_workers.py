@@ -17,11 +17,10 @@ import griot
 import pytest
 import redis
 from celery.utils.nodenames import worker_direct
+from griot.workers.cache import STATS_KEY, read_stats
+from griot.workers.distributed import ClusterSearch, cluster_workers
+from griot.workers.errors import BadTaskArguments
 from workers_stack import Stack, make_stack
-
-from workers.cache import STATS_KEY, read_stats
-from workers.distributed import ClusterSearch, cluster_workers
-from workers.errors import BadTaskArguments
 
 
 def positions(variant: str, count: int, seed: int, max_turns: int = 30) -> list[griot.Position]:
@@ -102,8 +101,8 @@ def test_cache_counts_and_reuses(two_workers: Stack) -> None:
     assert keys and all(k.startswith(f"griot:tt:{{{griot.ENGINE_VERSION}:awale:") for k in keys)
     assert client.exists(STATS_KEY)
     # What `griot status` prints.
-    from workers.__main__ import status
-    from workers.config import Settings
+    from griot.workers.__main__ import status
+    from griot.workers.config import Settings
 
     st = status(Settings(broker_url=two_workers.broker.url, cache_url=two_workers.cache.url))
     assert st["cache"]["hits"] > 0 and 0 <= st["cache"]["hit_rate_pct"] <= 100
@@ -328,7 +327,7 @@ def test_sigkilled_worker_main_process_still_gives_the_right_answer(affinity: bo
         ref = griot.search(pos, depth=depth)
         workers = None
         if affinity:
-            from workers.distributed import cluster_workers
+            from griot.workers.distributed import cluster_workers
 
             workers = cluster_workers(app, "griot.interactive", timeout=5.0)  # a loaded box answers late
             assert len(workers) == 2
@@ -369,7 +368,7 @@ def test_worker_dead_between_tasks_does_not_hold_its_queued_subtrees() -> None:
     never start, so no alive key ever expires. The caller pings a worker whose tasks do not start
     within a few seconds and, when it does not answer, sends them to the other worker; the
     search completes before its deadline with the in-process value."""
-    from workers.distributed import cluster_workers
+    from griot.workers.distributed import cluster_workers
 
     s = make_stack(visibility_timeout=3600)
     try:
@@ -473,7 +472,7 @@ def test_redis_restart_mid_search_gives_the_right_answer_or_a_clear_error() -> N
     """The broker's Redis (queues and results, no persistence) restarts during a search: the caller
     sees the outage, waits for Redis, dispatches what was lost again and returns the in-process
     value; were Redis to stay down past the grace period it would raise ClusterUnavailable."""
-    from workers.errors import ClusterUnavailable
+    from griot.workers.errors import ClusterUnavailable
 
     s = make_stack()
     try:
@@ -517,7 +516,7 @@ def test_lost_result_messages_are_recovered_by_the_safety_poll(
     """Every other result message never reaches the caller (as when its subscriber connection
     drops between two messages): the safety poll reads those results and the search returns the
     in-process value. Without the poll the search would wait for ever on the first lost one."""
-    from workers import distributed
+    from griot.workers import distributed
 
     dropped: list[str] = []
     original = distributed.Scheduler._on_message
@@ -678,7 +677,7 @@ def test_speculation_and_overlapped_iterations_keep_the_in_process_value(
 def test_scheduler_sends_an_earlier_iterations_job_first(two_workers: Stack) -> None:
     """Both workers busy; a job of iteration 6 is queued, then one of iteration 5: when a slot frees
     the iteration-5 job goes first (a later iteration only fills slots the earlier one leaves)."""
-    from workers.distributed import Scheduler, TaskStats
+    from griot.workers.distributed import Scheduler, TaskStats
 
     app = two_workers.app()
     redis.Redis.from_url(two_workers.cache.url).flushdb()
@@ -724,7 +723,7 @@ def test_workers_import_no_grpc() -> None:
     """Nothing gRPC exists before the pool forks: the worker modules do not import it."""
     import subprocess
 
-    code = "import sys, workers.app, workers.tasks; print('grpc' in sys.modules)"
+    code = "import sys, griot.workers.app, griot.workers.tasks; print('grpc' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "False", out.stderr
 
@@ -774,7 +773,7 @@ def test_worker_metrics_sum_over_pool_processes() -> None:
 def test_speculative_guess_is_the_previous_same_parity_value_or_the_lower_of_two() -> None:
     """``_Node.estimate``: the value at depth d - 2 (same parity), else d - 1, else d - 3; with
     ``low`` the lower of d - 1 and d - 2 when both are known. A bad ``guess`` is refused."""
-    from workers.distributed import _Node
+    from griot.workers.distributed import _Node
 
     node = _Node(griot.Variant("abapa").start())
     assert node.estimate(10) is None

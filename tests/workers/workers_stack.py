@@ -137,8 +137,8 @@ class Stack:
         self.workers.clear()
 
     def app(self):  # type: ignore[no-untyped-def]
-        from workers.app import make_app
-        from workers.config import Settings
+        from griot.workers.app import make_app
+        from griot.workers.config import Settings
 
         old = dict(os.environ)
         os.environ.update(self.env)

@@ -1,7 +1,7 @@
 import { defineConfig } from "vite";
 
-// `npm run dev` proxies the API to a web server on :8080 (python -m services.web); `npm run build`
-// writes dist/, which python -m services.web serves at /.
+// `npm run dev` proxies the API to a web server on :8080 (python -m griot.services.web); `npm run build`
+// writes dist/, which python -m griot.services.web serves at /.
 export default defineConfig({
   base: "./",
   resolve: { dedupe: ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-web"] },

@@ -1,6 +1,6 @@
 // End-to-end: the demo board in headless Chromium (Debian's, driven by playwright-core) against a
 // running web server. Started by tests/web/test_e2e.py, which starts the real stack first (redis,
-// a Celery worker, the rules service, the gateway, services.web), the way `griot up` does.
+// a Celery worker, the rules service, the gateway, griot.services.web), the way `griot up` does.
 //
 //   node web/e2e/play.mjs --url http://127.0.0.1:8080 --variant 'abapa(max_turns=10)' \
 //        --engine online --mode he --level 3 --pick worst --finish --out test-artifacts/e2e

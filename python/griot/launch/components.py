@@ -36,7 +36,7 @@ class UpConfig:
     rules_metrics_port: int = 9464
     gateway_port: int = 50052
     gateway_metrics_port: int = 9465
-    #: The browser API (Connect, gRPC-Web) and the demo board (services.web).
+    #: The browser API (Connect, gRPC-Web) and the demo board (griot.services.web).
     web_port: int = 8080
     #: First worker's metrics port; worker i gets base + i (0: any free port each).
     worker_metrics_port: int = 9470
@@ -166,11 +166,11 @@ COMPONENTS: list[ComponentSpec] = [
     ComponentSpec(
         name="rules",
         color="cyan",
-        module="services.rules",
+        module="griot.services.rules",
         argv=(
             "{python}",
             "-m",
-            "services.rules",
+            "griot.services.rules",
             "--host",
             "{host}",
             "--port",
@@ -193,7 +193,7 @@ COMPONENTS: list[ComponentSpec] = [
     ComponentSpec(
         name="worker",
         color="green",
-        module="workers.app",
+        module="griot.workers.app",
         replicas="worker_count",
         metrics_port_key="worker_metrics_port",
         argv=(
@@ -201,7 +201,7 @@ COMPONENTS: list[ComponentSpec] = [
             "-m",
             "celery",
             "-A",
-            "workers.app",
+            "griot.workers.app",
             "worker",
             "--hostname",
             "worker{index}@%h",
@@ -225,11 +225,11 @@ COMPONENTS: list[ComponentSpec] = [
     ComponentSpec(
         name="gateway",
         color="magenta",
-        module="services.gateway",
+        module="griot.services.gateway",
         argv=(
             "{python}",
             "-m",
-            "services.gateway",
+            "griot.services.gateway",
             "--host",
             "{host}",
             "--port",
@@ -252,11 +252,11 @@ COMPONENTS: list[ComponentSpec] = [
     ComponentSpec(
         name="web",
         color="green",
-        module="services.web",
+        module="griot.services.web",
         argv=(
             "{python}",
             "-m",
-            "services.web",
+            "griot.services.web",
             "--host",
             "{host}",
             "--port",

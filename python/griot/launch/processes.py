@@ -104,7 +104,7 @@ def celery_worker_argv(name: str, queues: str, concurrency: int = 1, loglevel: s
         "-m",
         "celery",
         "-A",
-        "workers.app",
+        "griot.workers.app",
         "worker",
         "-Q",
         queues,

@@ -1,4 +1,4 @@
-// The TypeScript client against a running web server (`griot up`, or `python -m services.web
+// The TypeScript client against a running web server (`griot up`, or `python -m griot.services.web
 // --analysis HOST:PORT`): a unary call, an error's ErrorInfo, and Evaluate's stream. Run with
 //
 //   cd web && npx vite-node client/examples/evaluate.ts [http://127.0.0.1:8080/api]
