@@ -42,6 +42,9 @@ __all__ = [
 PositionLike = str | Position
 VariantLike = str | Variant
 MoveLike = str | Move
+#: A game's history: its earlier positions (oldest first), or a ``GameHistory`` message (which may
+#: give the moves from a start position instead).
+HistoryLike = Sequence[PositionLike] | common_pb2.GameHistory
 Metadata = Sequence[tuple[str, str]]
 T = TypeVar("T")
 
@@ -243,25 +246,43 @@ class RulesClient(_SyncBase):
         result: rules_pb2.StartPositionResponse = self._call(self.stub.StartPosition, req, timeout)
         return result
 
-    def legal_moves(self, position: PositionLike, *, timeout: float | None = None) -> list[str]:
-        """The legal moves in move notation."""
-        req = rules_pb2.ListLegalMovesRequest(position=_text(position))
+    def legal_moves(
+        self, position: PositionLike, *, history: HistoryLike | None = None, timeout: float | None = None
+    ) -> list[str]:
+        """The legal moves in move notation (none after a third occurrence, given ``history``)."""
+        req = rules_pb2.ListLegalMovesRequest(position=_text(position), history=_history(history))
         return list(self._call(self.stub.ListLegalMoves, req, timeout).moves)
 
     def apply_move(
-        self, position: PositionLike, move: MoveLike, *, timeout: float | None = None
+        self,
+        position: PositionLike,
+        move: MoveLike,
+        *,
+        history: HistoryLike | None = None,
+        timeout: float | None = None,
     ) -> rules_pb2.ApplyMoveResponse:
         """Plays a move: the new position, the turn's events, the outcome if the game ended.
-        Raises IllegalMoveError (``.code``) or NotationError."""
-        req = rules_pb2.ApplyMoveRequest(position=_text(position), move=_text(move))
+        Raises IllegalMoveError (``.code``) or NotationError. With ``history`` (the game's earlier
+        positions, or a ``GameHistory``), a move that makes a position's third occurrence ends the
+        game (outcome reason ``repetition``)."""
+        req = rules_pb2.ApplyMoveRequest(
+            position=_text(position), move=_text(move), history=_history(history)
+        )
         result: rules_pb2.ApplyMoveResponse = self._call(self.stub.ApplyMove, req, timeout)
         return result
 
     def validate_move(
-        self, position: PositionLike, move: MoveLike, *, timeout: float | None = None
+        self,
+        position: PositionLike,
+        move: MoveLike,
+        *,
+        history: HistoryLike | None = None,
+        timeout: float | None = None,
     ) -> rules_pb2.ValidateMoveResponse:
         """Whether a move is legal, and if not why (``reason``, ``message``)."""
-        req = rules_pb2.ValidateMoveRequest(position=_text(position), move=_text(move))
+        req = rules_pb2.ValidateMoveRequest(
+            position=_text(position), move=_text(move), history=_history(history)
+        )
         result: rules_pb2.ValidateMoveResponse = self._call(self.stub.ValidateMove, req, timeout)
         return result
 
@@ -310,24 +331,40 @@ class AsyncRulesClient(_AsyncBase):
         result: rules_pb2.StartPositionResponse = await self._call(self.stub.StartPosition, req, timeout)
         return result
 
-    async def legal_moves(self, position: PositionLike, *, timeout: float | None = None) -> list[str]:
-        """The legal moves in move notation."""
-        req = rules_pb2.ListLegalMovesRequest(position=_text(position))
+    async def legal_moves(
+        self, position: PositionLike, *, history: HistoryLike | None = None, timeout: float | None = None
+    ) -> list[str]:
+        """The legal moves in move notation (none after a third occurrence, given ``history``)."""
+        req = rules_pb2.ListLegalMovesRequest(position=_text(position), history=_history(history))
         return list((await self._call(self.stub.ListLegalMoves, req, timeout)).moves)
 
     async def apply_move(
-        self, position: PositionLike, move: MoveLike, *, timeout: float | None = None
+        self,
+        position: PositionLike,
+        move: MoveLike,
+        *,
+        history: HistoryLike | None = None,
+        timeout: float | None = None,
     ) -> rules_pb2.ApplyMoveResponse:
         """Plays a move (see :meth:`RulesClient.apply_move`)."""
-        req = rules_pb2.ApplyMoveRequest(position=_text(position), move=_text(move))
+        req = rules_pb2.ApplyMoveRequest(
+            position=_text(position), move=_text(move), history=_history(history)
+        )
         result: rules_pb2.ApplyMoveResponse = await self._call(self.stub.ApplyMove, req, timeout)
         return result
 
     async def validate_move(
-        self, position: PositionLike, move: MoveLike, *, timeout: float | None = None
+        self,
+        position: PositionLike,
+        move: MoveLike,
+        *,
+        history: HistoryLike | None = None,
+        timeout: float | None = None,
     ) -> rules_pb2.ValidateMoveResponse:
         """Whether a move is legal, and if not why."""
-        req = rules_pb2.ValidateMoveRequest(position=_text(position), move=_text(move))
+        req = rules_pb2.ValidateMoveRequest(
+            position=_text(position), move=_text(move), history=_history(history)
+        )
         result: rules_pb2.ValidateMoveResponse = await self._call(self.stub.ValidateMove, req, timeout)
         return result
 
@@ -352,14 +389,25 @@ class AsyncRulesClient(_AsyncBase):
 # Analysis
 
 
+def _history(history: HistoryLike | None) -> common_pb2.GameHistory | None:
+    if history is None or isinstance(history, common_pb2.GameHistory):
+        return history
+    return common_pb2.GameHistory(positions=[_text(p) for p in history])
+
+
 def _evaluate_request(
     position: PositionLike,
     limits: analysis_pb2.SearchLimits | None,
     include_move_scores: bool,
     priority: analysis_pb2.Priority.ValueType,
+    history: HistoryLike | None,
 ) -> analysis_pb2.EvaluateRequest:
     return analysis_pb2.EvaluateRequest(
-        position=_text(position), limits=limits, include_move_scores=include_move_scores, priority=priority
+        position=_text(position),
+        limits=limits,
+        include_move_scores=include_move_scores,
+        priority=priority,
+        history=_history(history),
     )
 
 
@@ -390,12 +438,16 @@ def _analyze_request(
 
 
 def _best_move_request(
-    position: PositionLike, level: int, max_time: float | None, seed: int
+    position: PositionLike, level: int, max_time: float | None, seed: int, history: HistoryLike | None
 ) -> analysis_pb2.BestMoveRequest:
     if not 1 <= level <= 10:
         raise ValueError("level is 1..10")
     return analysis_pb2.BestMoveRequest(
-        position=_text(position), level=level, max_time=_duration(max_time), seed=seed
+        position=_text(position),
+        level=level,
+        max_time=_duration(max_time),
+        seed=seed,
+        history=_history(history),
     )
 
 
@@ -414,10 +466,11 @@ class AnalysisClient(_SyncBase):
         *,
         include_move_scores: bool = False,
         priority: analysis_pb2.Priority.ValueType = analysis_pb2.PRIORITY_UNSPECIFIED,
+        history: HistoryLike | None = None,
         timeout: float | None = None,
     ) -> Iterator[analysis_pb2.EvaluateResponse]:
         """One evaluation per completed depth; the last has ``evaluation.final`` set."""
-        req = _evaluate_request(position, limits, include_move_scores, priority)
+        req = _evaluate_request(position, limits, include_move_scores, priority, history)
         return self._stream(self.stub.Evaluate(req, timeout=timeout, metadata=self.metadata))
 
     def analyze_game(
@@ -451,10 +504,11 @@ class AnalysisClient(_SyncBase):
         *,
         max_time: float | None = None,
         seed: int = 0,
+        history: HistoryLike | None = None,
         timeout: float | None = None,
     ) -> analysis_pb2.BestMoveResponse:
         """A move for an AI opponent at a strength level (1..10)."""
-        req = _best_move_request(position, level, max_time, seed)
+        req = _best_move_request(position, level, max_time, seed, history)
         result: analysis_pb2.BestMoveResponse = self._call(self.stub.BestMove, req, timeout)
         return result
 
@@ -474,10 +528,11 @@ class AsyncAnalysisClient(_AsyncBase):
         *,
         include_move_scores: bool = False,
         priority: analysis_pb2.Priority.ValueType = analysis_pb2.PRIORITY_UNSPECIFIED,
+        history: HistoryLike | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[analysis_pb2.EvaluateResponse]:
         """One evaluation per completed depth; the last has ``evaluation.final`` set."""
-        req = _evaluate_request(position, limits, include_move_scores, priority)
+        req = _evaluate_request(position, limits, include_move_scores, priority, history)
         return self._stream(self.stub.Evaluate(req, timeout=timeout, metadata=self.metadata))
 
     def analyze_game(
@@ -512,9 +567,10 @@ class AsyncAnalysisClient(_AsyncBase):
         *,
         max_time: float | None = None,
         seed: int = 0,
+        history: HistoryLike | None = None,
         timeout: float | None = None,
     ) -> analysis_pb2.BestMoveResponse:
         """A move for an AI opponent at a strength level (1..10)."""
-        req = _best_move_request(position, level, max_time, seed)
+        req = _best_move_request(position, level, max_time, seed, history)
         result: analysis_pb2.BestMoveResponse = await self._call(self.stub.BestMove, req, timeout)
         return result

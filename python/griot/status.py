@@ -14,6 +14,7 @@ VariantError (option)      INVALID_ARGUMENT     ``bad_option`` (metadata ``optio
 RuleFileError              INVALID_ARGUMENT     ``bad_rule_file`` (metadata ``field``)
 UnknownVariantError        NOT_FOUND            ``unknown_variant``
 IllegalMoveError           INVALID_ARGUMENT     the rule's code, e.g. ``empty_hole`` (metadata ``move``)
+HistoryError               INVALID_ARGUMENT     ``bad_history`` (metadata ``index``)
 =========================  ===================  ===========================================
 
 Service-level failures that are not bad game input (the gateway's ``unknown_job``, ``overloaded``,
@@ -49,6 +50,7 @@ from griot._core import (
     UnknownVariantError,
     VariantError,
 )
+from griot.history import HistoryError
 
 __all__ = [
     "CONNECT_CODES",
@@ -156,6 +158,11 @@ def status_for(error: GriotError | StatusError) -> RpcStatus:
         if getattr(error, "move", None):
             meta["move"] = error.move  # type: ignore[attr-defined]
         return RpcStatus(grpc.StatusCode.INVALID_ARGUMENT, message, code, meta)
+    if isinstance(error, HistoryError):
+        meta = {"error": "history"}
+        if error.index is not None:
+            meta["index"] = str(error.index)
+        return RpcStatus(grpc.StatusCode.INVALID_ARGUMENT, message, "bad_history", meta)
     if isinstance(error, UnknownVariantError):
         return RpcStatus(grpc.StatusCode.NOT_FOUND, message, "unknown_variant", {"error": "unknown_variant"})
     if isinstance(error, RuleFileError):
@@ -180,6 +187,7 @@ _ERROR_CLASSES: dict[str, type[GriotError]] = {
     "unknown_variant": UnknownVariantError,
     "rule_file": RuleFileError,
     "illegal_move": IllegalMoveError,
+    "history": HistoryError,
     "griot": GriotError,
 }
 
@@ -231,6 +239,8 @@ def error_from_rpc(call: grpc.RpcError | grpc.Call) -> GriotError | None:
     if cls is None:
         return None
     err = cls(call.details() or "")
+    if isinstance(err, HistoryError) and info.metadata.get("index", "").isdigit():
+        err.index = int(info.metadata["index"])
     if cls is IllegalMoveError:
         err.code = info.reason
     if "option" in info.metadata:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -43,6 +44,19 @@ from griot.status import StatusError
 log = logging.getLogger("griot.gateway.evaluator")
 
 FLIGHT_TTL_MS = 10_000
+
+
+def _shared(pos: griot.Position, want: Want, depth: int) -> bool:
+    """Whether a search's result goes through the shared cache: not near the turn limit, and
+    not searched with a game's history (its result holds in that game only)."""
+    return not want.history and cacheable(pos, depth)
+
+
+def _history_key(history: tuple[str, ...]) -> bytes:
+    """Apart from the position's key, what a flight's key holds of its history."""
+    return hashlib.blake2b("\n".join(history).encode(), digest_size=16).digest() if history else b""
+
+
 FOLLOW_POLL = 0.02
 
 
@@ -59,6 +73,9 @@ class Want:
     client: str
     deadline: float | None
     nodes: int | None = None
+    #: The game's earlier positions (Griot notation, oldest first): the search scores their
+    #: repetition as the game's end, so its result is the position's in this game only.
+    history: tuple[str, ...] = ()
 
     @property
     def budgeted(self) -> bool:
@@ -198,7 +215,7 @@ class Evaluator:
         task between the flight and its subscriber: a live session builds its message in
         ``deliver``. ``close()`` the watch when it is no longer wanted (its search is cancelled
         if nobody else waits for it)."""
-        key = (pos.variant.canonical, pos.key)
+        key = (pos.variant.canonical, pos.key + _history_key(want.history))
         flight = None
         for f in self.flights.get(key, ()):
             if f.serves(want):
@@ -237,7 +254,7 @@ class Evaluator:
         not cached (near the turn limit) or Redis failed (a miss). A cancelled caller does not
         cut the command (its connection stays usable); a marker it claimed is released."""
         pos, want = flight.pos, flight.want
-        if not cacheable(pos, want.depth):
+        if not _shared(pos, want, want.depth):
             return None
         claim = not want.budgeted
         args = (pos, self._need(want), want.all_moves, self.replica, FLIGHT_TTL_MS, claim)
@@ -268,7 +285,7 @@ class Evaluator:
     async def _follow_remote(self, flight: _Flight, other: tuple[int, bool] | None) -> EvalResult | None:
         """Waits for another replica's search of the position when it covers the request."""
         pos, want = flight.pos, flight.want
-        if want.budgeted or not cacheable(pos, want.depth):
+        if want.budgeted or not _shared(pos, want, want.depth):
             return None
         try:
             if other is None or other[0] < want.depth or (want.all_moves and not other[1]):
@@ -327,7 +344,7 @@ class Evaluator:
                 and entry is not None
                 and not entry.all
                 and entry.depth > want.depth
-                and cacheable(pos, entry.depth)
+                and _shared(pos, want, entry.depth)
             ):
                 # The cache keeps one entry a position, deeper wins, and at equal depth an entry
                 # with every move scored wins: an all-moves request behind a deeper best-move-only
@@ -341,7 +358,7 @@ class Evaluator:
                     flight.last = followed
                     self._publish(flight, (followed, True))
                     return
-                if other is None and not want.budgeted and cacheable(pos, want.depth):
+                if other is None and not want.budgeted and _shared(pos, want, want.depth):
                     # Nobody's marker, none claimed by the lookup (it failed, or this every-move
                     # search goes deeper than asked): claim now.
                     try:
@@ -380,7 +397,7 @@ class Evaluator:
         finds it) and releases the flight's marker in the same round trip. A Redis error costs
         only the cache entry."""
         pos = flight.pos
-        if result.depth <= 0 or not cacheable(pos, result.depth):
+        if result.depth <= 0 or not _shared(pos, flight.want, result.depth):
             return
         release = self.replica if flight.claimed else None
         try:
@@ -417,6 +434,8 @@ class Evaluator:
             kwargs["time_limit"] = want.time
         if want.nodes is not None:
             kwargs["nodes"] = want.nodes
+        if want.history:
+            kwargs["history"] = list(want.history)
         streamed = want.priority == INTERACTIVE
         if streamed:
             kwargs["progress"] = True
@@ -485,7 +504,7 @@ class Evaluator:
         self, search: Any, pos: griot.Position, depth: int, time_limit: float | None, flight: _Flight
     ) -> AsyncIterator[EvalResult]:
         want = flight.want
-        async for r in search.iterate(pos, depth, time_limit=time_limit):
+        async for r in search.iterate(pos, depth, time_limit=time_limit, history=want.history):
             last = EvalResult(
                 depth=r.depth,
                 value=r.value,

@@ -20,6 +20,7 @@ import grpc
 from google.protobuf import duration_pb2
 from griot import record as records
 from griot import redis_keys
+from griot.history import earlier_from, repetition_outcome
 from griot.priority import Priority
 from griot.services.common.rpc import RpcMetrics, server_stream, unary_async
 from griot.services.gateway import scores
@@ -84,11 +85,14 @@ def shared_evaluation(r: EvalResult, final: bool) -> analysis_pb2.Evaluation:
     return e
 
 
-def _over(pos: griot.Position) -> EvalResult | None:
-    """The evaluation of a finished game (no search)."""
+def _over(pos: griot.Position, earlier: list[griot.Position] | None = None) -> EvalResult | None:
+    """The evaluation of a finished game (no search): one the rules end, or, with the game's
+    history, a position's third occurrence."""
     outcome = pos.outcome
     if outcome is None or pos.legal_moves():
-        return None
+        outcome = repetition_outcome(pos, earlier) if earlier else None
+        if outcome is None:
+            return None
     value = 0 if outcome.winner is None else (griot.WIN if outcome.winner == pos.side_to_move else -griot.WIN)
     return EvalResult(depth=0, value=value, best=None)
 
@@ -163,11 +167,14 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         p = self.guard.caller(context)
         self.metrics.count("requests")
         pos = griot.Position(request.position)
+        earlier = earlier_from(pos, request.history if request.HasField("history") else None)
         want = self._want(
             request.limits, request.priority, INTERACTIVE, request.include_move_scores, p, context
         )
+        if earlier:
+            want = replace(want, history=tuple(str(h) for h in earlier))
         text = str(pos)
-        over = _over(pos)
+        over = _over(pos, earlier)
         if over is not None:
             yield analysis_pb2.EvaluateResponse(position=text, evaluation=evaluation(over, True))
             return
@@ -183,9 +190,10 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         p = self.guard.caller(context)
         self.metrics.count("requests")
         pos = griot.Position(request.position)
+        earlier = earlier_from(pos, request.history if request.HasField("history") else None)
         if not 1 <= request.level <= 10:
             raise bad_request(f"level {request.level}: levels are 1 to 10")
-        if not pos.legal_moves():
+        if not pos.legal_moves() or (earlier and repetition_outcome(pos, earlier) is not None):
             raise StatusError(
                 grpc.StatusCode.INVALID_ARGUMENT, "game_over", "the game is over: no move to choose"
             )
@@ -203,6 +211,8 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         want = self._want(
             limits, analysis_pb2.PRIORITY_INTERACTIVE, INTERACTIVE, level.margin > 0, p, context
         )
+        if earlier:
+            want = replace(want, history=tuple(str(h) for h in earlier))
         if want.deadline is not None:
             left = want.deadline - time.time() - 0.1
             want = replace(want, time=left if want.time is None else min(want.time, left))

@@ -15,6 +15,7 @@ from typing import Any
 import griot
 import grpc
 from griot import GameOutcome, IllegalMoveError, NotationError, Position, TurnEvent, Variant
+from griot.history import REPETITION, earlier_from, repetition_outcome
 from griot.services.common.rpc import Handler, Req, Resp, RpcMetrics, unary
 from griot.services.common.server import ServiceSpec
 from griot.v1 import common_pb2, rules_pb2, rules_pb2_grpc
@@ -154,6 +155,17 @@ def _moves(pos: Position) -> list[str]:
     return [m.text for m in pos.legal_moves()]
 
 
+def _game_over(message: str) -> IllegalMoveError:
+    e = IllegalMoveError(message)
+    e.code = "game_over"
+    return e
+
+
+def _repeated(pos: Position, earlier: list[Position]) -> GameOutcome | None:
+    """The outcome if ``pos`` ends the game by repetition (a third occurrence in ``earlier``)."""
+    return repetition_outcome(pos, earlier) if earlier else None
+
+
 # ---------------------------------------------------------------------------------------------
 # The servicer
 
@@ -205,20 +217,33 @@ def _servicer_class(metrics: RpcMetrics) -> type[rules_pb2_grpc.RulesServiceServ
         def ListLegalMoves(
             self, request: rules_pb2.ListLegalMovesRequest
         ) -> rules_pb2.ListLegalMovesResponse:
-            return rules_pb2.ListLegalMovesResponse(moves=_moves(Position(request.position)))
+            pos = Position(request.position)
+            earlier = earlier_from(pos, request.history if request.HasField("history") else None)
+            if _repeated(pos, earlier) is not None:
+                return rules_pb2.ListLegalMovesResponse()
+            return rules_pb2.ListLegalMovesResponse(moves=_moves(pos))
 
         @rpc("ApplyMove")
         def ApplyMove(self, request: rules_pb2.ApplyMoveRequest) -> rules_pb2.ApplyMoveResponse:
             pos = Position(request.position)
+            earlier = earlier_from(pos, request.history if request.HasField("history") else None)
             move = pos.parse_move(request.move)
             try:
+                if _repeated(pos, earlier) is not None:
+                    raise _game_over("the game is over: the position occurred for the third time")
                 after, events = pos.play_with_events(move)
             except IllegalMoveError as e:
                 # Name the move in the ErrorInfo (the core's message already names it in words).
                 e.move = move.text  # type: ignore[attr-defined]
                 raise
-            response = rules_pb2.ApplyMoveResponse(move=move.text, legal_moves=_moves(after))
+            repeated = _repeated(after, [*earlier, pos]) if earlier else None
+            response = rules_pb2.ApplyMoveResponse(
+                move=move.text, legal_moves=[] if repeated is not None else _moves(after)
+            )
             fill_position_info(response.position, after)
+            if repeated is not None:
+                fill_outcome(response.position.outcome, repeated)
+                response.position.outcome.reason = REPETITION
             for event in events:
                 add_event(response.events, event)
             return response
@@ -226,6 +251,7 @@ def _servicer_class(metrics: RpcMetrics) -> type[rules_pb2_grpc.RulesServiceServ
         @rpc("ValidateMove")
         def ValidateMove(self, request: rules_pb2.ValidateMoveRequest) -> rules_pb2.ValidateMoveResponse:
             pos = Position(request.position)
+            earlier = earlier_from(pos, request.history if request.HasField("history") else None)
             try:
                 move = pos.parse_move(request.move)
             except NotationError as e:
@@ -237,6 +263,8 @@ def _servicer_class(metrics: RpcMetrics) -> type[rules_pb2_grpc.RulesServiceServ
                     legal=False, reason=getattr(e, "code", None) or "illegal_move", message=str(e)
                 )
             try:
+                if _repeated(pos, earlier) is not None:
+                    raise _game_over("the game is over: the position occurred for the third time")
                 pos.check(move)
             except IllegalMoveError as e:
                 return rules_pb2.ValidateMoveResponse(

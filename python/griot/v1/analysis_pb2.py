@@ -26,17 +26,17 @@ from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb
 from griot.v1 import common_pb2 as griot_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17griot/v1/analysis.proto\x12\x08griot.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x15griot/v1/common.proto\"a\n\x0cSearchLimits\x12\x11\n\tmax_depth\x18\x01 \x01(\r\x12+\n\x08max_time\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x11\n\tmax_nodes\x18\x03 \x01(\x04\"9\n\tMoveScore\x12\x0c\n\x04move\x18\x01 \x01(\t\x12\x1e\n\x05score\x18\x02 \x01(\x0b\x32\x0f.griot.v1.Score\"\xef\x01\n\nEvaluation\x12\r\n\x05\x64\x65pth\x18\x01 \x01(\r\x12\x1e\n\x05score\x18\x02 \x01(\x0b\x32\x0f.griot.v1.Score\x12\x11\n\tbest_move\x18\x03 \x01(\t\x12\n\n\x02pv\x18\x04 \x03(\t\x12(\n\x0bmove_scores\x18\x05 \x03(\x0b\x32\x13.griot.v1.MoveScore\x12\r\n\x05nodes\x18\x06 \x01(\x04\x12\x0b\n\x03nps\x18\x07 \x01(\x04\x12*\n\x07\x65lapsed\x18\x08 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\r\n\x05\x66inal\x18\t \x01(\x08\x12\x12\n\nfrom_cache\x18\n \x01(\x08\"\x8e\x01\n\x0f\x45valuateRequest\x12\x10\n\x08position\x18\x01 \x01(\t\x12&\n\x06limits\x18\x02 \x01(\x0b\x32\x16.griot.v1.SearchLimits\x12\x1b\n\x13include_move_scores\x18\x03 \x01(\x08\x12$\n\x08priority\x18\x04 \x01(\x0e\x32\x12.griot.v1.Priority\"N\n\x10\x45valuateResponse\x12\x10\n\x08position\x18\x01 \x01(\t\x12(\n\nevaluation\x18\x02 \x01(\x0b\x32\x14.griot.v1.Evaluation\"C\n\tGameMoves\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x16\n\x0estart_position\x18\x02 \x01(\t\x12\r\n\x05moves\x18\x03 \x03(\t\"\xbb\x01\n\x12\x41nalyzeGameRequest\x12$\n\x05moves\x18\x01 \x01(\x0b\x32\x13.griot.v1.GameMovesH\x00\x12\x10\n\x06record\x18\x02 \x01(\tH\x00\x12\x17\n\rresume_job_id\x18\x03 \x01(\tH\x00\x12&\n\x06limits\x18\x04 \x01(\x0b\x32\x16.griot.v1.SearchLimits\x12$\n\x08priority\x18\x05 \x01(\x0e\x32\x12.griot.v1.PriorityB\x06\n\x04game\"\xae\x02\n\x0cTurnAnalysis\x12\x0c\n\x04turn\x18\x01 \x01(\r\x12 \n\x06player\x18\x02 \x01(\x0e\x32\x10.griot.v1.Player\x12\x10\n\x08position\x18\x03 \x01(\t\x12\x13\n\x0bplayed_move\x18\x04 \x01(\t\x12\x11\n\tbest_move\x18\x05 \x01(\t\x12#\n\nbest_score\x18\x06 \x01(\x0b\x32\x0f.griot.v1.Score\x12%\n\x0cplayed_score\x18\x07 \x01(\x0b\x32\x0f.griot.v1.Score\x12\x0c\n\x04loss\x18\x08 \x01(\r\x12\x34\n\x0e\x63lassification\x18\t \x01(\x0e\x32\x1c.griot.v1.MoveClassification\x12$\n\x0bsouth_score\x18\n \x01(\x0b\x32\x0f.griot.v1.Score\"P\n\x18\x43lassificationThresholds\x12\x12\n\ninaccuracy\x18\x01 \x01(\r\x12\x0f\n\x07mistake\x18\x02 \x01(\r\x12\x0f\n\x07\x62lunder\x18\x03 \x01(\r\"\x90\x01\n\rPlayerSummary\x12 \n\x06player\x18\x01 \x01(\x0e\x32\x10.griot.v1.Player\x12\r\n\x05moves\x18\x02 \x01(\r\x12\x14\n\x0cinaccuracies\x18\x03 \x01(\r\x12\x10\n\x08mistakes\x18\x04 \x01(\r\x12\x10\n\x08\x62lunders\x18\x05 \x01(\r\x12\x14\n\x0c\x61verage_loss\x18\x06 \x01(\r\"\xce\x01\n\nGameReport\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12%\n\x05turns\x18\x02 \x03(\x0b\x32\x16.griot.v1.TurnAnalysis\x12(\n\x07players\x18\x03 \x03(\x0b\x32\x17.griot.v1.PlayerSummary\x12\x36\n\nthresholds\x18\x04 \x01(\x0b\x32\".griot.v1.ClassificationThresholds\x12&\n\x07outcome\x18\x05 \x01(\x0b\x32\x15.griot.v1.GameOutcome\"i\n\x10\x41nalysisProgress\x12\x16\n\x0epositions_done\x18\x01 \x01(\r\x12\x17\n\x0fpositions_total\x18\x02 \x01(\r\x12$\n\x04turn\x18\x03 \x01(\x0b\x32\x16.griot.v1.TurnAnalysis\"\x87\x01\n\x13\x41nalyzeGameResponse\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12.\n\x08progress\x18\x02 \x01(\x0b\x32\x1a.griot.v1.AnalysisProgressH\x00\x12&\n\x06report\x18\x03 \x01(\x0b\x32\x14.griot.v1.GameReportH\x00\x42\x08\n\x06update\"\xae\x01\n\x12LiveSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x11\n\tupdate_id\x18\x02 \x01(\x04\x12\x12\n\x08position\x18\x03 \x01(\tH\x00\x12\x0e\n\x04move\x18\x04 \x01(\tH\x00\x12&\n\x06limits\x18\x05 \x01(\x0b\x32\x16.griot.v1.SearchLimits\x12\x1b\n\x13include_move_scores\x18\x06 \x01(\x08\x42\x08\n\x06update\"\xa0\x01\n\x13LiveSessionResponse\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x11\n\tupdate_id\x18\x02 \x01(\x04\x12\x10\n\x08position\x18\x03 \x01(\t\x12(\n\nevaluation\x18\x04 \x01(\x0b\x32\x14.griot.v1.Evaluation\x12&\n\x07outcome\x18\x05 \x01(\x0b\x32\x15.griot.v1.GameOutcome\"m\n\x0f\x42\x65stMoveRequest\x12\x10\n\x08position\x18\x01 \x01(\t\x12\r\n\x05level\x18\x02 \x01(\r\x12+\n\x08max_time\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x0c\n\x04seed\x18\x04 \x01(\x04\"O\n\x10\x42\x65stMoveResponse\x12\x0c\n\x04move\x18\x01 \x01(\t\x12\x1e\n\x05score\x18\x02 \x01(\x0b\x32\x0f.griot.v1.Score\x12\r\n\x05\x64\x65pth\x18\x03 \x01(\r*R\n\x08Priority\x12\x18\n\x14PRIORITY_UNSPECIFIED\x10\x00\x12\x18\n\x14PRIORITY_INTERACTIVE\x10\x01\x12\x12\n\x0ePRIORITY_BATCH\x10\x02*\xfb\x01\n\x12MoveClassification\x12#\n\x1fMOVE_CLASSIFICATION_UNSPECIFIED\x10\x00\x12\x1e\n\x1aMOVE_CLASSIFICATION_FORCED\x10\x01\x12\x1c\n\x18MOVE_CLASSIFICATION_BEST\x10\x02\x12\x1c\n\x18MOVE_CLASSIFICATION_GOOD\x10\x03\x12\"\n\x1eMOVE_CLASSIFICATION_INACCURACY\x10\x04\x12\x1f\n\x1bMOVE_CLASSIFICATION_MISTAKE\x10\x05\x12\x1f\n\x1bMOVE_CLASSIFICATION_BLUNDER\x10\x06\x32\xb7\x02\n\x0f\x41nalysisService\x12\x43\n\x08\x45valuate\x12\x19.griot.v1.EvaluateRequest\x1a\x1a.griot.v1.EvaluateResponse0\x01\x12L\n\x0b\x41nalyzeGame\x12\x1c.griot.v1.AnalyzeGameRequest\x1a\x1d.griot.v1.AnalyzeGameResponse0\x01\x12N\n\x0bLiveSession\x12\x1c.griot.v1.LiveSessionRequest\x1a\x1d.griot.v1.LiveSessionResponse(\x01\x30\x01\x12\x41\n\x08\x42\x65stMove\x12\x19.griot.v1.BestMoveRequest\x1a\x1a.griot.v1.BestMoveResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17griot/v1/analysis.proto\x12\x08griot.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x15griot/v1/common.proto\"a\n\x0cSearchLimits\x12\x11\n\tmax_depth\x18\x01 \x01(\r\x12+\n\x08max_time\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x11\n\tmax_nodes\x18\x03 \x01(\x04\"9\n\tMoveScore\x12\x0c\n\x04move\x18\x01 \x01(\t\x12\x1e\n\x05score\x18\x02 \x01(\x0b\x32\x0f.griot.v1.Score\"\xef\x01\n\nEvaluation\x12\r\n\x05\x64\x65pth\x18\x01 \x01(\r\x12\x1e\n\x05score\x18\x02 \x01(\x0b\x32\x0f.griot.v1.Score\x12\x11\n\tbest_move\x18\x03 \x01(\t\x12\n\n\x02pv\x18\x04 \x03(\t\x12(\n\x0bmove_scores\x18\x05 \x03(\x0b\x32\x13.griot.v1.MoveScore\x12\r\n\x05nodes\x18\x06 \x01(\x04\x12\x0b\n\x03nps\x18\x07 \x01(\x04\x12*\n\x07\x65lapsed\x18\x08 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\r\n\x05\x66inal\x18\t \x01(\x08\x12\x12\n\nfrom_cache\x18\n \x01(\x08\"\xb6\x01\n\x0f\x45valuateRequest\x12\x10\n\x08position\x18\x01 \x01(\t\x12&\n\x06limits\x18\x02 \x01(\x0b\x32\x16.griot.v1.SearchLimits\x12\x1b\n\x13include_move_scores\x18\x03 \x01(\x08\x12$\n\x08priority\x18\x04 \x01(\x0e\x32\x12.griot.v1.Priority\x12&\n\x07history\x18\x05 \x01(\x0b\x32\x15.griot.v1.GameHistory\"N\n\x10\x45valuateResponse\x12\x10\n\x08position\x18\x01 \x01(\t\x12(\n\nevaluation\x18\x02 \x01(\x0b\x32\x14.griot.v1.Evaluation\"C\n\tGameMoves\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x16\n\x0estart_position\x18\x02 \x01(\t\x12\r\n\x05moves\x18\x03 \x03(\t\"\xbb\x01\n\x12\x41nalyzeGameRequest\x12$\n\x05moves\x18\x01 \x01(\x0b\x32\x13.griot.v1.GameMovesH\x00\x12\x10\n\x06record\x18\x02 \x01(\tH\x00\x12\x17\n\rresume_job_id\x18\x03 \x01(\tH\x00\x12&\n\x06limits\x18\x04 \x01(\x0b\x32\x16.griot.v1.SearchLimits\x12$\n\x08priority\x18\x05 \x01(\x0e\x32\x12.griot.v1.PriorityB\x06\n\x04game\"\xae\x02\n\x0cTurnAnalysis\x12\x0c\n\x04turn\x18\x01 \x01(\r\x12 \n\x06player\x18\x02 \x01(\x0e\x32\x10.griot.v1.Player\x12\x10\n\x08position\x18\x03 \x01(\t\x12\x13\n\x0bplayed_move\x18\x04 \x01(\t\x12\x11\n\tbest_move\x18\x05 \x01(\t\x12#\n\nbest_score\x18\x06 \x01(\x0b\x32\x0f.griot.v1.Score\x12%\n\x0cplayed_score\x18\x07 \x01(\x0b\x32\x0f.griot.v1.Score\x12\x0c\n\x04loss\x18\x08 \x01(\r\x12\x34\n\x0e\x63lassification\x18\t \x01(\x0e\x32\x1c.griot.v1.MoveClassification\x12$\n\x0bsouth_score\x18\n \x01(\x0b\x32\x0f.griot.v1.Score\"P\n\x18\x43lassificationThresholds\x12\x12\n\ninaccuracy\x18\x01 \x01(\r\x12\x0f\n\x07mistake\x18\x02 \x01(\r\x12\x0f\n\x07\x62lunder\x18\x03 \x01(\r\"\x90\x01\n\rPlayerSummary\x12 \n\x06player\x18\x01 \x01(\x0e\x32\x10.griot.v1.Player\x12\r\n\x05moves\x18\x02 \x01(\r\x12\x14\n\x0cinaccuracies\x18\x03 \x01(\r\x12\x10\n\x08mistakes\x18\x04 \x01(\r\x12\x10\n\x08\x62lunders\x18\x05 \x01(\r\x12\x14\n\x0c\x61verage_loss\x18\x06 \x01(\r\"\xce\x01\n\nGameReport\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12%\n\x05turns\x18\x02 \x03(\x0b\x32\x16.griot.v1.TurnAnalysis\x12(\n\x07players\x18\x03 \x03(\x0b\x32\x17.griot.v1.PlayerSummary\x12\x36\n\nthresholds\x18\x04 \x01(\x0b\x32\".griot.v1.ClassificationThresholds\x12&\n\x07outcome\x18\x05 \x01(\x0b\x32\x15.griot.v1.GameOutcome\"i\n\x10\x41nalysisProgress\x12\x16\n\x0epositions_done\x18\x01 \x01(\r\x12\x17\n\x0fpositions_total\x18\x02 \x01(\r\x12$\n\x04turn\x18\x03 \x01(\x0b\x32\x16.griot.v1.TurnAnalysis\"\x87\x01\n\x13\x41nalyzeGameResponse\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12.\n\x08progress\x18\x02 \x01(\x0b\x32\x1a.griot.v1.AnalysisProgressH\x00\x12&\n\x06report\x18\x03 \x01(\x0b\x32\x14.griot.v1.GameReportH\x00\x42\x08\n\x06update\"\xae\x01\n\x12LiveSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x11\n\tupdate_id\x18\x02 \x01(\x04\x12\x12\n\x08position\x18\x03 \x01(\tH\x00\x12\x0e\n\x04move\x18\x04 \x01(\tH\x00\x12&\n\x06limits\x18\x05 \x01(\x0b\x32\x16.griot.v1.SearchLimits\x12\x1b\n\x13include_move_scores\x18\x06 \x01(\x08\x42\x08\n\x06update\"\xa0\x01\n\x13LiveSessionResponse\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x11\n\tupdate_id\x18\x02 \x01(\x04\x12\x10\n\x08position\x18\x03 \x01(\t\x12(\n\nevaluation\x18\x04 \x01(\x0b\x32\x14.griot.v1.Evaluation\x12&\n\x07outcome\x18\x05 \x01(\x0b\x32\x15.griot.v1.GameOutcome\"\x95\x01\n\x0f\x42\x65stMoveRequest\x12\x10\n\x08position\x18\x01 \x01(\t\x12\r\n\x05level\x18\x02 \x01(\r\x12+\n\x08max_time\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x0c\n\x04seed\x18\x04 \x01(\x04\x12&\n\x07history\x18\x05 \x01(\x0b\x32\x15.griot.v1.GameHistory\"O\n\x10\x42\x65stMoveResponse\x12\x0c\n\x04move\x18\x01 \x01(\t\x12\x1e\n\x05score\x18\x02 \x01(\x0b\x32\x0f.griot.v1.Score\x12\r\n\x05\x64\x65pth\x18\x03 \x01(\r*R\n\x08Priority\x12\x18\n\x14PRIORITY_UNSPECIFIED\x10\x00\x12\x18\n\x14PRIORITY_INTERACTIVE\x10\x01\x12\x12\n\x0ePRIORITY_BATCH\x10\x02*\xfb\x01\n\x12MoveClassification\x12#\n\x1fMOVE_CLASSIFICATION_UNSPECIFIED\x10\x00\x12\x1e\n\x1aMOVE_CLASSIFICATION_FORCED\x10\x01\x12\x1c\n\x18MOVE_CLASSIFICATION_BEST\x10\x02\x12\x1c\n\x18MOVE_CLASSIFICATION_GOOD\x10\x03\x12\"\n\x1eMOVE_CLASSIFICATION_INACCURACY\x10\x04\x12\x1f\n\x1bMOVE_CLASSIFICATION_MISTAKE\x10\x05\x12\x1f\n\x1bMOVE_CLASSIFICATION_BLUNDER\x10\x06\x32\xb7\x02\n\x0f\x41nalysisService\x12\x43\n\x08\x45valuate\x12\x19.griot.v1.EvaluateRequest\x1a\x1a.griot.v1.EvaluateResponse0\x01\x12L\n\x0b\x41nalyzeGame\x12\x1c.griot.v1.AnalyzeGameRequest\x1a\x1d.griot.v1.AnalyzeGameResponse0\x01\x12N\n\x0bLiveSession\x12\x1c.griot.v1.LiveSessionRequest\x1a\x1d.griot.v1.LiveSessionResponse(\x01\x30\x01\x12\x41\n\x08\x42\x65stMove\x12\x19.griot.v1.BestMoveRequest\x1a\x1a.griot.v1.BestMoveResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'griot.v1.analysis_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PRIORITY']._serialized_start=2496
-  _globals['_PRIORITY']._serialized_end=2578
-  _globals['_MOVECLASSIFICATION']._serialized_start=2581
-  _globals['_MOVECLASSIFICATION']._serialized_end=2832
+  _globals['_PRIORITY']._serialized_start=2577
+  _globals['_PRIORITY']._serialized_end=2659
+  _globals['_MOVECLASSIFICATION']._serialized_start=2662
+  _globals['_MOVECLASSIFICATION']._serialized_end=2913
   _globals['_SEARCHLIMITS']._serialized_start=92
   _globals['_SEARCHLIMITS']._serialized_end=189
   _globals['_MOVESCORE']._serialized_start=191
@@ -44,33 +44,33 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_EVALUATION']._serialized_start=251
   _globals['_EVALUATION']._serialized_end=490
   _globals['_EVALUATEREQUEST']._serialized_start=493
-  _globals['_EVALUATEREQUEST']._serialized_end=635
-  _globals['_EVALUATERESPONSE']._serialized_start=637
-  _globals['_EVALUATERESPONSE']._serialized_end=715
-  _globals['_GAMEMOVES']._serialized_start=717
-  _globals['_GAMEMOVES']._serialized_end=784
-  _globals['_ANALYZEGAMEREQUEST']._serialized_start=787
-  _globals['_ANALYZEGAMEREQUEST']._serialized_end=974
-  _globals['_TURNANALYSIS']._serialized_start=977
-  _globals['_TURNANALYSIS']._serialized_end=1279
-  _globals['_CLASSIFICATIONTHRESHOLDS']._serialized_start=1281
-  _globals['_CLASSIFICATIONTHRESHOLDS']._serialized_end=1361
-  _globals['_PLAYERSUMMARY']._serialized_start=1364
-  _globals['_PLAYERSUMMARY']._serialized_end=1508
-  _globals['_GAMEREPORT']._serialized_start=1511
-  _globals['_GAMEREPORT']._serialized_end=1717
-  _globals['_ANALYSISPROGRESS']._serialized_start=1719
-  _globals['_ANALYSISPROGRESS']._serialized_end=1824
-  _globals['_ANALYZEGAMERESPONSE']._serialized_start=1827
-  _globals['_ANALYZEGAMERESPONSE']._serialized_end=1962
-  _globals['_LIVESESSIONREQUEST']._serialized_start=1965
-  _globals['_LIVESESSIONREQUEST']._serialized_end=2139
-  _globals['_LIVESESSIONRESPONSE']._serialized_start=2142
-  _globals['_LIVESESSIONRESPONSE']._serialized_end=2302
-  _globals['_BESTMOVEREQUEST']._serialized_start=2304
-  _globals['_BESTMOVEREQUEST']._serialized_end=2413
-  _globals['_BESTMOVERESPONSE']._serialized_start=2415
-  _globals['_BESTMOVERESPONSE']._serialized_end=2494
-  _globals['_ANALYSISSERVICE']._serialized_start=2835
-  _globals['_ANALYSISSERVICE']._serialized_end=3146
+  _globals['_EVALUATEREQUEST']._serialized_end=675
+  _globals['_EVALUATERESPONSE']._serialized_start=677
+  _globals['_EVALUATERESPONSE']._serialized_end=755
+  _globals['_GAMEMOVES']._serialized_start=757
+  _globals['_GAMEMOVES']._serialized_end=824
+  _globals['_ANALYZEGAMEREQUEST']._serialized_start=827
+  _globals['_ANALYZEGAMEREQUEST']._serialized_end=1014
+  _globals['_TURNANALYSIS']._serialized_start=1017
+  _globals['_TURNANALYSIS']._serialized_end=1319
+  _globals['_CLASSIFICATIONTHRESHOLDS']._serialized_start=1321
+  _globals['_CLASSIFICATIONTHRESHOLDS']._serialized_end=1401
+  _globals['_PLAYERSUMMARY']._serialized_start=1404
+  _globals['_PLAYERSUMMARY']._serialized_end=1548
+  _globals['_GAMEREPORT']._serialized_start=1551
+  _globals['_GAMEREPORT']._serialized_end=1757
+  _globals['_ANALYSISPROGRESS']._serialized_start=1759
+  _globals['_ANALYSISPROGRESS']._serialized_end=1864
+  _globals['_ANALYZEGAMERESPONSE']._serialized_start=1867
+  _globals['_ANALYZEGAMERESPONSE']._serialized_end=2002
+  _globals['_LIVESESSIONREQUEST']._serialized_start=2005
+  _globals['_LIVESESSIONREQUEST']._serialized_end=2179
+  _globals['_LIVESESSIONRESPONSE']._serialized_start=2182
+  _globals['_LIVESESSIONRESPONSE']._serialized_end=2342
+  _globals['_BESTMOVEREQUEST']._serialized_start=2345
+  _globals['_BESTMOVEREQUEST']._serialized_end=2494
+  _globals['_BESTMOVERESPONSE']._serialized_start=2496
+  _globals['_BESTMOVERESPONSE']._serialized_end=2575
+  _globals['_ANALYSISSERVICE']._serialized_start=2916
+  _globals['_ANALYSISSERVICE']._serialized_end=3227
 # @@protoc_insertion_point(module_scope)

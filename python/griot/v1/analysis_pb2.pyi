@@ -224,6 +224,7 @@ class EvaluateRequest(google.protobuf.message.Message):
     LIMITS_FIELD_NUMBER: builtins.int
     INCLUDE_MOVE_SCORES_FIELD_NUMBER: builtins.int
     PRIORITY_FIELD_NUMBER: builtins.int
+    HISTORY_FIELD_NUMBER: builtins.int
     position: builtins.str
     """A position in Griot notation."""
     include_move_scores: builtins.bool
@@ -234,6 +235,13 @@ class EvaluateRequest(google.protobuf.message.Message):
     def limits(self) -> Global___SearchLimits:
         """When to stop."""
 
+    @property
+    def history(self) -> griot.v1.common_pb2.GameHistory:
+        """The game before the position: the search scores a repetition of its positions as the game's
+        end, and a third occurrence is evaluated as the finished game. Searched afresh: the shared
+        cache holds evaluations without a history.
+        """
+
     def __init__(
         self,
         *,
@@ -241,9 +249,10 @@ class EvaluateRequest(google.protobuf.message.Message):
         limits: Global___SearchLimits | None = ...,
         include_move_scores: builtins.bool = ...,
         priority: Global___Priority.ValueType = ...,
+        history: griot.v1.common_pb2.GameHistory | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["limits", b"limits"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["include_move_scores", b"include_move_scores", "limits", b"limits", "position", b"position", "priority", b"priority"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["history", b"history", "limits", b"limits"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["history", b"history", "include_move_scores", b"include_move_scores", "limits", b"limits", "position", b"position", "priority", b"priority"]) -> None: ...
 
 Global___EvaluateRequest: typing_extensions.TypeAlias = EvaluateRequest
 
@@ -672,6 +681,7 @@ class BestMoveRequest(google.protobuf.message.Message):
     LEVEL_FIELD_NUMBER: builtins.int
     MAX_TIME_FIELD_NUMBER: builtins.int
     SEED_FIELD_NUMBER: builtins.int
+    HISTORY_FIELD_NUMBER: builtins.int
     position: builtins.str
     """A position in Griot notation."""
     level: builtins.int
@@ -682,6 +692,10 @@ class BestMoveRequest(google.protobuf.message.Message):
     def max_time(self) -> google.protobuf.duration_pb2.Duration:
         """Longest thinking time; the gRPC deadline caps it too."""
 
+    @property
+    def history(self) -> griot.v1.common_pb2.GameHistory:
+        """The game before the position (see `EvaluateRequest.history`)."""
+
     def __init__(
         self,
         *,
@@ -689,9 +703,10 @@ class BestMoveRequest(google.protobuf.message.Message):
         level: builtins.int = ...,
         max_time: google.protobuf.duration_pb2.Duration | None = ...,
         seed: builtins.int = ...,
+        history: griot.v1.common_pb2.GameHistory | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["max_time", b"max_time"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["level", b"level", "max_time", b"max_time", "position", b"position", "seed", b"seed"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["history", b"history", "max_time", b"max_time"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["history", b"history", "level", b"level", "max_time", b"max_time", "position", b"position", "seed", b"seed"]) -> None: ...
 
 Global___BestMoveRequest: typing_extensions.TypeAlias = BestMoveRequest
 

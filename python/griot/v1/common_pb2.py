@@ -24,25 +24,27 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15griot/v1/common.proto\x12\x08griot.v1\"m\n\x0bGameOutcome\x12$\n\x06result\x18\x01 \x01(\x0e\x32\x14.griot.v1.GameResult\x12\x13\n\x0bsouth_score\x18\x02 \x01(\x05\x12\x13\n\x0bnorth_score\x18\x03 \x01(\x05\x12\x0e\n\x06reason\x18\x04 \x01(\t\"\x81\x02\n\x0cPositionInfo\x12\x10\n\x08notation\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x0c\n\x04\x62ody\x18\x03 \x01(\t\x12&\n\x0cside_to_move\x18\x04 \x01(\x0e\x32\x10.griot.v1.Player\x12\r\n\x05turns\x18\x05 \x01(\r\x12&\n\x07outcome\x18\x06 \x01(\x0b\x32\x15.griot.v1.GameOutcome\x12\r\n\x05\x63\x65lls\x18\x07 \x03(\x05\x12\x18\n\x0bsouth_store\x18\x08 \x01(\x05H\x00\x88\x01\x01\x12\x18\n\x0bnorth_store\x18\t \x01(\x05H\x01\x88\x01\x01\x42\x0e\n\x0c_south_storeB\x0e\n\x0c_north_store\"\x9e\x01\n\tTurnEvent\x12%\n\x04kind\x18\x01 \x01(\x0e\x32\x17.griot.v1.TurnEventKind\x12 \n\x06player\x18\x02 \x01(\x0e\x32\x10.griot.v1.Player\x12\x11\n\x04\x63\x65ll\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\r\n\x05\x63\x65lls\x18\x04 \x03(\r\x12\r\n\x05seeds\x18\x05 \x01(\r\x12\x0e\n\x06\x64\x65tail\x18\x06 \x01(\tB\x07\n\x05_cell\"X\n\x05Score\x12\x0f\n\x05\x63\x65nti\x18\x01 \x01(\x11H\x00\x12\x11\n\x07wins_in\x18\x02 \x01(\rH\x00\x12\x12\n\x08loses_in\x18\x03 \x01(\rH\x00\x12\x0e\n\x04\x64raw\x18\x04 \x01(\x08H\x00\x42\x07\n\x05value*D\n\x06Player\x12\x16\n\x12PLAYER_UNSPECIFIED\x10\x00\x12\x10\n\x0cPLAYER_SOUTH\x10\x01\x12\x10\n\x0cPLAYER_NORTH\x10\x02*w\n\nGameResult\x12\x1b\n\x17GAME_RESULT_UNSPECIFIED\x10\x00\x12\x1a\n\x16GAME_RESULT_SOUTH_WINS\x10\x01\x12\x1a\n\x16GAME_RESULT_NORTH_WINS\x10\x02\x12\x14\n\x10GAME_RESULT_DRAW\x10\x03*\xa9\x02\n\rTurnEventKind\x12\x1f\n\x1bTURN_EVENT_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13TURN_EVENT_KIND_LAP\x10\x01\x12\x1b\n\x17TURN_EVENT_KIND_CAPTURE\x10\x02\x12%\n!TURN_EVENT_KIND_CAPTURE_FORFEITED\x10\x03\x12\x18\n\x14TURN_EVENT_KIND_PASS\x10\x04\x12\x19\n\x15TURN_EVENT_KIND_PLACE\x10\x05\x12\x18\n\x14TURN_EVENT_KIND_STEP\x10\x06\x12\x18\n\x14TURN_EVENT_KIND_FILL\x10\x07\x12\x18\n\x14TURN_EVENT_KIND_NOTE\x10\x08\x12\x17\n\x13TURN_EVENT_KIND_CUT\x10\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15griot/v1/common.proto\x12\x08griot.v1\"m\n\x0bGameOutcome\x12$\n\x06result\x18\x01 \x01(\x0e\x32\x14.griot.v1.GameResult\x12\x13\n\x0bsouth_score\x18\x02 \x01(\x05\x12\x13\n\x0bnorth_score\x18\x03 \x01(\x05\x12\x0e\n\x06reason\x18\x04 \x01(\t\"\x81\x02\n\x0cPositionInfo\x12\x10\n\x08notation\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x0c\n\x04\x62ody\x18\x03 \x01(\t\x12&\n\x0cside_to_move\x18\x04 \x01(\x0e\x32\x10.griot.v1.Player\x12\r\n\x05turns\x18\x05 \x01(\r\x12&\n\x07outcome\x18\x06 \x01(\x0b\x32\x15.griot.v1.GameOutcome\x12\r\n\x05\x63\x65lls\x18\x07 \x03(\x05\x12\x18\n\x0bsouth_store\x18\x08 \x01(\x05H\x00\x88\x01\x01\x12\x18\n\x0bnorth_store\x18\t \x01(\x05H\x01\x88\x01\x01\x42\x0e\n\x0c_south_storeB\x0e\n\x0c_north_store\"G\n\x0bGameHistory\x12\x16\n\x0estart_position\x18\x01 \x01(\t\x12\r\n\x05moves\x18\x02 \x03(\t\x12\x11\n\tpositions\x18\x03 \x03(\t\"\x9e\x01\n\tTurnEvent\x12%\n\x04kind\x18\x01 \x01(\x0e\x32\x17.griot.v1.TurnEventKind\x12 \n\x06player\x18\x02 \x01(\x0e\x32\x10.griot.v1.Player\x12\x11\n\x04\x63\x65ll\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\r\n\x05\x63\x65lls\x18\x04 \x03(\r\x12\r\n\x05seeds\x18\x05 \x01(\r\x12\x0e\n\x06\x64\x65tail\x18\x06 \x01(\tB\x07\n\x05_cell\"X\n\x05Score\x12\x0f\n\x05\x63\x65nti\x18\x01 \x01(\x11H\x00\x12\x11\n\x07wins_in\x18\x02 \x01(\rH\x00\x12\x12\n\x08loses_in\x18\x03 \x01(\rH\x00\x12\x0e\n\x04\x64raw\x18\x04 \x01(\x08H\x00\x42\x07\n\x05value*D\n\x06Player\x12\x16\n\x12PLAYER_UNSPECIFIED\x10\x00\x12\x10\n\x0cPLAYER_SOUTH\x10\x01\x12\x10\n\x0cPLAYER_NORTH\x10\x02*w\n\nGameResult\x12\x1b\n\x17GAME_RESULT_UNSPECIFIED\x10\x00\x12\x1a\n\x16GAME_RESULT_SOUTH_WINS\x10\x01\x12\x1a\n\x16GAME_RESULT_NORTH_WINS\x10\x02\x12\x14\n\x10GAME_RESULT_DRAW\x10\x03*\xa9\x02\n\rTurnEventKind\x12\x1f\n\x1bTURN_EVENT_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13TURN_EVENT_KIND_LAP\x10\x01\x12\x1b\n\x17TURN_EVENT_KIND_CAPTURE\x10\x02\x12%\n!TURN_EVENT_KIND_CAPTURE_FORFEITED\x10\x03\x12\x18\n\x14TURN_EVENT_KIND_PASS\x10\x04\x12\x19\n\x15TURN_EVENT_KIND_PLACE\x10\x05\x12\x18\n\x14TURN_EVENT_KIND_STEP\x10\x06\x12\x18\n\x14TURN_EVENT_KIND_FILL\x10\x07\x12\x18\n\x14TURN_EVENT_KIND_NOTE\x10\x08\x12\x17\n\x13TURN_EVENT_KIND_CUT\x10\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'griot.v1.common_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PLAYER']._serialized_start=657
-  _globals['_PLAYER']._serialized_end=725
-  _globals['_GAMERESULT']._serialized_start=727
-  _globals['_GAMERESULT']._serialized_end=846
-  _globals['_TURNEVENTKIND']._serialized_start=849
-  _globals['_TURNEVENTKIND']._serialized_end=1146
+  _globals['_PLAYER']._serialized_start=730
+  _globals['_PLAYER']._serialized_end=798
+  _globals['_GAMERESULT']._serialized_start=800
+  _globals['_GAMERESULT']._serialized_end=919
+  _globals['_TURNEVENTKIND']._serialized_start=922
+  _globals['_TURNEVENTKIND']._serialized_end=1219
   _globals['_GAMEOUTCOME']._serialized_start=35
   _globals['_GAMEOUTCOME']._serialized_end=144
   _globals['_POSITIONINFO']._serialized_start=147
   _globals['_POSITIONINFO']._serialized_end=404
-  _globals['_TURNEVENT']._serialized_start=407
-  _globals['_TURNEVENT']._serialized_end=565
-  _globals['_SCORE']._serialized_start=567
-  _globals['_SCORE']._serialized_end=655
+  _globals['_GAMEHISTORY']._serialized_start=406
+  _globals['_GAMEHISTORY']._serialized_end=477
+  _globals['_TURNEVENT']._serialized_start=480
+  _globals['_TURNEVENT']._serialized_end=638
+  _globals['_SCORE']._serialized_start=640
+  _globals['_SCORE']._serialized_end=728
 # @@protoc_insertion_point(module_scope)

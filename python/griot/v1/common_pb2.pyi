@@ -164,7 +164,8 @@ class GameOutcome(google.protobuf.message.Message):
     reason: builtins.str
     """Why the game ended, a stable snake_case name: `stuck`, `neither_can_move`, `board_empty`,
     `few_seeds`, `store_threshold`, `all_singletons`, `endless_cycle`, `turn_limit`,
-    `captured_all`, `blocked`, `end_holes`, `match_lost`. New games may add names.
+    `captured_all`, `blocked`, `end_holes`, `match_lost`, `repetition` (a position's third
+    occurrence, known from a request's `GameHistory`). New games may add names.
     """
     def __init__(
         self,
@@ -241,6 +242,41 @@ class PositionInfo(google.protobuf.message.Message):
     def WhichOneof(self, oneof_group: typing.Literal["_south_store", b"_south_store"]) -> typing.Literal["south_store"] | None: ...
 
 Global___PositionInfo: typing_extensions.TypeAlias = PositionInfo
+
+@typing.final
+class GameHistory(google.protobuf.message.Message):
+    """The game before a position, so that a position's third occurrence ends the game (as the rules
+    say) and a search can steer towards or away from a repetition. Give either the moves played
+    from a start position (they must lead to the request's position) or the positions that came
+    before it, oldest first (each one move after the one before it, the last one move before the
+    request's position). Positions before the last capture may be left out: they cannot recur.
+    """
+
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    START_POSITION_FIELD_NUMBER: builtins.int
+    MOVES_FIELD_NUMBER: builtins.int
+    POSITIONS_FIELD_NUMBER: builtins.int
+    start_position: builtins.str
+    """The position the moves start from, in Griot notation; empty for the variant's start position."""
+    @property
+    def moves(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.str]:
+        """The moves played from `start_position` up to the request's position, in move notation."""
+
+    @property
+    def positions(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.str]:
+        """Or: the positions before the request's position, oldest first, in Griot notation."""
+
+    def __init__(
+        self,
+        *,
+        start_position: builtins.str = ...,
+        moves: collections.abc.Iterable[builtins.str] | None = ...,
+        positions: collections.abc.Iterable[builtins.str] | None = ...,
+    ) -> None: ...
+    def ClearField(self, field_name: typing.Literal["moves", b"moves", "positions", b"positions", "start_position", b"start_position"]) -> None: ...
+
+Global___GameHistory: typing_extensions.TypeAlias = GameHistory
 
 @typing.final
 class TurnEvent(google.protobuf.message.Message):

@@ -25,17 +25,17 @@ _sym_db = _symbol_database.Default()
 from griot.v1 import common_pb2 as griot_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14griot/v1/rules.proto\x12\x08griot.v1\x1a\x15griot/v1/common.proto\"A\n\x0bOptionValue\x12\x13\n\tint_value\x18\x01 \x01(\x03H\x00\x12\x14\n\nbool_value\x18\x02 \x01(\x08H\x00\x42\x07\n\x05value\"$\n\x08IntRange\x12\x0b\n\x03min\x18\x01 \x01(\x03\x12\x0b\n\x03max\x18\x02 \x01(\x03\"\x1c\n\nIntChoices\x12\x0e\n\x06values\x18\x01 \x03(\x03\"\xdd\x01\n\rVariantOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\"\n\x04type\x18\x02 \x01(\x0e\x32\x14.griot.v1.OptionType\x12,\n\rdefault_value\x18\x03 \x01(\x0b\x32\x15.griot.v1.OptionValue\x12#\n\x05range\x18\x04 \x01(\x0b\x32\x12.griot.v1.IntRangeH\x00\x12\'\n\x07\x63hoices\x18\x05 \x01(\x0b\x32\x14.griot.v1.IntChoicesH\x00\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\tB\t\n\x07\x61llowed\"\xad\x01\n\rVariantFamily\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\"\n\x04kind\x18\x03 \x01(\x0e\x32\x14.griot.v1.FamilyKind\x12\x0f\n\x07\x62uiltin\x18\x04 \x01(\x08\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\x12\x0e\n\x06source\x18\x06 \x01(\t\x12(\n\x07options\x18\x07 \x03(\x0b\x32\x17.griot.v1.VariantOption\"\x15\n\x13ListVariantsRequest\"A\n\x14ListVariantsResponse\x12)\n\x08\x66\x61milies\x18\x01 \x03(\x0b\x32\x17.griot.v1.VariantFamily\")\n\x16\x44\x65scribeVariantRequest\x12\x0f\n\x07variant\x18\x01 \x01(\t\"d\n\tBoardCell\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0b\n\x03row\x18\x02 \x01(\r\x12\x0b\n\x03\x63ol\x18\x03 \x01(\r\x12\x1f\n\x05owner\x18\x04 \x01(\x0e\x32\x10.griot.v1.Player\x12\r\n\x05label\x18\x05 \x01(\t\"y\n\rBoardGeometry\x12\x0c\n\x04rows\x18\x01 \x01(\r\x12\x0c\n\x04\x63ols\x18\x02 \x01(\r\x12\"\n\x05\x63\x65lls\x18\x03 \x03(\x0b\x32\x13.griot.v1.BoardCell\x12\x0e\n\x06stores\x18\x04 \x01(\x08\x12\x18\n\x10sowing_direction\x18\x05 \x01(\t\"C\n\rOptionSetting\x12\x0c\n\x04name\x18\x01 \x01(\t\x12$\n\x05value\x18\x02 \x01(\x0b\x32\x15.griot.v1.OptionValue\"\xd0\x01\n\x17\x44\x65scribeVariantResponse\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\'\n\x06\x66\x61mily\x18\x02 \x01(\x0b\x32\x17.griot.v1.VariantFamily\x12)\n\x08settings\x18\x03 \x03(\x0b\x32\x17.griot.v1.OptionSetting\x12\r\n\x05rules\x18\x04 \x03(\t\x12)\n\x08geometry\x18\x05 \x01(\x0b\x32\x17.griot.v1.BoardGeometry\x12\x16\n\x0estart_position\x18\x06 \x01(\t\"\'\n\x14StartPositionRequest\x12\x0f\n\x07variant\x18\x01 \x01(\t\"V\n\x15StartPositionResponse\x12(\n\x08position\x18\x01 \x01(\x0b\x32\x16.griot.v1.PositionInfo\x12\x13\n\x0blegal_moves\x18\x02 \x03(\t\")\n\x15ListLegalMovesRequest\x12\x10\n\x08position\x18\x01 \x01(\t\"\'\n\x16ListLegalMovesResponse\x12\r\n\x05moves\x18\x01 \x03(\t\"2\n\x10\x41pplyMoveRequest\x12\x10\n\x08position\x18\x01 \x01(\t\x12\x0c\n\x04move\x18\x02 \x01(\t\"\x85\x01\n\x11\x41pplyMoveResponse\x12(\n\x08position\x18\x01 \x01(\x0b\x32\x16.griot.v1.PositionInfo\x12\x0c\n\x04move\x18\x02 \x01(\t\x12#\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x13.griot.v1.TurnEvent\x12\x13\n\x0blegal_moves\x18\x04 \x03(\t\"5\n\x13ValidateMoveRequest\x12\x10\n\x08position\x18\x01 \x01(\t\x12\x0c\n\x04move\x18\x02 \x01(\t\"T\n\x14ValidateMoveResponse\x12\r\n\x05legal\x18\x01 \x01(\x08\x12\x0c\n\x04move\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\"(\n\x14ParsePositionRequest\x12\x10\n\x08position\x18\x01 \x01(\t\"A\n\x15ParsePositionResponse\x12(\n\x08position\x18\x01 \x01(\x0b\x32\x16.griot.v1.PositionInfo\"6\n\x15\x46ormatPositionRequest\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x0c\n\x04\x62ody\x18\x02 \x01(\t\"B\n\x16\x46ormatPositionResponse\x12(\n\x08position\x18\x01 \x01(\x0b\x32\x16.griot.v1.PositionInfo*T\n\nOptionType\x12\x1b\n\x17OPTION_TYPE_UNSPECIFIED\x10\x00\x12\x13\n\x0fOPTION_TYPE_INT\x10\x01\x12\x14\n\x10OPTION_TYPE_BOOL\x10\x02*\\\n\nFamilyKind\x12\x1b\n\x17\x46\x41MILY_KIND_UNSPECIFIED\x10\x00\x12\x19\n\x15\x46\x41MILY_KIND_RULE_FILE\x10\x01\x12\x16\n\x12\x46\x41MILY_KIND_MODULE\x10\x02\x32\x98\x05\n\x0cRulesService\x12M\n\x0cListVariants\x12\x1d.griot.v1.ListVariantsRequest\x1a\x1e.griot.v1.ListVariantsResponse\x12V\n\x0f\x44\x65scribeVariant\x12 .griot.v1.DescribeVariantRequest\x1a!.griot.v1.DescribeVariantResponse\x12P\n\rStartPosition\x12\x1e.griot.v1.StartPositionRequest\x1a\x1f.griot.v1.StartPositionResponse\x12S\n\x0eListLegalMoves\x12\x1f.griot.v1.ListLegalMovesRequest\x1a .griot.v1.ListLegalMovesResponse\x12\x44\n\tApplyMove\x12\x1a.griot.v1.ApplyMoveRequest\x1a\x1b.griot.v1.ApplyMoveResponse\x12M\n\x0cValidateMove\x12\x1d.griot.v1.ValidateMoveRequest\x1a\x1e.griot.v1.ValidateMoveResponse\x12P\n\rParsePosition\x12\x1e.griot.v1.ParsePositionRequest\x1a\x1f.griot.v1.ParsePositionResponse\x12S\n\x0e\x46ormatPosition\x12\x1f.griot.v1.FormatPositionRequest\x1a .griot.v1.FormatPositionResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14griot/v1/rules.proto\x12\x08griot.v1\x1a\x15griot/v1/common.proto\"A\n\x0bOptionValue\x12\x13\n\tint_value\x18\x01 \x01(\x03H\x00\x12\x14\n\nbool_value\x18\x02 \x01(\x08H\x00\x42\x07\n\x05value\"$\n\x08IntRange\x12\x0b\n\x03min\x18\x01 \x01(\x03\x12\x0b\n\x03max\x18\x02 \x01(\x03\"\x1c\n\nIntChoices\x12\x0e\n\x06values\x18\x01 \x03(\x03\"\xdd\x01\n\rVariantOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\"\n\x04type\x18\x02 \x01(\x0e\x32\x14.griot.v1.OptionType\x12,\n\rdefault_value\x18\x03 \x01(\x0b\x32\x15.griot.v1.OptionValue\x12#\n\x05range\x18\x04 \x01(\x0b\x32\x12.griot.v1.IntRangeH\x00\x12\'\n\x07\x63hoices\x18\x05 \x01(\x0b\x32\x14.griot.v1.IntChoicesH\x00\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\tB\t\n\x07\x61llowed\"\xad\x01\n\rVariantFamily\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\"\n\x04kind\x18\x03 \x01(\x0e\x32\x14.griot.v1.FamilyKind\x12\x0f\n\x07\x62uiltin\x18\x04 \x01(\x08\x12\x13\n\x0b\x64\x65scription\x18\x05 \x01(\t\x12\x0e\n\x06source\x18\x06 \x01(\t\x12(\n\x07options\x18\x07 \x03(\x0b\x32\x17.griot.v1.VariantOption\"\x15\n\x13ListVariantsRequest\"A\n\x14ListVariantsResponse\x12)\n\x08\x66\x61milies\x18\x01 \x03(\x0b\x32\x17.griot.v1.VariantFamily\")\n\x16\x44\x65scribeVariantRequest\x12\x0f\n\x07variant\x18\x01 \x01(\t\"d\n\tBoardCell\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0b\n\x03row\x18\x02 \x01(\r\x12\x0b\n\x03\x63ol\x18\x03 \x01(\r\x12\x1f\n\x05owner\x18\x04 \x01(\x0e\x32\x10.griot.v1.Player\x12\r\n\x05label\x18\x05 \x01(\t\"y\n\rBoardGeometry\x12\x0c\n\x04rows\x18\x01 \x01(\r\x12\x0c\n\x04\x63ols\x18\x02 \x01(\r\x12\"\n\x05\x63\x65lls\x18\x03 \x03(\x0b\x32\x13.griot.v1.BoardCell\x12\x0e\n\x06stores\x18\x04 \x01(\x08\x12\x18\n\x10sowing_direction\x18\x05 \x01(\t\"C\n\rOptionSetting\x12\x0c\n\x04name\x18\x01 \x01(\t\x12$\n\x05value\x18\x02 \x01(\x0b\x32\x15.griot.v1.OptionValue\"\xd0\x01\n\x17\x44\x65scribeVariantResponse\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\'\n\x06\x66\x61mily\x18\x02 \x01(\x0b\x32\x17.griot.v1.VariantFamily\x12)\n\x08settings\x18\x03 \x03(\x0b\x32\x17.griot.v1.OptionSetting\x12\r\n\x05rules\x18\x04 \x03(\t\x12)\n\x08geometry\x18\x05 \x01(\x0b\x32\x17.griot.v1.BoardGeometry\x12\x16\n\x0estart_position\x18\x06 \x01(\t\"\'\n\x14StartPositionRequest\x12\x0f\n\x07variant\x18\x01 \x01(\t\"V\n\x15StartPositionResponse\x12(\n\x08position\x18\x01 \x01(\x0b\x32\x16.griot.v1.PositionInfo\x12\x13\n\x0blegal_moves\x18\x02 \x03(\t\"Q\n\x15ListLegalMovesRequest\x12\x10\n\x08position\x18\x01 \x01(\t\x12&\n\x07history\x18\x02 \x01(\x0b\x32\x15.griot.v1.GameHistory\"\'\n\x16ListLegalMovesResponse\x12\r\n\x05moves\x18\x01 \x03(\t\"Z\n\x10\x41pplyMoveRequest\x12\x10\n\x08position\x18\x01 \x01(\t\x12\x0c\n\x04move\x18\x02 \x01(\t\x12&\n\x07history\x18\x03 \x01(\x0b\x32\x15.griot.v1.GameHistory\"\x85\x01\n\x11\x41pplyMoveResponse\x12(\n\x08position\x18\x01 \x01(\x0b\x32\x16.griot.v1.PositionInfo\x12\x0c\n\x04move\x18\x02 \x01(\t\x12#\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x13.griot.v1.TurnEvent\x12\x13\n\x0blegal_moves\x18\x04 \x03(\t\"]\n\x13ValidateMoveRequest\x12\x10\n\x08position\x18\x01 \x01(\t\x12\x0c\n\x04move\x18\x02 \x01(\t\x12&\n\x07history\x18\x03 \x01(\x0b\x32\x15.griot.v1.GameHistory\"T\n\x14ValidateMoveResponse\x12\r\n\x05legal\x18\x01 \x01(\x08\x12\x0c\n\x04move\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\"(\n\x14ParsePositionRequest\x12\x10\n\x08position\x18\x01 \x01(\t\"A\n\x15ParsePositionResponse\x12(\n\x08position\x18\x01 \x01(\x0b\x32\x16.griot.v1.PositionInfo\"6\n\x15\x46ormatPositionRequest\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x0c\n\x04\x62ody\x18\x02 \x01(\t\"B\n\x16\x46ormatPositionResponse\x12(\n\x08position\x18\x01 \x01(\x0b\x32\x16.griot.v1.PositionInfo*T\n\nOptionType\x12\x1b\n\x17OPTION_TYPE_UNSPECIFIED\x10\x00\x12\x13\n\x0fOPTION_TYPE_INT\x10\x01\x12\x14\n\x10OPTION_TYPE_BOOL\x10\x02*\\\n\nFamilyKind\x12\x1b\n\x17\x46\x41MILY_KIND_UNSPECIFIED\x10\x00\x12\x19\n\x15\x46\x41MILY_KIND_RULE_FILE\x10\x01\x12\x16\n\x12\x46\x41MILY_KIND_MODULE\x10\x02\x32\x98\x05\n\x0cRulesService\x12M\n\x0cListVariants\x12\x1d.griot.v1.ListVariantsRequest\x1a\x1e.griot.v1.ListVariantsResponse\x12V\n\x0f\x44\x65scribeVariant\x12 .griot.v1.DescribeVariantRequest\x1a!.griot.v1.DescribeVariantResponse\x12P\n\rStartPosition\x12\x1e.griot.v1.StartPositionRequest\x1a\x1f.griot.v1.StartPositionResponse\x12S\n\x0eListLegalMoves\x12\x1f.griot.v1.ListLegalMovesRequest\x1a .griot.v1.ListLegalMovesResponse\x12\x44\n\tApplyMove\x12\x1a.griot.v1.ApplyMoveRequest\x1a\x1b.griot.v1.ApplyMoveResponse\x12M\n\x0cValidateMove\x12\x1d.griot.v1.ValidateMoveRequest\x1a\x1e.griot.v1.ValidateMoveResponse\x12P\n\rParsePosition\x12\x1e.griot.v1.ParsePositionRequest\x1a\x1f.griot.v1.ParsePositionResponse\x12S\n\x0e\x46ormatPosition\x12\x1f.griot.v1.FormatPositionRequest\x1a .griot.v1.FormatPositionResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'griot.v1.rules_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_OPTIONTYPE']._serialized_start=2005
-  _globals['_OPTIONTYPE']._serialized_end=2089
-  _globals['_FAMILYKIND']._serialized_start=2091
-  _globals['_FAMILYKIND']._serialized_end=2183
+  _globals['_OPTIONTYPE']._serialized_start=2125
+  _globals['_OPTIONTYPE']._serialized_end=2209
+  _globals['_FAMILYKIND']._serialized_start=2211
+  _globals['_FAMILYKIND']._serialized_end=2303
   _globals['_OPTIONVALUE']._serialized_start=57
   _globals['_OPTIONVALUE']._serialized_end=122
   _globals['_INTRANGE']._serialized_start=124
@@ -65,25 +65,25 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_STARTPOSITIONRESPONSE']._serialized_start=1271
   _globals['_STARTPOSITIONRESPONSE']._serialized_end=1357
   _globals['_LISTLEGALMOVESREQUEST']._serialized_start=1359
-  _globals['_LISTLEGALMOVESREQUEST']._serialized_end=1400
-  _globals['_LISTLEGALMOVESRESPONSE']._serialized_start=1402
-  _globals['_LISTLEGALMOVESRESPONSE']._serialized_end=1441
-  _globals['_APPLYMOVEREQUEST']._serialized_start=1443
-  _globals['_APPLYMOVEREQUEST']._serialized_end=1493
-  _globals['_APPLYMOVERESPONSE']._serialized_start=1496
-  _globals['_APPLYMOVERESPONSE']._serialized_end=1629
-  _globals['_VALIDATEMOVEREQUEST']._serialized_start=1631
-  _globals['_VALIDATEMOVEREQUEST']._serialized_end=1684
-  _globals['_VALIDATEMOVERESPONSE']._serialized_start=1686
-  _globals['_VALIDATEMOVERESPONSE']._serialized_end=1770
-  _globals['_PARSEPOSITIONREQUEST']._serialized_start=1772
-  _globals['_PARSEPOSITIONREQUEST']._serialized_end=1812
-  _globals['_PARSEPOSITIONRESPONSE']._serialized_start=1814
-  _globals['_PARSEPOSITIONRESPONSE']._serialized_end=1879
-  _globals['_FORMATPOSITIONREQUEST']._serialized_start=1881
-  _globals['_FORMATPOSITIONREQUEST']._serialized_end=1935
-  _globals['_FORMATPOSITIONRESPONSE']._serialized_start=1937
-  _globals['_FORMATPOSITIONRESPONSE']._serialized_end=2003
-  _globals['_RULESSERVICE']._serialized_start=2186
-  _globals['_RULESSERVICE']._serialized_end=2850
+  _globals['_LISTLEGALMOVESREQUEST']._serialized_end=1440
+  _globals['_LISTLEGALMOVESRESPONSE']._serialized_start=1442
+  _globals['_LISTLEGALMOVESRESPONSE']._serialized_end=1481
+  _globals['_APPLYMOVEREQUEST']._serialized_start=1483
+  _globals['_APPLYMOVEREQUEST']._serialized_end=1573
+  _globals['_APPLYMOVERESPONSE']._serialized_start=1576
+  _globals['_APPLYMOVERESPONSE']._serialized_end=1709
+  _globals['_VALIDATEMOVEREQUEST']._serialized_start=1711
+  _globals['_VALIDATEMOVEREQUEST']._serialized_end=1804
+  _globals['_VALIDATEMOVERESPONSE']._serialized_start=1806
+  _globals['_VALIDATEMOVERESPONSE']._serialized_end=1890
+  _globals['_PARSEPOSITIONREQUEST']._serialized_start=1892
+  _globals['_PARSEPOSITIONREQUEST']._serialized_end=1932
+  _globals['_PARSEPOSITIONRESPONSE']._serialized_start=1934
+  _globals['_PARSEPOSITIONRESPONSE']._serialized_end=1999
+  _globals['_FORMATPOSITIONREQUEST']._serialized_start=2001
+  _globals['_FORMATPOSITIONREQUEST']._serialized_end=2055
+  _globals['_FORMATPOSITIONRESPONSE']._serialized_start=2057
+  _globals['_FORMATPOSITIONRESPONSE']._serialized_end=2123
+  _globals['_RULESSERVICE']._serialized_start=2306
+  _globals['_RULESSERVICE']._serialized_end=2970
 # @@protoc_insertion_point(module_scope)

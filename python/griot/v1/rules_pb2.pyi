@@ -470,14 +470,21 @@ class ListLegalMovesRequest(google.protobuf.message.Message):
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
     POSITION_FIELD_NUMBER: builtins.int
+    HISTORY_FIELD_NUMBER: builtins.int
     position: builtins.str
     """A position in Griot notation."""
+    @property
+    def history(self) -> griot.v1.common_pb2.GameHistory:
+        """The game before the position: with it, a third occurrence has no legal moves."""
+
     def __init__(
         self,
         *,
         position: builtins.str = ...,
+        history: griot.v1.common_pb2.GameHistory | None = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["position", b"position"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["history", b"history"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["history", b"history", "position", b"position"]) -> None: ...
 
 Global___ListLegalMovesRequest: typing_extensions.TypeAlias = ListLegalMovesRequest
 
@@ -509,17 +516,26 @@ class ApplyMoveRequest(google.protobuf.message.Message):
 
     POSITION_FIELD_NUMBER: builtins.int
     MOVE_FIELD_NUMBER: builtins.int
+    HISTORY_FIELD_NUMBER: builtins.int
     position: builtins.str
     """A position in Griot notation."""
     move: builtins.str
     """The move in move notation."""
+    @property
+    def history(self) -> griot.v1.common_pb2.GameHistory:
+        """The game before the position: with it, a move that makes a position's third occurrence ends
+        the game (outcome reason `repetition`).
+        """
+
     def __init__(
         self,
         *,
         position: builtins.str = ...,
         move: builtins.str = ...,
+        history: griot.v1.common_pb2.GameHistory | None = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["move", b"move", "position", b"position"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["history", b"history"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["history", b"history", "move", b"move", "position", b"position"]) -> None: ...
 
 Global___ApplyMoveRequest: typing_extensions.TypeAlias = ApplyMoveRequest
 
@@ -568,17 +584,24 @@ class ValidateMoveRequest(google.protobuf.message.Message):
 
     POSITION_FIELD_NUMBER: builtins.int
     MOVE_FIELD_NUMBER: builtins.int
+    HISTORY_FIELD_NUMBER: builtins.int
     position: builtins.str
     """A position in Griot notation."""
     move: builtins.str
     """The move to check, in move notation."""
+    @property
+    def history(self) -> griot.v1.common_pb2.GameHistory:
+        """The game before the position: with it, no move is legal after a third occurrence."""
+
     def __init__(
         self,
         *,
         position: builtins.str = ...,
         move: builtins.str = ...,
+        history: griot.v1.common_pb2.GameHistory | None = ...,
     ) -> None: ...
-    def ClearField(self, field_name: typing.Literal["move", b"move", "position", b"position"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["history", b"history"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["history", b"history", "move", b"move", "position", b"position"]) -> None: ...
 
 Global___ValidateMoveRequest: typing_extensions.TypeAlias = ValidateMoveRequest
 

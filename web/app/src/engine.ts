@@ -27,7 +27,7 @@ export interface Engine {
   /** Why not, when offline. */
   readonly reason: string;
   /** A move for an AI player at a level (1-10), or null when offline. */
-  bestMove(position: string, level: number, signal?: AbortSignal): Promise<EngineMove | null>;
+  bestMove(position: string, level: number, history?: string[], signal?: AbortSignal): Promise<EngineMove | null>;
   /** Streams evaluations of a position (deeper and deeper) until done, aborted or offline. */
   evaluate(position: string, onEval: (e: Evaluation) => void, signal: AbortSignal, maxDepth?: number): Promise<void>;
   /** Analyses a game, reporting each analysed turn; the report, or null when offline. */
@@ -62,11 +62,16 @@ export function connectEngine(client: GriotClient, onOffline: (reason: string) =
       onOffline(engine.reason);
       return true;
     },
-    async bestMove(position: string, level: number, signal?: AbortSignal): Promise<EngineMove | null> {
+    async bestMove(
+      position: string,
+      level: number,
+      history: string[] = [],
+      signal?: AbortSignal,
+    ): Promise<EngineMove | null> {
       if (!engine.online) return null;
       try {
         const r = await client.analysis.bestMove(
-          { position, level, maxTime: create(DurationSchema, { seconds: 2n }) },
+          { position, level, maxTime: create(DurationSchema, { seconds: 2n }), history: { positions: history } },
           { signal, timeoutMs: 10_000 },
         );
         return { move: r.move, score: r.score };

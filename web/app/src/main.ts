@@ -403,7 +403,9 @@ async function play(move: string) {
   pendingChoices = [];
   renderBoard();
   try {
-    const r = await client.rules.applyMove({ position: before.notation, move });
+    // The positions before this one: with them the rules end the game at a third occurrence.
+    const history = { positions: state.turns.map((t) => t.before.notation) };
+    const r = await client.rules.applyMove({ position: before.notation, move, history });
     if (game !== state.gameId) return; // a new game started meanwhile: it owns the board now
     const frames = eventFrames(state.board, r.events);
     const delay = frameDelay(frames.length, FRAME_MS, 2500);
@@ -440,7 +442,7 @@ async function engineTurn(game: number) {
   const level = Number($<HTMLInputElement>("level").value);
   $("thinking").textContent = "engine thinking…";
   try {
-    const r = await state.engine.bestMove(p.notation, level);
+    const r = await state.engine.bestMove(p.notation, level, state.turns.map((t) => t.before.notation));
     if (game !== state.gameId || state.position !== p) return;
     if (r) await play(r.move);
     else showEngine();

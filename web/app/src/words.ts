@@ -40,6 +40,8 @@ export function reasonText(reason: string, outcome: GameOutcome, sideToMove: Pla
       return "no hole holds more than one seed";
     case "endless_cycle":
       return "the play went round in an endless cycle";
+    case "repetition":
+      return "the same position came up for the third time";
     case "turn_limit":
       return `the limit of ${turns} turns was reached`;
     case "captured_all":

@@ -354,10 +354,14 @@ describe("results in words", () => {
     expect(outcomeText(outcome(GameResult.SOUTH_WINS, 40, 8, "match_lost"), Player.NORTH, 300)).toBe(
       "South wins 40-8 (by 32 seeds): North could not fill a hole for another round",
     );
+    expect(outcomeText(outcome(GameResult.NORTH_WINS, 21, 27, "repetition"), Player.SOUTH, 64)).toBe(
+      "North wins 21-27 (by 6 seeds): the same position came up for the third time",
+    );
     // Every reason the API names reads as words, and a new one loses its underscores.
     for (const reason of [
       "stuck", "neither_can_move", "board_empty", "few_seeds", "store_threshold", "all_singletons",
-      "endless_cycle", "turn_limit", "captured_all", "blocked", "end_holes", "match_lost", "some_new_reason",
+      "endless_cycle", "repetition", "turn_limit", "captured_all", "blocked", "end_holes", "match_lost",
+      "some_new_reason",
     ]) {
       const text = outcomeText(outcome(GameResult.SOUTH_WINS, 30, 18, reason), Player.NORTH, 80);
       expect(text).not.toContain("_");

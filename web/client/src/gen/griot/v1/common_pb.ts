@@ -23,7 +23,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file griot/v1/common.proto.
  */
 export const file_griot_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChVncmlvdC92MS9jb21tb24ucHJvdG8SCGdyaW90LnYxIm0KC0dhbWVPdXRjb21lEiQKBnJlc3VsdBgBIAEoDjIULmdyaW90LnYxLkdhbWVSZXN1bHQSEwoLc291dGhfc2NvcmUYAiABKAUSEwoLbm9ydGhfc2NvcmUYAyABKAUSDgoGcmVhc29uGAQgASgJIoECCgxQb3NpdGlvbkluZm8SEAoIbm90YXRpb24YASABKAkSDwoHdmFyaWFudBgCIAEoCRIMCgRib2R5GAMgASgJEiYKDHNpZGVfdG9fbW92ZRgEIAEoDjIQLmdyaW90LnYxLlBsYXllchINCgV0dXJucxgFIAEoDRImCgdvdXRjb21lGAYgASgLMhUuZ3Jpb3QudjEuR2FtZU91dGNvbWUSDQoFY2VsbHMYByADKAUSGAoLc291dGhfc3RvcmUYCCABKAVIAIgBARIYCgtub3J0aF9zdG9yZRgJIAEoBUgBiAEBQg4KDF9zb3V0aF9zdG9yZUIOCgxfbm9ydGhfc3RvcmUingEKCVR1cm5FdmVudBIlCgRraW5kGAEgASgOMhcuZ3Jpb3QudjEuVHVybkV2ZW50S2luZBIgCgZwbGF5ZXIYAiABKA4yEC5ncmlvdC52MS5QbGF5ZXISEQoEY2VsbBgDIAEoDUgAiAEBEg0KBWNlbGxzGAQgAygNEg0KBXNlZWRzGAUgASgNEg4KBmRldGFpbBgGIAEoCUIHCgVfY2VsbCJYCgVTY29yZRIPCgVjZW50aRgBIAEoEUgAEhEKB3dpbnNfaW4YAiABKA1IABISCghsb3Nlc19pbhgDIAEoDUgAEg4KBGRyYXcYBCABKAhIAEIHCgV2YWx1ZSpECgZQbGF5ZXISFgoSUExBWUVSX1VOU1BFQ0lGSUVEEAASEAoMUExBWUVSX1NPVVRIEAESEAoMUExBWUVSX05PUlRIEAIqdwoKR2FtZVJlc3VsdBIbChdHQU1FX1JFU1VMVF9VTlNQRUNJRklFRBAAEhoKFkdBTUVfUkVTVUxUX1NPVVRIX1dJTlMQARIaChZHQU1FX1JFU1VMVF9OT1JUSF9XSU5TEAISFAoQR0FNRV9SRVNVTFRfRFJBVxADKqkCCg1UdXJuRXZlbnRLaW5kEh8KG1RVUk5fRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEhcKE1RVUk5fRVZFTlRfS0lORF9MQVAQARIbChdUVVJOX0VWRU5UX0tJTkRfQ0FQVFVSRRACEiUKIVRVUk5fRVZFTlRfS0lORF9DQVBUVVJFX0ZPUkZFSVRFRBADEhgKFFRVUk5fRVZFTlRfS0lORF9QQVNTEAQSGQoVVFVSTl9FVkVOVF9LSU5EX1BMQUNFEAUSGAoUVFVSTl9FVkVOVF9LSU5EX1NURVAQBhIYChRUVVJOX0VWRU5UX0tJTkRfRklMTBAHEhgKFFRVUk5fRVZFTlRfS0lORF9OT1RFEAgSFwoTVFVSTl9FVkVOVF9LSU5EX0NVVBAJYgZwcm90bzM");
+  fileDesc("ChVncmlvdC92MS9jb21tb24ucHJvdG8SCGdyaW90LnYxIm0KC0dhbWVPdXRjb21lEiQKBnJlc3VsdBgBIAEoDjIULmdyaW90LnYxLkdhbWVSZXN1bHQSEwoLc291dGhfc2NvcmUYAiABKAUSEwoLbm9ydGhfc2NvcmUYAyABKAUSDgoGcmVhc29uGAQgASgJIoECCgxQb3NpdGlvbkluZm8SEAoIbm90YXRpb24YASABKAkSDwoHdmFyaWFudBgCIAEoCRIMCgRib2R5GAMgASgJEiYKDHNpZGVfdG9fbW92ZRgEIAEoDjIQLmdyaW90LnYxLlBsYXllchINCgV0dXJucxgFIAEoDRImCgdvdXRjb21lGAYgASgLMhUuZ3Jpb3QudjEuR2FtZU91dGNvbWUSDQoFY2VsbHMYByADKAUSGAoLc291dGhfc3RvcmUYCCABKAVIAIgBARIYCgtub3J0aF9zdG9yZRgJIAEoBUgBiAEBQg4KDF9zb3V0aF9zdG9yZUIOCgxfbm9ydGhfc3RvcmUiRwoLR2FtZUhpc3RvcnkSFgoOc3RhcnRfcG9zaXRpb24YASABKAkSDQoFbW92ZXMYAiADKAkSEQoJcG9zaXRpb25zGAMgAygJIp4BCglUdXJuRXZlbnQSJQoEa2luZBgBIAEoDjIXLmdyaW90LnYxLlR1cm5FdmVudEtpbmQSIAoGcGxheWVyGAIgASgOMhAuZ3Jpb3QudjEuUGxheWVyEhEKBGNlbGwYAyABKA1IAIgBARINCgVjZWxscxgEIAMoDRINCgVzZWVkcxgFIAEoDRIOCgZkZXRhaWwYBiABKAlCBwoFX2NlbGwiWAoFU2NvcmUSDwoFY2VudGkYASABKBFIABIRCgd3aW5zX2luGAIgASgNSAASEgoIbG9zZXNfaW4YAyABKA1IABIOCgRkcmF3GAQgASgISABCBwoFdmFsdWUqRAoGUGxheWVyEhYKElBMQVlFUl9VTlNQRUNJRklFRBAAEhAKDFBMQVlFUl9TT1VUSBABEhAKDFBMQVlFUl9OT1JUSBACKncKCkdhbWVSZXN1bHQSGwoXR0FNRV9SRVNVTFRfVU5TUEVDSUZJRUQQABIaChZHQU1FX1JFU1VMVF9TT1VUSF9XSU5TEAESGgoWR0FNRV9SRVNVTFRfTk9SVEhfV0lOUxACEhQKEEdBTUVfUkVTVUxUX0RSQVcQAyqpAgoNVHVybkV2ZW50S2luZBIfChtUVVJOX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIXChNUVVJOX0VWRU5UX0tJTkRfTEFQEAESGwoXVFVSTl9FVkVOVF9LSU5EX0NBUFRVUkUQAhIlCiFUVVJOX0VWRU5UX0tJTkRfQ0FQVFVSRV9GT1JGRUlURUQQAxIYChRUVVJOX0VWRU5UX0tJTkRfUEFTUxAEEhkKFVRVUk5fRVZFTlRfS0lORF9QTEFDRRAFEhgKFFRVUk5fRVZFTlRfS0lORF9TVEVQEAYSGAoUVFVSTl9FVkVOVF9LSU5EX0ZJTEwQBxIYChRUVVJOX0VWRU5UX0tJTkRfTk9URRAIEhcKE1RVUk5fRVZFTlRfS0lORF9DVVQQCWIGcHJvdG8z");
 
 /**
  * How a finished game ended.
@@ -56,7 +56,8 @@ export type GameOutcome = Message<"griot.v1.GameOutcome"> & {
   /**
    * Why the game ended, a stable snake_case name: `stuck`, `neither_can_move`, `board_empty`,
    * `few_seeds`, `store_threshold`, `all_singletons`, `endless_cycle`, `turn_limit`,
-   * `captured_all`, `blocked`, `end_holes`, `match_lost`. New games may add names.
+   * `captured_all`, `blocked`, `end_holes`, `match_lost`, `repetition` (a position's third
+   * occurrence, known from a request's `GameHistory`). New games may add names.
    *
    * @generated from field: string reason = 4;
    */
@@ -151,6 +152,45 @@ export const PositionInfoSchema: GenMessage<PositionInfo> = /*@__PURE__*/
   messageDesc(file_griot_v1_common, 1);
 
 /**
+ * The game before a position, so that a position's third occurrence ends the game (as the rules
+ * say) and a search can steer towards or away from a repetition. Give either the moves played
+ * from a start position (they must lead to the request's position) or the positions that came
+ * before it, oldest first (each one move after the one before it, the last one move before the
+ * request's position). Positions before the last capture may be left out: they cannot recur.
+ *
+ * @generated from message griot.v1.GameHistory
+ */
+export type GameHistory = Message<"griot.v1.GameHistory"> & {
+  /**
+   * The position the moves start from, in Griot notation; empty for the variant's start position.
+   *
+   * @generated from field: string start_position = 1;
+   */
+  startPosition: string;
+
+  /**
+   * The moves played from `start_position` up to the request's position, in move notation.
+   *
+   * @generated from field: repeated string moves = 2;
+   */
+  moves: string[];
+
+  /**
+   * Or: the positions before the request's position, oldest first, in Griot notation.
+   *
+   * @generated from field: repeated string positions = 3;
+   */
+  positions: string[];
+};
+
+/**
+ * Describes the message griot.v1.GameHistory.
+ * Use `create(GameHistorySchema)` to create a new message.
+ */
+export const GameHistorySchema: GenMessage<GameHistory> = /*@__PURE__*/
+  messageDesc(file_griot_v1_common, 2);
+
+/**
  * One step of a turn, in order, for frontends to animate and analysis to explain. Cells are cell
  * indices into the variant's `BoardGeometry.cells`.
  *
@@ -206,7 +246,7 @@ export type TurnEvent = Message<"griot.v1.TurnEvent"> & {
  * Use `create(TurnEventSchema)` to create a new message.
  */
 export const TurnEventSchema: GenMessage<TurnEvent> = /*@__PURE__*/
-  messageDesc(file_griot_v1_common, 2);
+  messageDesc(file_griot_v1_common, 3);
 
 /**
  * An evaluation score, always from the point of view of the player to move in the position it
@@ -262,7 +302,7 @@ export type Score = Message<"griot.v1.Score"> & {
  * Use `create(ScoreSchema)` to create a new message.
  */
 export const ScoreSchema: GenMessage<Score> = /*@__PURE__*/
-  messageDesc(file_griot_v1_common, 3);
+  messageDesc(file_griot_v1_common, 4);
 
 /**
  * One of the two sides. South (player 1, the bottom row) moves first.
