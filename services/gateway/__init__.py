@@ -12,7 +12,7 @@ Run it with ``python -m griot.services.gateway`` (``--help`` lists the flags; ea
 - :mod:`~griot.services.gateway.dispatch`: prioritised, fair, bounded dispatch of search tasks to the
   workers' queues, with batched result polling and revocation;
 - :mod:`~griot.services.gateway.cache`: the Redis evaluation cache (deeper wins, atomically);
-- :mod:`~griot.services.gateway.scores`: scores, classification thresholds per family, AI levels;
+- :mod:`griot.scores` (the library): scores, classification thresholds per family, AI levels;
 - :mod:`~griot.services.gateway.metrics`: Prometheus metrics and the counters ``griot status`` reads.
 
 The gateway imports no search engine work of its own: every search runs in a worker.

@@ -39,6 +39,7 @@ from griot.services.gateway.config import GatewayConfig
 from griot.services.gateway.dispatch import BATCH, INTERACTIVE, Dispatcher, Search
 from griot.services.gateway.metrics import GatewayMetrics
 from griot.status import StatusError
+from griot.workers.distributed import ClusterSearch
 
 log = logging.getLogger("griot.gateway.evaluator")
 
@@ -445,8 +446,6 @@ class Evaluator:
         self._publish(flight, (result, False))
 
     async def _distributed(self, flight: _Flight) -> EvalResult | None:
-        from griot.workers.distributed import ClusterSearch
-
         pos, want = flight.pos, flight.want
         search = ClusterSearch(
             self.dispatcher.app,

@@ -19,10 +19,10 @@ import griot
 import grpc
 from google.protobuf import duration_pb2
 from griot import record as records
-from griot import redis_keys
+from griot import redis_keys, scores
+from griot.messages import outcome_message
 from griot.priority import Priority
 from griot.services.common.rpc import RpcMetrics, server_stream, unary_async
-from griot.services.gateway import scores
 from griot.services.gateway.auth import Guard, Principal
 from griot.services.gateway.batch import Batcher
 from griot.services.gateway.cache import EvalResult
@@ -554,8 +554,6 @@ class LiveStream:
         over = _over(pos)
         if over is not None:
             assert pos.outcome is not None
-            from griot.services.rules.servicer import outcome_message
-
             out.put(OutRecord(update_id, text, outcome=outcome_message(pos.outcome)))
             return
         # The acknowledgement: the evaluations delivered while it waits replace it.
