@@ -4,7 +4,10 @@ Run it with ``python -m griot.services.gateway`` (``--help`` lists the flags; ea
 ``GRIOT_GATEWAY_*`` environment variable; the Redis URLs are the shared ``GRIOT_BROKER_URL`` and
 ``GRIOT_CACHE_URL``). Modules, from the wire inwards:
 
-- :mod:`~griot.services.gateway.servicer`: thin handlers of the four RPCs (parse, check, call, build);
+- :mod:`~griot.services.gateway.servicer`: thin handlers of the four RPCs (parse, check, call, build),
+  with :mod:`~griot.services.gateway.wire` (request checks, result messages);
+- :mod:`~griot.services.gateway.live`: live sessions (one stream each, state saved in Redis), their
+  messages ordered by :mod:`~griot.services.gateway.outbox`;
 - :mod:`~griot.services.gateway.auth`: API keys (interceptor), per-key limits, rates, stream counts;
 - :mod:`~griot.services.gateway.jobs`: whole-game analyses as resumable jobs in Redis;
 - :mod:`~griot.services.gateway.evaluator`: cache, single flight (in a replica and across replicas),
