@@ -14,7 +14,7 @@ from typing import Any
 
 from griot.priority import Priority
 
-__all__ = ["client_app", "queue_names", "task_queues"]
+__all__ = ["MAX_MESSAGE_PRIORITY", "client_app", "queue_names", "task_queues"]
 
 
 def queue_names() -> tuple[str, ...]:
@@ -22,11 +22,23 @@ def queue_names() -> tuple[str, ...]:
     return tuple(p.queue for p in Priority)
 
 
+#: Message priorities a queue honours on RabbitMQ (its ``x-max-priority`` argument; RabbitMQ
+#: advises at most 10). Griot's priority is the queue a task goes to, and its callers send no
+#: message priority; one sent with Celery's ``priority`` is ordered by it within its queue.
+MAX_MESSAGE_PRIORITY = 9
+
+
 def task_queues() -> list[Any]:
-    """Celery's ``task_queues``: one durable kombu queue per :class:`~griot.priority.Priority`."""
+    """Celery's ``task_queues``: one durable kombu queue per :class:`~griot.priority.Priority`,
+    declared with ``x-max-priority`` (a Redis broker ignores queue arguments). Every party
+    declares them through this function: RabbitMQ refuses a queue declared again with other
+    arguments."""
     from kombu.entity import Queue
 
-    return [Queue(name) for name in queue_names()]  # type: ignore[no-untyped-call]
+    return [
+        Queue(name, queue_arguments={"x-max-priority": MAX_MESSAGE_PRIORITY})  # type: ignore[no-untyped-call]
+        for name in queue_names()
+    ]
 
 
 def client_app(broker_url: str, result_url: str = "", name: str = "griot") -> Any:
