@@ -1,7 +1,8 @@
 """The worker paths that go through Celery's broker, on each broker Griot runs on: Redis alone, and
 RabbitMQ as the broker with Redis as the result backend (and cache). The distributed search
-(worker-direct queues), the two priority queues, a cancel (revoke over the broker's control
-channel plus the cancel key), a bad task's failure, and the queue lengths ``griot status`` reads."""
+(worker-direct queues), the two priority queues, the command line's own Celery client, a cancel
+(revoke over the broker's control channel plus the cancel key), and what ``griot status`` reads
+(queue lengths, the workers answering a ping)."""
 
 from __future__ import annotations
 

@@ -96,7 +96,6 @@ RABBITMQ = next(
     (p for p in ("/usr/lib/rabbitmq/bin/rabbitmq-server",) if Path(p).exists()),
     shutil.which("rabbitmq-server"),
 )
-needs_rabbitmq = pytest.mark.skipif(RABBITMQ is None, reason="rabbitmq-server is not installed (make tools)")
 #: The brokers the broker-facing tests run on.
 BROKERS = ("redis", "rabbitmq")
 
