@@ -20,13 +20,21 @@ $(STAMPS)/install: pyproject.toml $(RUST_SOURCES)
 	$(PIP) install -q -e '.[test,openspiel]'
 	@touch $@
 
-## tools: everything the tests use besides the package (redis-server, deploy checkers, web)
-tools: install $(STAMPS)/redis $(STAMPS)/deploy-tools $(STAMPS)/web-install
+## tools: everything the tests use besides the package (redis-server, rabbitmq-server, deploy checkers, web)
+tools: install $(STAMPS)/redis $(STAMPS)/rabbitmq $(STAMPS)/deploy-tools $(STAMPS)/web-install
 
 $(STAMPS)/redis:
 	@mkdir -p $(STAMPS)
 	command -v redis-server >/dev/null 2>&1 || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null)
+	@touch $@
+
+# The tests start private nodes from the server's own script; Debian's package does not start one
+# where no init system runs (policy-rc.d), and a started system node is left alone.
+$(STAMPS)/rabbitmq:
+	@mkdir -p $(STAMPS)
+	test -x /usr/lib/rabbitmq/bin/rabbitmq-server || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rabbitmq-server >/dev/null)
 	@touch $@
 
 $(STAMPS)/deploy-tools: pyproject.toml

@@ -46,7 +46,7 @@ SERVICE = "griot.v1.RulesService"
 def _canned() -> tuple[bytes, bytes]:
     """ApplyMove's and StartPosition's canned responses, serialised."""
     import griot
-    from griot.services.rules.servicer import fill_position_info
+    from griot.messages import fill_position_info
 
     pos = griot.Variant("abapa").start()
     moves = [m.text for m in pos.legal_moves()]

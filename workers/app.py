@@ -26,16 +26,12 @@ is imported and open their own connections (``worker_process_init``).
 from __future__ import annotations
 
 from celery import Celery
+from griot.broker import task_queues
 from griot.priority import Priority
 from griot.workers.config import Settings
-from kombu.entity import Queue
 
 #: The queues of interactive and batch work (GRIOT_QUEUES names them).
 INTERACTIVE_QUEUE, BATCH_QUEUE = Priority.INTERACTIVE.queue, Priority.BATCH.queue
-
-
-def _queue(name: str) -> Queue:
-    return Queue(name)  # type: ignore[no-untyped-call]  # kombu's Queue.__init__ is unannotated
 
 
 def _backend(url: str) -> str:
@@ -76,7 +72,7 @@ def make_app(settings: Settings | None = None) -> Celery:
         worker_prefetch_multiplier=1,
         task_soft_time_limit=s.soft_limit,
         task_time_limit=s.hard_limit,
-        task_queues=[_queue(INTERACTIVE_QUEUE), _queue(BATCH_QUEUE)],
+        task_queues=task_queues(),
         task_default_queue=BATCH_QUEUE,
         task_track_started=False,
         worker_concurrency=s.concurrency,

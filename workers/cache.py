@@ -41,6 +41,7 @@ from typing import Any
 import griot
 import redis
 from griot import redis_keys
+from griot.workers import metrics
 
 log = logging.getLogger(__name__)
 
@@ -191,10 +192,15 @@ class Cache:
         return written, n - written
 
     def count(self, **fields: int) -> None:
-        """Adds to the shared counters (best effort)."""
+        """Adds to the shared counters (best effort), and to this worker's Prometheus counter
+        ``griot_worker_cache_total`` (label ``event``: the field's name)."""
         fields = {k: v for k, v in fields.items() if v}
         if not fields:
             return
+        m = metrics.get()
+        if m:
+            for k, v in fields.items():
+                m["cache"].labels(k).inc(v)
         try:
             pipe = self.client.pipeline(transaction=False)
             for k, v in fields.items():

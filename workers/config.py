@@ -1,7 +1,9 @@
 """Worker and caller settings, from the environment (12-factor) with loopback defaults.
 
-- ``GRIOT_BROKER_URL`` (``redis://127.0.0.1:6379/0``): the Celery broker (Redis);
-- ``GRIOT_RESULT_URL`` (the broker URL): the Celery result backend (Redis);
+- ``GRIOT_BROKER_URL`` (``redis://127.0.0.1:6379/0``): the Celery broker (Redis, or RabbitMQ:
+  ``amqp://...``);
+- ``GRIOT_RESULT_URL`` (the broker URL): the Celery result backend, always Redis (with a RabbitMQ
+  broker it must be given);
 - ``GRIOT_CACHE_URL`` (``redis://127.0.0.1:6380/0``): the transposition cache, its own instance
   (``maxmemory`` + ``allkeys-lru``), never the broker's;
 - ``GRIOT_CACHE_TTL`` (``604800``): seconds an entry lives (0 = until evicted);

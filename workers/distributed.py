@@ -67,6 +67,7 @@ from griot.workers.client import (
     backend_url,
 )
 from griot.workers.errors import BadTaskArguments, ClusterUnavailable, SearchDeadlineExceeded, TaskFailed
+from griot.workers.task_args import SEARCH_POSITION, SEARCH_SUBTREE, position_args, subtree_args
 from kombu.exceptions import OperationalError
 
 log = logging.getLogger(__name__)
@@ -409,7 +410,7 @@ class Scheduler:
         k = kwargs
         where = f"{k.get('position')} depth {k.get('depth')} ({k.get('alpha')}, {k.get('beta')})"
         try:
-            self.send("griot.search_subtree", task_id, kwargs, queue, where)
+            self.send(SEARCH_SUBTREE, task_id, kwargs, queue, where)
         except BaseException:
             self.notifier.unwatch([task_id])
             raise
@@ -800,7 +801,7 @@ class Scheduler:
 
 
 ALIVE_PREFIX = redis_keys.ALIVE_PREFIX
-"""``griot:alive:<task id>``: renewed by a running task (``griot.workers.tasks.ALIVE_PREFIX``)."""
+"""``griot:alive:<task id>``: renewed by a running task (``griot.workers.runner.ALIVE_PREFIX``)."""
 _TAG: contextvars.ContextVar[tuple[int, int, int]] = contextvars.ContextVar("griot_cluster_tag")
 """(distributed iteration, eldest chain, 1 if below a speculative search) of the subtree searches
 made in this asyncio task."""
@@ -984,7 +985,7 @@ class ClusterSearch:
         deadline = start + time_limit if time_limit is not None else None
         self.stats = TaskStats()
         # Names this search for the workers: its tasks on one pool process continue one table
-        # generation (griot.workers.tasks._generation).
+        # generation (griot.workers.runner._generation).
         self._search_id = uuid.uuid4().hex
         sched = Scheduler(
             self.app,
@@ -1095,21 +1096,22 @@ class ClusterSearch:
         """The first depths in one task (multi-PV, so every root move gets an exact score that
         orders the next iteration): ``depth``, or with ``direct_seconds`` as many up to
         ``max_depth`` as fit in that time."""
-        kwargs: dict[str, Any] = dict(
-            variant=root.position.variant.canonical,
-            position=root.text,
-            depth=depth,
+        budgeted = self.direct_seconds is not None and max_depth is not None and max_depth > depth
+        kwargs = position_args(
+            root.position.variant.canonical,
+            root.text,
+            depth=max_depth if budgeted else depth,
             multipv=0,
             history=[str(h) for h in hist],
             deadline=deadline,
             search_id=self._search_id,
+            min_depth=depth if budgeted else None,
+            budget=self.direct_seconds if budgeted else None,
         )
-        if self.direct_seconds is not None and max_depth is not None and max_depth > depth:
-            kwargs.update(depth=max_depth, min_depth=depth, budget=self.direct_seconds)
 
         async def send() -> AsyncResult:
             task_id = sched.new_task_id()
-            sched.send("griot.search_position", task_id, kwargs, self.queue, f"{root.text} depth {depth}")
+            sched.send(SEARCH_POSITION, task_id, kwargs, self.queue, f"{root.text} depth {depth}")
             try:
                 await sched.flush()
             except BaseException:
@@ -1251,18 +1253,17 @@ class ClusterSearch:
     ) -> _Found:
         iteration, chain, _ = self._tag()
         again = depth in node.windows  # searched at this depth already (another window)
-        kwargs = dict(
-            variant=node.position.variant.canonical,
-            position=node.text,
-            depth=depth,
-            alpha=alpha,
-            beta=beta,
+        kwargs = subtree_args(
+            node.position.variant.canonical,
+            node.text,
+            depth,
+            alpha,
+            beta,
             history=[str(p) for p in path],
             use_cache=self.use_cache,
             search_id=self._search_id,
+            resume=True if self.resume else None,
         )
-        if self.resume:
-            kwargs["resume"] = True
 
         def prepare() -> dict[str, Any]:
             # At sending time: an earlier iteration's task on this node may have ended since.

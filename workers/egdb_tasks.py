@@ -1,4 +1,4 @@
-"""Tasks of the distributed endgame-database build (driven by :mod:`griot.workers.egdb_build`).
+"""Tasks of the distributed endgame-database build (driven by :mod:`griot.egdb_build`).
 
 - ``griot.egdb_chunk_bounds(variant, dir, seeds, start, end, prev, out)``: one pass over positions
   ``start..end`` of a level: reads the level's bounds after the previous pass from ``prev`` (None

@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 import griot
-from griot import launcher
+from griot import launcher, scores
 from griot import record as records
 from griot.v1 import analysis_pb2, common_pb2
 
@@ -93,13 +93,8 @@ def score_number(s: common_pb2.Score, cap: float = 30.0) -> float:
 
 def local_report(rec: records.GameRecord, depth: int, on_turn: Any) -> analysis_pb2.GameReport:
     """The report computed in this process (no gateway): the same arithmetic as the gateway's."""
-    from griot.services.gateway import scores
-    from griot.services.gateway.jobs import PLAYERS
-
     positions = rec.positions()
-    variant = positions[0].variant
-    t = scores.thresholds(variant.id)
-    report = analysis_pb2.GameReport(variant=variant.canonical, thresholds=t.message())
+    turns = []
     for i, move in enumerate(rec.moves):
         pos = positions[i]
         r = griot.search(pos, depth=depth, multipv=0)
@@ -107,31 +102,9 @@ def local_report(rec: records.GameRecord, depth: int, on_turn: Any) -> analysis_
         played = pos.parse_move(move).text
         best = str(r.best_move) if r.best_move is not None else played
         best_v, played_v = by_move.get(best, r.score.value), by_move.get(played, r.score.value)
-        loss, cls = scores.classify(best_v, played_v, len(pos.legal_moves()), played == best, t)
-        turn = report.turns.add(
-            turn=i,
-            player=PLAYERS.get(pos.side_to_move, common_pb2.PLAYER_UNSPECIFIED),
-            position=str(pos),
-            played_move=played,
-            best_move=best,
-            best_score=scores.score_message(best_v),
-            played_score=scores.score_message(played_v),
-            loss=loss,
-            classification=cls,
-            south_score=scores.score_message(played_v if pos.side_to_move == "S" else -played_v),
-        )
-        on_turn(turn)
-    for player in (common_pb2.PLAYER_SOUTH, common_pb2.PLAYER_NORTH):
-        mine = [x for x in report.turns if x.player == player]
-        report.players.add(
-            player=player,
-            moves=len(mine),
-            inaccuracies=sum(x.classification == analysis_pb2.MOVE_CLASSIFICATION_INACCURACY for x in mine),
-            mistakes=sum(x.classification == analysis_pb2.MOVE_CLASSIFICATION_MISTAKE for x in mine),
-            blunders=sum(x.classification == analysis_pb2.MOVE_CLASSIFICATION_BLUNDER for x in mine),
-            average_loss=round(sum(x.loss for x in mine) / len(mine)) if mine else 0,
-        )
-    return report
+        turns.append(scores.turn_analysis(i, pos, played, best, best_v, played_v))
+        on_turn(turns[-1])
+    return scores.game_report(positions, turns)
 
 
 def write_graph(report: analysis_pb2.GameReport, path: Path, title: str) -> None:

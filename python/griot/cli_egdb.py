@@ -35,15 +35,33 @@ def egdb_group() -> None:
 @click.option("--local", is_flag=True, help="Build in this process instead of across the workers.")
 @click.option("--chunks", type=click.IntRange(1), default=8, help="Chunks a level is split into (workers).")
 @click.option("--dir", "directory", envvar="GRIOT_EGDB_DIR", default=None, help=_DIR_HELP)
-def build(variant: str, seeds: int, local: bool, chunks: int, directory: str | None) -> None:
+@click.option(
+    "--broker-url",
+    envvar="GRIOT_BROKER_URL",
+    default="redis://127.0.0.1:6379/0",
+    show_default=True,
+    help="The workers' Celery broker [GRIOT_BROKER_URL].",
+)
+@click.option(
+    "--result-url", envvar="GRIOT_RESULT_URL", default="", help="Their result backend [GRIOT_RESULT_URL]."
+)
+def build(
+    variant: str,
+    seeds: int,
+    local: bool,
+    chunks: int,
+    directory: str | None,
+    broker_url: str,
+    result_url: str,
+) -> None:
     """Build VARIANT's levels 0..SEEDS, keeping the levels already built (resumable): across the
-    Celery workers (GRIOT_BROKER_URL; DIR must be visible to every worker at the same path), or in
+    Celery workers (the broker's URL; DIR must be visible to every worker at the same path), or in
     this process with --local."""
     console = Console()
     where = _dir(directory)
     if not local:
-        from griot.workers.app import app
-        from griot.workers.egdb_build import build as build_across
+        from griot.broker import client_app
+        from griot.egdb_build import build as build_across
 
         def report(e: dict[str, Any]) -> None:
             if e["event"] == "pass":
@@ -51,7 +69,11 @@ def build(variant: str, seeds: int, local: bool, chunks: int, directory: str | N
             elif e["event"] in ("kept", "written"):
                 console.print(f"level {e['seeds']:3}: {e['event']} ({e['positions']:,} positions)")
 
-        build_across(app, variant, seeds, where, chunks=chunks, progress=report)
+        app = client_app(broker_url, result_url)
+        try:
+            build_across(app, variant, seeds, where, chunks=chunks, progress=report)
+        finally:
+            app.close()
         console.print(f"databases in {where}")
         return
     tasks: dict[int, Any] = {}

@@ -108,6 +108,26 @@ def redis_report(role: str, url: str, timeout: float = 2.0) -> RedisReport:
     return report
 
 
+def broker_report(url: str, timeout: float = 2.0) -> RedisReport:
+    """The broker's row: a Redis broker's :func:`redis_report`; any other Celery broker (RabbitMQ)
+    is checked by opening a kombu connection (the version is the server's own, when it says)."""
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        return redis_report("broker", url, timeout)
+    report = RedisReport("broker", mask_url(url), ok=False)
+    try:
+        from kombu.connection import Connection
+
+        with Connection(url, connect_timeout=timeout) as conn:  # type: ignore[no-untyped-call]
+            conn.ensure_connection(max_retries=1)
+            properties = getattr(conn.connection, "server_properties", None) or {}
+            version = properties.get("version", "")
+            report.version = version.decode() if isinstance(version, bytes) else str(version)
+            report.ok = True
+    except Exception as e:  # kombu missing, or the broker unreachable
+        report.error = f"{type(e).__name__}: {e}"
+    return report
+
+
 def queue_lengths(broker_url: str, queues: tuple[str, ...], timeout: float = 2.0) -> dict[str, int]:
     """Messages waiting per queue, as the broker says (kombu's passive ``queue_declare``; a queue
     the broker does not know holds none)."""
@@ -196,7 +216,7 @@ def collect(
         report.services.append(check_service("gateway", gateway, ANALYSIS_SERVICE, timeout))
     queues = queues or redis_keys.queues()
     if broker_url:
-        broker = redis_report("broker", broker_url, timeout)
+        broker = broker_report(broker_url, timeout)
         report.redis.append(broker)
         if broker.ok:
             try:

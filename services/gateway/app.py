@@ -27,6 +27,8 @@ from griot.services.gateway.jobs import Jobs
 from griot.services.gateway.metrics import GatewayMetrics
 from griot.services.gateway.servicer import SERVICE_NAME, servicer_class
 from griot.v1 import analysis_pb2_grpc
+from griot.workers.app import make_app
+from griot.workers.config import Settings
 
 log = logging.getLogger("griot.gateway")
 
@@ -47,9 +49,6 @@ class Gateway:
         self._background: list[asyncio.Task[None]] = []
 
     def _celery(self) -> Any:
-        from griot.workers.app import make_app
-        from griot.workers.config import Settings
-
         settings = dataclasses.replace(
             Settings.from_env(), broker_url=self.config.broker_url, cache_url=self.config.cache_url
         )

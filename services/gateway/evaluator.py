@@ -40,6 +40,9 @@ from griot.services.gateway.config import GatewayConfig
 from griot.services.gateway.dispatch import BATCH, INTERACTIVE, Dispatcher, Search
 from griot.services.gateway.metrics import GatewayMetrics
 from griot.status import StatusError
+from griot.workers.distributed import ClusterSearch
+from griot.workers.errors import BadTaskArguments
+from griot.workers.task_args import SEARCH_POSITION, position_args
 
 log = logging.getLogger("griot.gateway.evaluator")
 
@@ -424,23 +427,22 @@ class Evaluator:
 
     async def _single(self, flight: _Flight) -> EvalResult | None:
         pos, want = flight.pos, flight.want
-        kwargs: dict[str, Any] = {
-            "variant": pos.variant.canonical,
-            "position": str(pos),
-            "depth": want.depth,
-            "multipv": 0 if want.all_moves else 1,
-        }
-        if want.time is not None:
-            kwargs["time_limit"] = want.time
-        if want.nodes is not None:
-            kwargs["nodes"] = want.nodes
-        if want.history:
-            kwargs["history"] = list(want.history)
         streamed = want.priority == INTERACTIVE
-        if streamed:
-            kwargs["progress"] = True
+        try:
+            kwargs = position_args(
+                pos.variant.canonical,
+                str(pos),
+                depth=want.depth,
+                multipv=0 if want.all_moves else 1,
+                time_limit=want.time,
+                nodes=want.nodes,
+                progress=streamed or None,
+                history=list(want.history) or None,
+            )
+        except BadTaskArguments as e:  # the status the task's own refusal would have had
+            raise StatusError(grpc.StatusCode.INVALID_ARGUMENT, "bad_request", str(e)) from None
         flight.search = self.dispatcher.submit(
-            "griot.search_position", kwargs, want.priority, want.client, want.deadline
+            SEARCH_POSITION, kwargs, want.priority, want.client, want.deadline
         )
         if streamed:
             flight.search.on_progress = lambda entry: self._progressed(flight, entry)
@@ -464,8 +466,6 @@ class Evaluator:
         self._publish(flight, (result, False))
 
     async def _distributed(self, flight: _Flight) -> EvalResult | None:
-        from griot.workers.distributed import ClusterSearch
-
         pos, want = flight.pos, flight.want
         search = ClusterSearch(
             self.dispatcher.app,

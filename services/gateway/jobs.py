@@ -28,21 +28,19 @@ from typing import Any
 
 import griot
 import grpc
-from griot import redis_keys
+from griot import redis_keys, scores
 from griot.priority import Priority
-from griot.services.gateway import scores
 from griot.services.gateway.config import GatewayConfig
 from griot.services.gateway.evaluator import BATCH, Evaluator, Want
 from griot.services.gateway.metrics import GatewayMetrics
 from griot.status import StatusError
-from griot.v1 import analysis_pb2, common_pb2
+from griot.v1 import analysis_pb2
 
 log = logging.getLogger("griot.gateway.jobs")
 
 ACTIVE = "griot:jobs:active"
 LEASE_MS = 6000
 POLL = 0.1
-PLAYERS = {"S": common_pb2.PLAYER_SOUTH, "N": common_pb2.PLAYER_NORTH}
 
 
 @dataclass
@@ -267,7 +265,7 @@ class Jobs:
             finally:
                 for t in work:
                     t.cancel()
-            report = self._report(spec, positions, [turns[i] for i in range(len(spec.moves))])
+            report = scores.game_report(positions, [turns[i] for i in range(len(spec.moves))])
             pipe = self.redis.pipeline(transaction=True)
             pipe.hset(key, mapping={"report": report.SerializeToString(), "state": "done"})
             pipe.expire(key, self.config.job_ttl)
@@ -308,7 +306,6 @@ class Jobs:
             if final:
                 break
         assert result is not None
-        t = scores.thresholds(pos.variant.id)
         played = pos.parse_move(move).text
         by_move = {m: v for m, v, _ in result.moves}
         best_move = result.best or (result.moves[0][0] if result.moves else played)
@@ -319,22 +316,7 @@ class Jobs:
             played_value = best_value
         else:
             played_value = await self._played_value(spec, pos, played)
-        legal = len(pos.legal_moves())
-        loss, cls = scores.classify(best_value, played_value, legal, played == best_move, t)
-        mover = pos.side_to_move
-        south_value = played_value if mover == "S" else -played_value
-        return analysis_pb2.TurnAnalysis(
-            turn=index,
-            player=PLAYERS.get(mover, common_pb2.PLAYER_UNSPECIFIED),
-            position=str(pos),
-            played_move=played,
-            best_move=best_move,
-            best_score=scores.score_message(best_value),
-            played_score=scores.score_message(played_value),
-            loss=loss,
-            classification=cls,
-            south_score=scores.score_message(south_value),
-        )
+        return scores.turn_analysis(index, pos, played, best_move, best_value, played_value)
 
     async def _played_value(self, spec: JobSpec, pos: griot.Position, played: str) -> int:
         """The value, for the mover, of a played move the search's per-move scores do not name. In
@@ -352,30 +334,6 @@ class Jobs:
                 break
         assert value is not None
         return value if after.side_to_move == pos.side_to_move else -value
-
-    def _report(
-        self, spec: JobSpec, positions: list[griot.Position], turns: list[analysis_pb2.TurnAnalysis]
-    ) -> analysis_pb2.GameReport:
-        variant = positions[0].variant
-        t = scores.thresholds(variant.id)
-        report = analysis_pb2.GameReport(variant=variant.canonical, turns=turns, thresholds=t.message())
-        for player in (common_pb2.PLAYER_SOUTH, common_pb2.PLAYER_NORTH):
-            mine = [x for x in turns if x.player == player]
-            c = analysis_pb2
-            report.players.add(
-                player=player,
-                moves=len(mine),
-                inaccuracies=sum(x.classification == c.MOVE_CLASSIFICATION_INACCURACY for x in mine),
-                mistakes=sum(x.classification == c.MOVE_CLASSIFICATION_MISTAKE for x in mine),
-                blunders=sum(x.classification == c.MOVE_CLASSIFICATION_BLUNDER for x in mine),
-                average_loss=round(sum(x.loss for x in mine) / len(mine)) if mine else 0,
-            )
-        outcome = positions[-1].outcome
-        if outcome is not None:
-            from griot.services.rules.servicer import outcome_message
-
-            report.outcome.CopyFrom(outcome_message(outcome))
-        return report
 
 
 __all__ = ["BATCH", "JobSpec", "Jobs"]

@@ -1,4 +1,5 @@
-"""The ``griot.v1.RulesService`` servicer: parse the request, call the core, build the response.
+"""The ``griot.v1.RulesService`` servicer: parse the request, call the core, build the response
+(the messages with :mod:`griot.messages`).
 
 Every method is a plain function of the request. Bad input surfaces as Griot's own exceptions
 (``NotationError``, ``VariantError``, ``IllegalMoveError``, ...), which
@@ -14,136 +15,22 @@ from typing import Any
 
 import griot
 import grpc
-from griot import GameOutcome, IllegalMoveError, NotationError, Position, TurnEvent, Variant
+from griot import GameOutcome, IllegalMoveError, NotationError, Position, Variant
 from griot.history import REPETITION, earlier_from, repetition_outcome
+from griot.messages import (
+    add_event,
+    family_message,
+    fill_outcome,
+    fill_position_info,
+    geometry_message,
+    option_value,
+    position_info,
+)
 from griot.services.common.rpc import Handler, Req, Resp, RpcMetrics, unary
 from griot.services.common.server import ServiceSpec
-from griot.v1 import common_pb2, rules_pb2, rules_pb2_grpc
+from griot.v1 import rules_pb2, rules_pb2_grpc
 
 SERVICE_NAME: str = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
-
-_PLAYERS = {"S": common_pb2.PLAYER_SOUTH, "N": common_pb2.PLAYER_NORTH, None: common_pb2.PLAYER_UNSPECIFIED}
-_RESULTS = {
-    "S": common_pb2.GAME_RESULT_SOUTH_WINS,
-    "N": common_pb2.GAME_RESULT_NORTH_WINS,
-    None: common_pb2.GAME_RESULT_DRAW,
-}
-_EVENT_KINDS = {
-    "lap": common_pb2.TURN_EVENT_KIND_LAP,
-    "capture": common_pb2.TURN_EVENT_KIND_CAPTURE,
-    "capture_forfeited": common_pb2.TURN_EVENT_KIND_CAPTURE_FORFEITED,
-    "pass": common_pb2.TURN_EVENT_KIND_PASS,
-    "place": common_pb2.TURN_EVENT_KIND_PLACE,
-    "step": common_pb2.TURN_EVENT_KIND_STEP,
-    "fill": common_pb2.TURN_EVENT_KIND_FILL,
-    "note": common_pb2.TURN_EVENT_KIND_NOTE,
-    "cut": common_pb2.TURN_EVENT_KIND_CUT,
-}
-
-
-# ---------------------------------------------------------------------------------------------
-# Core values -> messages
-
-
-def fill_outcome(msg: common_pb2.GameOutcome, outcome: GameOutcome) -> None:
-    """Writes a finished game's outcome into ``msg`` (in place, as :func:`fill_position_info`)."""
-    south, north = outcome.scores
-    msg.result = _RESULTS[outcome.winner]
-    msg.south_score = south
-    msg.north_score = north
-    msg.reason = outcome.reason
-
-
-def outcome_message(outcome: GameOutcome) -> common_pb2.GameOutcome:
-    """A finished game's outcome."""
-    msg = common_pb2.GameOutcome()
-    fill_outcome(msg, outcome)
-    return msg
-
-
-def fill_position_info(info: common_pb2.PositionInfo, pos: Position) -> None:
-    """Writes the canonical notation and the fields of a position into ``info`` (in place: a message
-    passed to a constructor or assigned is copied)."""
-    notation = str(pos)
-    # The canonical variant string has no spaces (docs/NOTATION.md): it ends at the first one.
-    variant, _, body = notation.partition(" ")
-    info.notation = notation
-    info.variant = variant
-    info.body = body
-    info.side_to_move = _PLAYERS[pos.side_to_move]
-    info.turns = pos.turns
-    info.cells.extend(pos.cells)
-    stores = pos.stores
-    if stores is not None:
-        info.south_store, info.north_store = stores
-    outcome = pos.outcome
-    if outcome is not None:
-        fill_outcome(info.outcome, outcome)
-
-
-def position_info(pos: Position) -> common_pb2.PositionInfo:
-    """The canonical notation and the fields of a position."""
-    info = common_pb2.PositionInfo()
-    fill_position_info(info, pos)
-    return info
-
-
-def add_event(events: Any, event: TurnEvent) -> None:
-    """Appends one step of a turn to a repeated ``TurnEvent`` field. A kind this API version does
-    not know keeps its name in ``detail``."""
-    kind = _EVENT_KINDS.get(event.kind, common_pb2.TURN_EVENT_KIND_UNSPECIFIED)
-    detail = event.detail or ("" if kind != common_pb2.TURN_EVENT_KIND_UNSPECIFIED else event.kind)
-    msg = events.add(
-        kind=kind, player=_PLAYERS[event.player], cells=event.cells, seeds=event.seeds, detail=detail
-    )
-    if event.cell is not None:
-        msg.cell = event.cell
-
-
-def option_value(value: int | bool) -> rules_pb2.OptionValue:
-    """An option's value (bool is checked first: in Python it is also an int)."""
-    if isinstance(value, bool):
-        return rules_pb2.OptionValue(bool_value=value)
-    return rules_pb2.OptionValue(int_value=value)
-
-
-def family_message(info: griot.VariantInfo) -> rules_pb2.VariantFamily:
-    """A game family with its options."""
-    family = rules_pb2.VariantFamily(
-        id=info.id,
-        name=info.name,
-        kind=rules_pb2.FAMILY_KIND_RULE_FILE if info.kind == "rule_file" else rules_pb2.FAMILY_KIND_MODULE,
-        builtin=info.builtin,
-        description=info.description,
-        source=info.source,
-    )
-    for o in info.options:
-        opt = family.options.add(
-            name=o.name,
-            type=rules_pb2.OPTION_TYPE_BOOL if o.type == "bool" else rules_pb2.OPTION_TYPE_INT,
-            default_value=option_value(o.default),
-            description=o.description,
-        )
-        if o.choices is not None:
-            opt.choices.values.extend(o.choices)
-        elif o.min is not None and o.max is not None:
-            opt.range.min, opt.range.max = o.min, o.max
-    return family
-
-
-def geometry_message(geometry: dict[str, Any]) -> rules_pb2.BoardGeometry:
-    """Board geometry from the core's dict."""
-    msg = rules_pb2.BoardGeometry(
-        rows=geometry["rows"],
-        cols=geometry["cols"],
-        stores=geometry["stores"],
-        sowing_direction=geometry["sowing"],
-    )
-    for index, cell in enumerate(geometry["cells"]):
-        msg.cells.add(
-            index=index, row=cell["row"], col=cell["col"], owner=_PLAYERS[cell["owner"]], label=cell["label"]
-        )
-    return msg
 
 
 @functools.lru_cache(maxsize=1)

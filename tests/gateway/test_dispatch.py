@@ -36,12 +36,12 @@ async def _bounded(what: Callable[[], Awaitable[Any]], timeout: float = 30.0) ->
 
 def _dispatcher(stack: Stack, app: Any, queue: str | None = None) -> tuple[Dispatcher, list[Any]]:
     config = GatewayConfig(
-        broker_url=stack.broker.url,
+        broker_url=stack.broker_url,
         cache_url=stack.cache.url,
         window=2,
         **({"interactive_queue": queue} if queue else {}),
     )
-    results = connect(stack.broker.url)
+    results = connect(stack.result_url)
     d = Dispatcher(app, config, GatewayMetrics(CollectorRegistry()), results)
     return d, [results]
 
@@ -62,14 +62,15 @@ def _take(broker_url: str, queue: str, n: int, timeout: float = 30.0) -> list[di
 
 
 def test_result_arrives_by_notification_from_a_real_worker(
-    stack: Stack, monkeypatch: pytest.MonkeyPatch
+    broker_stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With the safety poll out of the way, a worker's result reaches the gateway by its message
-    alone, and the read result key is deleted."""
+    alone, and the read result key is deleted (on each broker)."""
+    stack = broker_stack
     monkeypatch.setattr(task_client, "SAFETY_POLL", 3600.0)
     app = stack.app()
     pos = griot.Variant("awale").start().play("c").play("D")
-    r = redis.Redis.from_url(stack.broker.url)
+    r = redis.Redis.from_url(stack.result_url)
 
     async def run() -> tuple[dict[str, Any], str]:
         d, clients = _dispatcher(stack, app)
@@ -289,19 +290,20 @@ def test_result_subscription_survives_a_cut_and_a_restart(stack: Stack) -> None:
         backend.stop()
 
 
-def test_a_task_whose_worker_died_is_sent_again(stack: Stack) -> None:
+def test_a_task_whose_worker_died_is_sent_again(broker_stack: Stack) -> None:
     """A task whose alive key was seen and then expired without a result (its worker died under
     it: the key is what a running task renews) is sent again under a new id with the same
-    arguments; the new task's result ends the search."""
+    arguments; the new task's result ends the search (on each broker)."""
+    stack = broker_stack
     app = stack.app()
-    r = redis.Redis.from_url(stack.broker.url)
+    r = redis.Redis.from_url(stack.result_url)
 
     async def run() -> tuple[list[dict[str, Any]], dict[str, Any], int]:
         d, clients = _dispatcher(stack, app, NOBODY)
         d.start()
         try:
             s = d.submit("griot.search_position", {"variant": "abapa", "depth": 4}, INTERACTIVE, "me", None)
-            first = await asyncio.to_thread(_take, stack.broker.url, NOBODY, 1)
+            first = await asyncio.to_thread(_take, stack.broker_url, NOBODY, 1)
             assert s.task_id == first[0]["id"]
             r.set(redis_keys.ALIVE_PREFIX + s.task_id, b"1", px=1500)  # taken by a worker...
             for _ in range(500):
@@ -310,7 +312,7 @@ def test_a_task_whose_worker_died_is_sent_again(stack: Stack) -> None:
                 await asyncio.sleep(0.01)
             assert s.sent is not None and s.sent.alive_seen
             # ...that dies: the key expires without a result, and the task goes out again.
-            second = await asyncio.to_thread(_take, stack.broker.url, NOBODY, 1)
+            second = await asyncio.to_thread(_take, stack.broker_url, NOBODY, 1)
             assert second[0]["id"] == s.sent.task_id != first[0]["id"]
             meta = {"status": "SUCCESS", "task_id": s.sent.task_id, "result": {"depth": 4, "value": 1}}
             r.publish(RESULT_PREFIX + s.sent.task_id, json.dumps(meta))

@@ -1,4 +1,4 @@
-"""The live stream's outbox (griot.services.gateway.servicer.Outbox): what one written message replaces,
+"""The live stream's outbox (griot.services.gateway.outbox.Outbox): what one written message replaces,
 and how an acknowledgement waits for an evaluation to carry. The integration side (a cached
 evaluation in the acknowledgement, depths streamed) is in test_gateway.py."""
 
@@ -8,7 +8,7 @@ import asyncio
 from typing import Any
 
 from griot.services.gateway.cache import EvalResult
-from griot.services.gateway.servicer import Outbox, OutRecord
+from griot.services.gateway.outbox import Outbox, OutRecord
 
 
 def ack(update: int, lookup: Any = None, hold: float = 0.0) -> OutRecord:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import griot
 import pytest
+from griot import scores
 from griot.priority import Priority
-from griot.services.gateway import scores
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from griot import egdb
-from griot.workers.egdb_build import build
+from griot.cli import main
+from griot.egdb_build import build
 from workers_stack import Stack
 
 
@@ -45,6 +47,21 @@ def test_levels_built_across_workers_equal_the_local_build(two_workers: Stack, t
     again: list[dict[str, object]] = []
     assert build(app, "abapa(holes=3)", 7, across, chunks=3, timeout=120, progress=again.append)
     assert [e["event"] for e in again] == ["kept"] * 8
+
+
+@pytest.mark.slow
+def test_the_command_builds_across_the_workers_named_by_the_broker(
+    two_workers: Stack, tmp_path: Path
+) -> None:
+    """``griot egdb build`` without ``--local``: the command's own Celery client (the library's,
+    from the broker's URL) sends the workers' tasks by name."""
+    local, across = tmp_path / "local", tmp_path / "across"
+    egdb.build("abapa(holes=3)", 5, local)
+    argv = ["egdb", "build", "abapa(holes=3)", "--seeds", "5", "--chunks", "2", "--dir", str(across)]
+    result = CliRunner().invoke(main, [*argv, "--broker-url", two_workers.broker.url])
+    assert result.exit_code == 0, result.output
+    assert "level   5: written" in result.output
+    assert _files(across) == _files(local) and len(_files(local)) == 6
 
 
 @pytest.mark.slow

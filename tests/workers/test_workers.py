@@ -748,6 +748,10 @@ def test_worker_metrics_sum_over_pool_processes() -> None:
             )
             for _ in range(4)
         ]
+        # Deep enough for the shared cache (GRIOT_CACHE_MIN_DEPTH 6): its events are counted too.
+        results.append(
+            app.send_task("griot.search_position", kwargs=dict(variant="abapa", position=str(pos), depth=8))
+        )
         for r in results:
             assert r.get(timeout=30)["complete"]
         text = ""
@@ -764,6 +768,11 @@ def test_worker_metrics_sum_over_pool_processes() -> None:
         )
         assert float(line.rsplit(" ", 1)[1]) == 4.0
         assert "griot_worker_nodes_total" in text
+        # The dashboard's cache hit rate reads these (deploy/grafana).
+        probes = next(
+            ln for ln in text.splitlines() if ln.startswith('griot_worker_cache_total{event="probes"}')
+        )
+        assert float(probes.rsplit(" ", 1)[1]) > 0
     finally:
         s.stop_workers()
         s.broker.stop()

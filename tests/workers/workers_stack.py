@@ -3,6 +3,7 @@ processes (prefork pool). No eager mode, no fake Redis. Every fixture and test i
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -89,13 +90,141 @@ class RedisServer:
         self.start(new_port_if_taken=False)
 
 
+# The server's own script, not Debian's /usr/sbin wrapper (which switches to the rabbitmq user
+# and its /var/lib/rabbitmq): the node runs as the tests' user in the tests' directories.
+RABBITMQ = next(
+    (p for p in ("/usr/lib/rabbitmq/bin/rabbitmq-server",) if Path(p).exists()),
+    shutil.which("rabbitmq-server"),
+)
+#: The brokers the broker-facing tests run on.
+BROKERS = ("redis", "rabbitmq")
+
+
+@dataclass
+class RabbitServer:
+    """A private rabbitmq-server on loopback: its own node name, AMQP and distribution ports, data
+    and log directories, Erlang cookie (in its own HOME) and epmd port, so that it neither meets
+    nor disturbs another Erlang node on the machine. No plugins (no management API)."""
+
+    base: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="griot-rabbitmq-")))
+    port: int = 0
+    proc: subprocess.Popen[bytes] | None = None
+    epmd_port: int = 0
+
+    @property
+    def url(self) -> str:
+        return f"amqp://guest:guest@127.0.0.1:{self.port}//"
+
+    def _env(self) -> dict[str, str]:
+        home = self.base / "home"
+        home.mkdir(exist_ok=True)
+        cookie = home / ".erlang.cookie"
+        if not cookie.exists():
+            cookie.write_text(os.urandom(16).hex().upper())
+            cookie.chmod(0o400)
+        plugins = self.base / "enabled_plugins"
+        plugins.write_text("[].\n")
+        name = f"griot{self.port}@localhost"
+        return {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("RABBITMQ_", "ERL_"))},
+            "HOME": str(home),
+            "RABBITMQ_NODENAME": name,
+            "RABBITMQ_NODE_IP_ADDRESS": "127.0.0.1",
+            "RABBITMQ_NODE_PORT": str(self.port),
+            "RABBITMQ_DIST_PORT": str(free_port()),
+            "ERL_EPMD_PORT": str(self.epmd_port),
+            "ERL_EPMD_ADDRESS": "127.0.0.1",
+            "RABBITMQ_MNESIA_BASE": str(self.base / "mnesia"),
+            "RABBITMQ_LOG_BASE": str(self.base / "log"),
+            "RABBITMQ_ENABLED_PLUGINS_FILE": str(plugins),
+            "RABBITMQ_CONFIG_FILE": str(self.base / "rabbitmq"),
+            "RABBITMQ_ADVANCED_CONFIG_FILE": str(self.base / "advanced.config"),
+            "RABBITMQ_CONF_ENV_FILE": str(self.base / "rabbitmq-env.conf"),
+            "ERL_CRASH_DUMP": str(self.base / "erl_crash.dump"),
+        }
+
+    def start(self, timeout: float = 120.0) -> None:
+        """Start it and wait until it takes an AMQP connection."""
+        from kombu import Connection
+
+        assert RABBITMQ is not None
+        self.port = self.port or free_port()
+        self.epmd_port = self.epmd_port or free_port()
+        env = self._env()
+        with open(self.base / "server.log", "ab") as log:
+            self.proc = subprocess.Popen(
+                with_parent_death([RABBITMQ]),
+                env=env,
+                cwd=self.base,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    f"rabbitmq-server exited: {(self.base / 'server.log').read_text()[-3000:]}"
+                )
+            try:
+                with Connection(self.url, connect_timeout=1) as conn:  # type: ignore[no-untyped-call]
+                    conn.ensure_connection(max_retries=1)
+                return
+            except Exception:
+                time.sleep(0.5)
+        self.stop()
+        raise RuntimeError(f"rabbitmq-server on {self.port} did not start; logs in {self.base}")
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=10)
+            self.proc = None
+        # The node started an epmd on its private port (a daemon of its own session): stop it.
+        epmd = shutil.which("epmd") or "/usr/lib/erlang/bin/epmd"
+        if self.epmd_port and Path(epmd).exists():
+            subprocess.run(
+                [epmd, "-port", str(self.epmd_port), "-kill"],
+                env={**os.environ, "ERL_EPMD_PORT": str(self.epmd_port)},
+                capture_output=True,
+                timeout=10,
+                check=False,
+            )
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
 @dataclass
 class Stack:
     broker: RedisServer
     cache: RedisServer
     env: dict[str, str]
+    #: The Celery broker when it is RabbitMQ (``broker`` then holds the results only).
+    rabbit: RabbitServer | None = None
     workers: list[subprocess.Popen[bytes]] = field(default_factory=list)
     logdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="griot-workers-")))
+
+    @property
+    def broker_url(self) -> str:
+        """Celery's broker: RabbitMQ's URL, or the Redis ``broker``'s."""
+        return self.rabbit.url if self.rabbit is not None else self.broker.url
+
+    @property
+    def result_url(self) -> str:
+        """Celery's result backend (and the alive, cancel and progress keys): always Redis."""
+        return self.broker.url
+
+    def stop(self) -> None:
+        """Workers first, then the servers."""
+        self.stop_workers()
+        if self.rabbit is not None:
+            self.rabbit.stop()
+        self.broker.stop()
+        self.cache.stop()
 
     def start_worker(
         self,
@@ -149,14 +278,25 @@ class Stack:
             os.environ.update(old)
 
 
-def make_stack(inflight_ms: int = 3000, visibility_timeout: int = 120) -> Stack:
+def make_stack(inflight_ms: int = 3000, visibility_timeout: int = 120, broker_kind: str = "redis") -> Stack:
+    """Redis for results (``broker``) and the cache; Celery's broker on that Redis too, or with
+    ``broker_kind="rabbitmq"`` on a private RabbitMQ."""
     broker = RedisServer(free_port())
     cache = RedisServer(free_port(), ["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru"])
+    rabbit = RabbitServer() if broker_kind == "rabbitmq" else None
     broker.start()
     cache.start()
+    if rabbit is not None:
+        try:
+            rabbit.start()
+        except BaseException:
+            broker.stop()
+            cache.stop()
+            raise
     env = {
         **os.environ,
-        "GRIOT_BROKER_URL": broker.url,
+        "GRIOT_BROKER_URL": rabbit.url if rabbit is not None else broker.url,
+        "GRIOT_RESULT_URL": broker.url,
         "GRIOT_CACHE_URL": cache.url,
         "GRIOT_CACHE_MIN_DEPTH": "6",
         "GRIOT_HASH_MB": "16",
@@ -167,7 +307,7 @@ def make_stack(inflight_ms: int = 3000, visibility_timeout: int = 120) -> Stack:
         # This tree first, then the caller's path (a core built from this tree, say).
         "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
     }
-    return Stack(broker, cache, env)
+    return Stack(broker, cache, env, rabbit=rabbit)
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
-"""The distributed endgame-database build: each level, in increasing seed count, is split into
-chunks that the workers compute (``griot.workers.egdb_tasks``), one Celery group a pass, until no bound
+"""The distributed endgame-database build, its caller's side: each level, in increasing seed count,
+is split into chunks that the workers compute (their tasks ``griot.egdb_chunk_bounds`` and
+``griot.egdb_chunk_values``, sent by name), one Celery group a pass, until no bound
 changes; then one group computes the values and this process writes the level's file.
 
 Resumable: a level whose file is present and whole is kept (a damaged one is refused); within a
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from celery import Celery, group
+
 from griot import egdb
 from griot._core import egdb_level_info, egdb_write_level
 

@@ -1,4 +1,5 @@
-"""Scores, classifications and strength levels: the gateway's pure arithmetic.
+"""Scores, classifications, game reports and strength levels: pure arithmetic the gateway and
+``griot analyze-game`` (in process) share.
 
 Values are the core's raw values (``griot.Score.value``): centi-units of margin for the side to
 move, or ``WIN - n`` / ``-(WIN - n)`` for a win / loss proven ``n`` turns (both players' turns) away.
@@ -34,7 +35,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from griot import WIN_BOUND, Score
+from griot import WIN_BOUND, Position, Score
+from griot.messages import PLAYERS, outcome_message
 from griot.v1 import analysis_pb2, common_pb2
 
 
@@ -109,6 +111,54 @@ def classify(
     if loss >= t.inaccuracy:
         return loss, analysis_pb2.MOVE_CLASSIFICATION_INACCURACY
     return loss, analysis_pb2.MOVE_CLASSIFICATION_GOOD
+
+
+def turn_analysis(
+    index: int, pos: Position, played: str, best: str, best_value: int, played_value: int
+) -> analysis_pb2.TurnAnalysis:
+    """Turn ``index`` of a game: the move ``played`` in ``pos`` against the ``best`` one, with their
+    values for the mover, classified by the game family's thresholds."""
+    t = thresholds(pos.variant.id)
+    loss, cls = classify(best_value, played_value, len(pos.legal_moves()), played == best, t)
+    mover = pos.side_to_move
+    return analysis_pb2.TurnAnalysis(
+        turn=index,
+        player=PLAYERS.get(mover, common_pb2.PLAYER_UNSPECIFIED),
+        position=str(pos),
+        played_move=played,
+        best_move=best,
+        best_score=score_message(best_value),
+        played_score=score_message(played_value),
+        loss=loss,
+        classification=cls,
+        south_score=score_message(played_value if mover == "S" else -played_value),
+    )
+
+
+def game_report(
+    positions: Sequence[Position], turns: Sequence[analysis_pb2.TurnAnalysis]
+) -> analysis_pb2.GameReport:
+    """The report of a game (``positions``: the start and the position after each move) from its
+    analysed turns: each player's counts of bad moves and average loss, and the outcome once the
+    game is over."""
+    variant = positions[0].variant
+    t = thresholds(variant.id)
+    report = analysis_pb2.GameReport(variant=variant.canonical, turns=turns, thresholds=t.message())
+    c = analysis_pb2
+    for player in (common_pb2.PLAYER_SOUTH, common_pb2.PLAYER_NORTH):
+        mine = [x for x in turns if x.player == player]
+        report.players.add(
+            player=player,
+            moves=len(mine),
+            inaccuracies=sum(x.classification == c.MOVE_CLASSIFICATION_INACCURACY for x in mine),
+            mistakes=sum(x.classification == c.MOVE_CLASSIFICATION_MISTAKE for x in mine),
+            blunders=sum(x.classification == c.MOVE_CLASSIFICATION_BLUNDER for x in mine),
+            average_loss=round(sum(x.loss for x in mine) / len(mine)) if mine else 0,
+        )
+    outcome = positions[-1].outcome
+    if outcome is not None:
+        report.outcome.CopyFrom(outcome_message(outcome))
+    return report
 
 
 # ---------------------------------------------------------------------------------------------
