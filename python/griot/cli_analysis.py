@@ -91,10 +91,12 @@ def score_number(s: common_pb2.Score, cap: float = 30.0) -> float:
     return max(-cap, min(cap, s.centi / 100))
 
 
+_PLAYERS = {"S": common_pb2.PLAYER_SOUTH, "N": common_pb2.PLAYER_NORTH}
+
+
 def local_report(rec: records.GameRecord, depth: int, on_turn: Any) -> analysis_pb2.GameReport:
     """The report computed in this process (no gateway): the same arithmetic as the gateway's."""
     from griot.services.gateway import scores
-    from griot.services.gateway.jobs import PLAYERS
 
     positions = rec.positions()
     variant = positions[0].variant
@@ -110,7 +112,7 @@ def local_report(rec: records.GameRecord, depth: int, on_turn: Any) -> analysis_
         loss, cls = scores.classify(best_v, played_v, len(pos.legal_moves()), played == best, t)
         turn = report.turns.add(
             turn=i,
-            player=PLAYERS.get(pos.side_to_move, common_pb2.PLAYER_UNSPECIFIED),
+            player=_PLAYERS.get(pos.side_to_move, common_pb2.PLAYER_UNSPECIFIED),
             position=str(pos),
             played_move=played,
             best_move=best,
@@ -257,9 +259,8 @@ def analyze_game(
         write_graph(report, png, f"{rec.variant}: South's score after each turn (depth {depth})")
         console.print(f"evaluation graph: {png}")
     except ImportError:
-        console.print(
-            "[dim]" + escape("no matplotlib: pip install 'griot[plot]' for the evaluation graph") + "[/dim]"
-        )
+        hint = "no evaluation graph: it needs matplotlib (pip install 'griot[server]')"
+        console.print("[dim]" + escape(hint) + "[/dim]")
 
 
 def evaluate_via_gateway(

@@ -42,6 +42,12 @@ def build(variant: str, seeds: int, local: bool, chunks: int, directory: str | N
     console = Console()
     where = _dir(directory)
     if not local:
+        try:
+            import celery  # noqa: F401
+        except ModuleNotFoundError:
+            raise click.ClickException(
+                "building across the workers needs celery: pip install 'griot[server]', or use --local"
+            ) from None
         from griot.workers.app import app
         from griot.workers.egdb_build import build as build_across
 

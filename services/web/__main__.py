@@ -6,11 +6,12 @@ import argparse
 import os
 from pathlib import Path
 
+import griot
 from griot.services.common.server import setup_logging
 from griot.services.web.app import WebConfig, create_app
 
-ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_STATIC = ROOT / "web" / "app" / "dist"
+#: The built demo board ships inside the package (web/app's build writes it there).
+DEFAULT_STATIC = Path(griot.__file__).resolve().parent / "board"
 
 
 def _env(name: str, default: str) -> str:
@@ -73,7 +74,10 @@ def parse_args(argv: list[str] | None = None) -> WebConfig:
 
 
 def main(argv: list[str] | None = None) -> None:
-    import uvicorn
+    try:
+        import uvicorn
+    except ModuleNotFoundError:
+        raise SystemExit("the web server needs uvicorn: pip install 'griot[server]'") from None
 
     config = parse_args(argv)
     setup_logging(config.log_level, config.log_format)

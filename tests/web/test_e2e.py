@@ -1,4 +1,4 @@
-"""End to end in a real browser: the built demo board (web/app/dist) in Debian's headless Chromium,
+"""End to end in a real browser: the built demo board (python/griot/board) in Debian's headless Chromium,
 driven by playwright-core (web/e2e/play.mjs), against the REAL stack on loopback (conftest.py's
 ``griot_stack``: what `griot up` starts, with one Celery worker and a shallow gateway): the page is
 served by griot.services.web, which forwards to the rules service and to the analysis gateway, whose
@@ -30,7 +30,7 @@ from upstack import GATEWAY_DEFAULT_DEPTH, GriotStack
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
-DIST = WEB / "app" / "dist"
+DIST = Path(griot.__file__).resolve().parent / "board"
 SCRIPT = WEB / "e2e" / "play.mjs"
 NEWCOMER = WEB / "e2e" / "newcomer.mjs"
 ARTIFACTS = ROOT / "test-artifacts" / "e2e"
@@ -46,7 +46,7 @@ def _missing() -> str | None:
     if not (WEB / "node_modules" / "playwright-core").is_dir():
         return "web/node_modules is missing: run `make web-install`"
     if not (DIST / "index.html").is_file():
-        return "the demo app is not built: run `make web-build`"
+        return "the demo board is not built: run `make web-build`"
     if not Path(CHROMIUM).exists():
         return f"no Chromium at {CHROMIUM}: run `make web-install` (apt-get install chromium)"
     if shutil.which("redis-server") is None:
