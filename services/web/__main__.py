@@ -7,8 +7,14 @@ import os
 from pathlib import Path
 
 import griot
-from griot.services.common.server import setup_logging
-from griot.services.web.app import WebConfig, create_app
+
+try:
+    import uvicorn
+    from griot.services.common.server import setup_logging
+    from griot.services.web.app import WebConfig, create_app
+except ModuleNotFoundError as e:
+    missing = f"the web server needs {e.name}, which is not installed: pip install 'griot[server]'"
+    raise SystemExit(missing) from None
 
 #: The built demo board ships inside the package (web/app's build writes it there).
 DEFAULT_STATIC = Path(griot.__file__).resolve().parent / "board"
@@ -74,11 +80,6 @@ def parse_args(argv: list[str] | None = None) -> WebConfig:
 
 
 def main(argv: list[str] | None = None) -> None:
-    try:
-        import uvicorn
-    except ModuleNotFoundError:
-        raise SystemExit("the web server needs uvicorn: pip install 'griot[server]'") from None
-
     config = parse_args(argv)
     setup_logging(config.log_level, config.log_format)
     app = create_app(config)
