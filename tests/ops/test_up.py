@@ -283,9 +283,17 @@ def test_celery_workers_plug_in(tmp_path: Path) -> None:
     assert wait_gone(pids, timeout=20) == [], up.output()
 
 
+def _readme_blocks(kind: str) -> list[str]:
+    """The README's shell blocks marked ``<!-- readme-test: KIND -->`` (tests/test_readme.py)."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    pattern = r"<!-- readme-test: " + re.escape(kind) + r"(?: \([^)]*\))? -->\n```sh\n(.*?)```"
+    return re.findall(pattern, readme, re.S)
+
+
 def test_the_console_is_quiet_and_status_fits_80_columns(tmp_path: Path) -> None:
     """Without --verbose the console says what started, then only warnings and errors, each once:
-    an evaluation through the gateway prints no task line. `griot status` then fits 80 columns."""
+    an evaluation through the gateway prints no task line. `griot status` then fits 80 columns,
+    and the README's commands for a running system work."""
     up = start_up(tmp_path, "--workers", "2", env={"GRIOT_STOP_TIMEOUT": "20"})
     try:
         up.wait_for("griot is up", 90)
@@ -313,6 +321,20 @@ def test_the_console_is_quiet_and_status_fits_80_columns(tmp_path: Path) -> None
             assert any(address in line for line in lines), (address, table.stdout)
         assert any(line.lstrip().startswith("cache: Redis") and "allkeys-lru" in line for line in lines)
         assert "workers: 2" in table.stdout
+
+        # The README's commands for a running system, on this stack's addresses.
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+        blocks = _readme_blocks("with griot up")
+        assert blocks
+        for block in blocks:
+            for line in filter(str.strip, block.splitlines()):
+                line = line.replace("127.0.0.1:50051", state["rules"]).replace(
+                    "127.0.0.1:50052", state["gateway"]
+                )
+                result = subprocess.run(
+                    ["bash", "-c", line], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+                )
+                assert result.returncode == 0 and result.stdout.strip(), (line, result.stdout, result.stderr)
     finally:
         code = stop_up(up, timeout=60)
     assert code == 0, up.output()
