@@ -125,9 +125,10 @@ def test_a_command_that_needs_the_extra_says_so_in_one_line(bare_env: dict[str, 
     assert len(errors) == 1 and EXTRA in errors[0], errors
 
 
-def test_the_web_server_module_says_what_it_needs(bare_env: dict[str, str]) -> None:
+@pytest.mark.parametrize("module", ["griot.services.web", "griot.services.gateway"])
+def test_the_server_modules_say_what_they_need(bare_env: dict[str, str], module: str) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "griot.services.web", "--port", "0"],
+        [sys.executable, "-m", module, "--port", "0"],
         capture_output=True, text=True, env=bare_env, timeout=60, check=False,
     )  # fmt: skip
     assert result.returncode == 1
