@@ -265,5 +265,6 @@ def test_the_quiet_console_keeps_warnings_once_and_errors_with_their_traceback()
     error = '{"level": "error", "logger": "griot.gateway", "msg": "dispatch failed", "ts": 1}'
     assert q.show("gateway", error)
     assert q.show("gateway", "Traceback (most recent call last):")  # continues the error
+    assert q.show("gateway", error)  # an error is shown each time it happens
     assert not q.show("gateway", '{"level": "info", "logger": "x", "msg": "serving"}')
     assert not q.show("gateway", "a banner line")  # no longer continuing anything

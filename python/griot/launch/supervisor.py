@@ -92,7 +92,7 @@ _LEVEL_COLORS = {
 }
 
 
-_WARNING_LEVELS = frozenset({"warning", "error", "critical"})
+_WARNING_LEVELS = frozenset({"warning", "error", "critical", "fatal"})
 #: Celery's log lines: ``[2026-01-02 10:11:12,345: WARNING/MainProcess] message``.
 _CELERY_LINE = re.compile(r"^\[\d{4}-\d\d-\d\d [\d:,.]+: (?P<level>[A-Z]+)/[\w-]+\] (?P<msg>.*)$")
 #: redis-server's: ``123:M 02 Jan 2026 10:11:12.345 # message`` (``#`` warning, ``*`` notice ...).
@@ -132,9 +132,9 @@ def classify_line(line: str) -> tuple[str | None, str]:
 
 
 class QuietFilter:
-    """What the console shows without ``--verbose``: warnings and errors, each only once however
-    many components print it (every worker warns of the same thing, both Redis servers too), and the
-    lines that continue a shown error (its traceback). Information lines (Celery's per-task lines,
+    """What the console shows without ``--verbose``: each warning once however many components
+    print it (every worker warns of the same thing, both Redis servers too), every error, and the
+    lines that continue an error (its traceback). Information lines (Celery's per-task lines,
     banners, start-up chatter) stay out; the launcher's own lines say what runs, and a process that
     exits has its last lines shown."""
 
@@ -146,9 +146,11 @@ class QuietFilter:
         level, message = classify_line(line)
         if level is None:
             return self.continuing.get(component, False) and bool(line.strip())
-        shown = level in _WARNING_LEVELS and message not in self.seen
-        if shown:
+        if level == "warning":
+            shown = message not in self.seen
             self.seen.add(message)
+        else:
+            shown = level in _WARNING_LEVELS
         self.continuing[component] = shown and level != "warning"
         return shown
 
