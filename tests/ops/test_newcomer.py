@@ -99,6 +99,19 @@ def test_from_the_wheel_to_an_evaluation_in_the_browser(wheel: Path, tmp_path: P
     )  # fmt: skip
     lines = [line for line in (build.stdout + build.stderr).splitlines() if line.strip()]
     assert build.returncode == 1 and len(lines) == 1 and EXTRA in lines[0], lines
+    record = home / "game.griot"
+    shutil.copy(ROOT / "docs" / "examples" / "game.griot", record)
+    report = _run(
+        [python, "-m", "griot.cli", "analyze-game", str(record), "--depth", "3", "--gateway", "off"],
+        timeout=300, env=env, cwd=home,
+    )  # fmt: skip
+    assert report.returncode == 0 and EXTRA in report.stdout, report.stdout + report.stderr
+    top = _run([python, "-m", "griot.cli", "--help"], timeout=60, env=env, cwd=home)
+    for command in [
+        line.split()[0] for line in top.stdout.split("Commands:", 1)[1].splitlines() if line.strip()
+    ]:
+        helped = _run([python, "-m", "griot.cli", command, "--help"], timeout=60, env=env, cwd=home)
+        assert helped.returncode == 0 and "Traceback" not in helped.stderr, (command, helped.stderr)
 
     # With the one extra, `griot up` runs everything, the board included.
     extra = _run(
