@@ -354,11 +354,14 @@ def test_the_console_is_quiet_and_status_fits_80_columns(tmp_path: Path) -> None
 
 
 def test_verbose_shows_every_line(tmp_path: Path) -> None:
-    """--verbose passes the components' information lines through (here the rules service's)."""
-    up = start_up(tmp_path, "--verbose", "--skip", "workers,gateway,web")
+    """--verbose passes the components' information lines through (the rules service's, uvicorn's
+    in the web server), rendered without uvicorn's coloured copy of each message."""
+    up = start_up(tmp_path, "--verbose", "--skip", "workers,gateway")
     try:
         up.wait_for("griot is up", UP_TIMEOUT)
+        up.wait_for("Uvicorn running on", 30)
         out = up.output()
         assert any(line.startswith("rules    | info") for line in up.lines), out
+        assert "color_message" not in out, out
     finally:
         assert stop_up(up) == 0
