@@ -262,7 +262,7 @@ def status(
         click.echo(json.dumps(report.to_dict(), indent=2))
         sys.exit(0 if report.healthy else 1)
 
-    source = f"griot up (pid {state['pid']})" if state else "options and environment"
+    source = f"griot up (pid {state['pid']})" if state else "no griot up runs here: addresses from options"
     console.print(f"[bold]griot status[/bold] [dim]({source})[/dim]")
     services = Table("service", "address", "health", "ms", title="services", title_justify="left")
     for s in report.services:
