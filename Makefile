@@ -1,15 +1,26 @@
 # The single entry point: build, lint, test, bench, run (and protos, web, ops from mk/*.mk).
 #
-#   make up      install what is needed, then `griot up`: the whole system on this machine
-#   make test    install what is needed, then every test: Rust, TypeScript, Python
+#   make up      install what running needs, then `griot up`: the whole system on this machine
+#   make test    install what the tests need, then every test: Rust, TypeScript, Python
+#   make dist    the wheel and the sdist in dist/, with the demo board built into them
 #
-# Installs are remembered in .stamps/ and redone only when their inputs change.
+# Installs are remembered in .stamps/ and redone only when their inputs change. What either command
+# installs system-wide is said as it happens (and listed in the README's requirements).
 PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
 STAMPS := .stamps
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name '*.toml' 2>/dev/null) Cargo.toml Cargo.lock
 
-.PHONY: install build lint test test-rust test-python bench fmt tools
+.PHONY: install install-server build lint test test-rust test-python bench fmt tools dist
+
+## install-server: the package with the server extra (what `griot up` runs), for `make up`
+install-server: $(STAMPS)/install-server
+
+$(STAMPS)/install-server: pyproject.toml $(RUST_SOURCES)
+	@mkdir -p $(STAMPS)
+	$(PIP) install -q 'maturin>=1.7,<2'
+	$(PIP) install -q -e '.[server]'
+	@touch $@
 
 ## install: the package with its test extras, the native core built in release mode
 install: $(STAMPS)/install
@@ -20,21 +31,24 @@ $(STAMPS)/install: pyproject.toml $(RUST_SOURCES)
 	$(PIP) install -q -e '.[test,openspiel]'
 	@touch $@
 
-## tools: everything the tests use besides the package (redis-server, rabbitmq-server, deploy checkers, web)
-tools: install $(STAMPS)/redis $(STAMPS)/rabbitmq $(STAMPS)/deploy-tools $(STAMPS)/web-install
+## tools: everything the tests use besides the package (redis-server, rabbitmq-server, deploy
+## checkers, web, Chromium)
+tools: install $(STAMPS)/redis $(STAMPS)/rabbitmq $(STAMPS)/deploy-tools $(STAMPS)/web-install $(STAMPS)/chromium
 
 $(STAMPS)/redis:
 	@mkdir -p $(STAMPS)
-	command -v redis-server >/dev/null 2>&1 || \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null)
+	@command -v redis-server >/dev/null 2>&1 || { \
+	  echo "redis-server is not installed: installing Debian's redis-server (apt-get)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; }
 	@touch $@
 
 # The tests start private nodes from the server's own script; Debian's package does not start one
 # where no init system runs (policy-rc.d), and a started system node is left alone.
 $(STAMPS)/rabbitmq:
 	@mkdir -p $(STAMPS)
-	test -x /usr/lib/rabbitmq/bin/rabbitmq-server || \
-	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rabbitmq-server >/dev/null)
+	@test -x /usr/lib/rabbitmq/bin/rabbitmq-server || { \
+	  echo "rabbitmq-server is not installed: installing Debian's rabbitmq-server (apt-get), a broker the tests also run on"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rabbitmq-server >/dev/null; }
 	@touch $@
 
 $(STAMPS)/deploy-tools: pyproject.toml
@@ -81,6 +95,13 @@ test-rust:
 
 test-python:
 	$(PYTHON) -m pytest -q
+
+## dist: the wheel (release build) and the sdist in dist/, the demo board built into both
+dist: $(STAMPS)/web-install
+	$(MAKE) web-build
+	$(PIP) install -q 'maturin>=1.7,<2'
+	$(PYTHON) -m maturin build --release --out dist
+	$(PYTHON) -m maturin sdist --out dist
 
 ## bench: perft and playout speed against OpenSpiel, the search bench (figures go to the README)
 bench: install

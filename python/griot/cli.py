@@ -12,6 +12,7 @@ from rich.table import Table
 
 import griot
 from griot import cli_ops
+from griot.launch.components import SERVER_EXTRA
 from griot.positions import position_arg
 from griot.render import board_table, describe
 
@@ -22,8 +23,15 @@ def _position(variant: str, position: str | None) -> griot.Position:
     return position_arg(variant, position)
 
 
+#: The packages of the ``server`` extra (Celery, the web server, the graph), which a command may need.
+SERVER_PACKAGES = frozenset(
+    {"celery", "kombu", "billiard", "uvicorn", "starlette", "connectrpc", "matplotlib"}
+)
+
+
 class _GriotGroup(click.Group):
-    """Turns Griot's input errors into one clear line and exit status 2."""
+    """Turns Griot's input errors into one clear line and exit status 2, and a missing optional
+    package into one line naming the extra that brings it (exit status 1)."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -31,6 +39,18 @@ class _GriotGroup(click.Group):
         except griot.GriotError as e:
             console.print(f"[red]error:[/red] {type(e).__name__}: {e}")
             sys.exit(2)
+        except ModuleNotFoundError as e:
+            package = (e.name or "").partition(".")[0]
+            if package not in SERVER_PACKAGES:
+                raise
+            command = ctx.invoked_subcommand or "this command"
+            console.print(
+                f"[red]error:[/red] griot {command} needs {package}, which is not installed: "
+                f"pip install '{SERVER_EXTRA}'",
+                highlight=False,
+                soft_wrap=True,
+            )
+            sys.exit(1)
 
 
 @click.group(cls=_GriotGroup)
@@ -227,11 +247,8 @@ def uci(variant: str, hash_mb: int) -> None:
 
 
 for _module in ("griot.cli_search", "griot.cli_egdb"):
-    try:
-        __import__(_module)
-        sys.modules[_module].register(main)
-    except ModuleNotFoundError:
-        pass
+    __import__(_module)
+    sys.modules[_module].register(main)
 
 
 if __name__ == "__main__":

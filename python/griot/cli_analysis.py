@@ -1,6 +1,6 @@
 """``griot analyze-game RECORD``: a whole game's report, through the gateway when one runs (``griot
 up``), with the in-process engine otherwise; progress bars while it works, the report as a table
-and an evaluation graph written to PNG (matplotlib, the ``plot`` extra).
+and an evaluation graph written to PNG (matplotlib, in the ``server`` extra).
 
 ``griot analyze`` uses :func:`gateway_target` and :func:`evaluate_via_gateway` from here to go
 through the gateway too.
@@ -230,9 +230,8 @@ def analyze_game(
         write_graph(report, png, f"{rec.variant}: South's score after each turn (depth {depth})")
         console.print(f"evaluation graph: {png}")
     except ImportError:
-        console.print(
-            "[dim]" + escape("no matplotlib: pip install 'griot[plot]' for the evaluation graph") + "[/dim]"
-        )
+        hint = "no evaluation graph: it needs matplotlib (pip install 'griot[server]')"
+        console.print("[dim]" + escape(hint) + "[/dim]")
 
 
 def evaluate_via_gateway(

@@ -60,6 +60,12 @@ def build(
     console = Console()
     where = _dir(directory)
     if not local:
+        try:
+            import celery  # noqa: F401
+        except ModuleNotFoundError:
+            raise click.ClickException(
+                "building across the workers needs celery: pip install 'griot[server]', or use --local"
+            ) from None
         from griot.broker import client_app
         from griot.egdb_build import build as build_across
 

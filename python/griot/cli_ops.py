@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 import griot
@@ -175,6 +176,13 @@ def _skip(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) ->
     show_default=True,
     help="pretty: readable lines; json: the components' JSON lines as they are.",
 )
+@click.option(
+    "--verbose",
+    "-v",
+    envvar="GRIOT_UP_VERBOSE",
+    is_flag=True,
+    help="Every component's log lines (each task, each request); otherwise warnings and errors, once.",
+)
 @click.option("--color/--no-color", default=None, help="Colour the prefixes (default: when a terminal).")
 @click.option(
     "--state-file",
@@ -254,7 +262,7 @@ def status(
         click.echo(json.dumps(report.to_dict(), indent=2))
         sys.exit(0 if report.healthy else 1)
 
-    source = f"griot up (pid {state['pid']})" if state else "options and environment"
+    source = f"griot up (pid {state['pid']})" if state else "no griot up runs here: addresses from options"
     console.print(f"[bold]griot status[/bold] [dim]({source})[/dim]")
     services = Table("service", "address", "health", "ms", title="services", title_justify="left")
     for s in report.services:
@@ -265,34 +273,24 @@ def status(
     console.print(services)
 
     if report.redis:
-        redis_table = Table(
-            "redis",
-            "url",
-            "state",
-            "version",
-            "keys",
-            "memory",
-            "policy",
-            "evicted",
-            "hit rate",
-            title="redis",
-            title_justify="left",
-        )
+        # Five columns fit 80: the rest of each Redis's figures go on a line of their own.
+        redis_table = Table("redis", "url", "state", "keys", "memory", title="redis", title_justify="left")
+        details = []
         for r in report.redis:
-            mem = _fmt_bytes(r.used_memory) + (f" / {_fmt_bytes(r.maxmemory)}" if r.maxmemory else "")
-            state_text = "[green]up[/green]" if r.ok else f"[red]down[/red] {r.error}"
-            redis_table.add_row(
-                r.role,
-                r.url,
-                state_text,
-                r.version,
-                str(r.keys),
-                mem if r.ok else "",
-                r.policy,
-                str(r.evicted_keys),
-                _rate(r.keyspace_hit_rate),
-            )
+            state_text = "[green]up[/green]" if r.ok else "[red]down[/red]"
+            keys, memory = (str(r.keys), _fmt_bytes(r.used_memory)) if r.ok else ("", "")
+            redis_table.add_row(r.role, r.url, state_text, keys, memory)
+            if r.ok:
+                limit = f", max {_fmt_bytes(r.maxmemory)}" if r.maxmemory else ""
+                details.append(
+                    f"{r.role}: Redis {r.version}, {r.policy}{limit}, {r.evicted_keys} evicted, "
+                    f"hits {_rate(r.keyspace_hit_rate)}"
+                )
+            else:
+                details.append(f"{r.role}: [red]{escape(str(r.error))}[/red]")
         console.print(redis_table)
+        for line in details:
+            console.print(f"  {line}", highlight=False)
     else:
         console.print(
             "[dim]redis: no broker or cache URL (start `griot up`, or give --broker-url/--cache-url)[/dim]"

@@ -95,7 +95,8 @@ class ServiceSpec:
 # Logging
 
 
-_STANDARD_RECORD_FIELDS = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
+# uvicorn adds ``color_message``, the message again with terminal colour codes: not a field of the event.
+_STANDARD_RECORD_FIELDS = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "color_message"}
 
 
 class JsonFormatter(logging.Formatter):

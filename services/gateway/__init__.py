@@ -21,6 +21,16 @@ Run it with ``python -m griot.services.gateway`` (``--help`` lists the flags; ea
 The gateway imports no search engine work of its own: every search runs in a worker.
 """
 
-from griot.services.gateway.servicer import SERVICE_NAME
+from typing import Any
 
 __all__ = ["SERVICE_NAME"]
+
+
+def __getattr__(name: str) -> Any:
+    # The servicer (and Celery under it) loads only when asked for: griot analyze-game uses
+    # :mod:`~griot.services.gateway.scores` in process on an install without the server extra.
+    if name == "SERVICE_NAME":
+        from griot.services.gateway.servicer import SERVICE_NAME
+
+        return SERVICE_NAME
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -5,8 +5,13 @@ from __future__ import annotations
 import functools
 
 from griot.services.common.server import run
-from griot.services.gateway.app import service_spec
-from griot.services.gateway.config import build_parser, from_args
+
+try:
+    from griot.services.gateway.app import service_spec
+    from griot.services.gateway.config import build_parser, from_args
+except ModuleNotFoundError as e:
+    missing = f"the gateway needs {e.name}, which is not installed: pip install 'griot[server]'"
+    raise SystemExit(missing) from None
 
 
 def main(argv: list[str] | None = None) -> None:

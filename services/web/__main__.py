@@ -6,11 +6,18 @@ import argparse
 import os
 from pathlib import Path
 
-from griot.services.common.server import setup_logging
-from griot.services.web.app import WebConfig, create_app
+import griot
 
-ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_STATIC = ROOT / "web" / "app" / "dist"
+try:
+    import uvicorn
+    from griot.services.common.server import setup_logging
+    from griot.services.web.app import WebConfig, create_app
+except ModuleNotFoundError as e:
+    missing = f"the web server needs {e.name}, which is not installed: pip install 'griot[server]'"
+    raise SystemExit(missing) from None
+
+#: The built demo board ships inside the package (web/app's build writes it there).
+DEFAULT_STATIC = Path(griot.__file__).resolve().parent / "board"
 
 
 def _env(name: str, default: str) -> str:
@@ -73,8 +80,6 @@ def parse_args(argv: list[str] | None = None) -> WebConfig:
 
 
 def main(argv: list[str] | None = None) -> None:
-    import uvicorn
-
     config = parse_args(argv)
     setup_logging(config.log_level, config.log_format)
     app = create_app(config)

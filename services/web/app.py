@@ -6,7 +6,7 @@ metrics, behind configurable CORS.
     /api/services                           JSON: which services are mounted, and how
     /healthz                                JSON: ok
     /metrics                                Prometheus (the servicers' griot_rpc_* metrics)
-    /                                       the built demo app (web/app/dist), if any
+    /                                       the built demo board (griot/board), if any
 """
 
 from __future__ import annotations

@@ -70,14 +70,17 @@ class Up:
         return "\n".join(self.lines)
 
 
-def start_up(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Up:
-    """Runs `griot up` with ephemeral ports and its own state file."""
+def start_up(
+    tmp_path: Path, *args: str, env: dict[str, str] | None = None, python: str = sys.executable
+) -> Up:
+    """Runs `griot up` (of ``python``'s installation) in ``tmp_path`` with ephemeral ports and its own
+    state file."""
     state_file = tmp_path / "up.json"
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("GRIOT_")}
     full_env.update({"GRIOT_STATE_FILE": str(state_file), "PYTHONUNBUFFERED": "1"})
     full_env.update(env or {})
     argv = [
-        sys.executable,
+        python,
         "-m",
         "griot.cli",
         "up",

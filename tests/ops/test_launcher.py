@@ -115,6 +115,7 @@ def test_a_new_component_is_a_few_lines_of_data(monkeypatch: pytest.MonkeyPatch,
             workers=2,
             skip=frozenset({"rules", "workers", "gateway", "web"}),
             color=False,
+            verbose=True,  # the component's own lines, not only its warnings
             rules_port=0,
             state_file=tmp_path / "s.json",
         ),
@@ -249,3 +250,21 @@ def test_restart_backoff_doubles_to_a_cap_and_resets_after_a_stable_run() -> Non
     assert [b.delay(ran_for=0.5) for _ in range(7)] == [1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0]
     assert b.delay(ran_for=61.0) == 1.0  # it had stayed up: a new failure starts the series again
     assert b.delay(ran_for=2.0) == 2.0
+
+
+def test_the_quiet_console_keeps_warnings_once_and_errors_with_their_traceback() -> None:
+    from griot.launch.supervisor import QuietFilter
+
+    q = QuietFilter()
+    task = "[2026-11-26 12:00:00,001: INFO/MainProcess] Task griot.search_position[ab-12] received"
+    assert not q.show("worker-0", task)
+    overcommit = "123:M 26 Nov 2026 12:00:00.001 # WARNING Memory overcommit must be enabled!"
+    assert q.show("broker", overcommit)
+    assert not q.show("cache", overcommit.replace("123:M", "456:M"))  # the same warning, once
+    assert not q.show("cache", "456:C 26 Nov 2026 12:00:00.001 # Redis version=7.0.15, pid=456")
+    error = '{"level": "error", "logger": "griot.gateway", "msg": "dispatch failed", "ts": 1}'
+    assert q.show("gateway", error)
+    assert q.show("gateway", "Traceback (most recent call last):")  # continues the error
+    assert q.show("gateway", error)  # an error is shown each time it happens
+    assert not q.show("gateway", '{"level": "info", "logger": "x", "msg": "serving"}')
+    assert not q.show("gateway", "a banner line")  # no longer continuing anything

@@ -8,6 +8,7 @@ import contextlib
 import ipaddress
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -100,8 +101,8 @@ def test_up_serves_reports_and_stops_clean_on_ctrl_c(tmp_path: Path) -> None:
         assert f"grpcurl -plaintext {state['rules']} list" in out
         assert "from griot.client import RulesClient" in out
         assert "rules is healthy" in out and "broker is healthy" in out and "cache is healthy" in out
-        # Coloured prefixes are off (--no-color) but every component line carries its name.
-        assert any(line.startswith("rules    | ") for line in up.lines)
+        # Coloured prefixes are off (--no-color) but every line carries its component's name.
+        assert all(re.match(r"^[\w-]+ +\| ", line) for line in up.lines if line), out
 
         with RulesClient(state["rules"], timeout=10) as rules:
             start = rules.start_position("abapa").position.notation
@@ -280,3 +281,87 @@ def test_celery_workers_plug_in(tmp_path: Path) -> None:
         code = stop_up(up)
     assert code == 0, up.output()
     assert wait_gone(pids, timeout=20) == [], up.output()
+
+
+def _readme_blocks(kind: str) -> list[str]:
+    """The README's shell blocks marked ``<!-- readme-test: KIND -->`` (tests/test_readme.py)."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    pattern = r"<!-- readme-test: " + re.escape(kind) + r"(?: \([^)]*\))? -->\n```sh\n(.*?)```"
+    return re.findall(pattern, readme, re.S)
+
+
+def test_the_console_is_quiet_and_status_fits_80_columns(tmp_path: Path) -> None:
+    """Without --verbose the console says what started, then only warnings and errors, each once:
+    an evaluation through the gateway prints no task line. `griot status` then fits 80 columns,
+    and the README's commands for a running system work."""
+    up = start_up(tmp_path, "--workers", "2", env={"GRIOT_STOP_TIMEOUT": "20"})
+    try:
+        up.wait_for("griot is up", 90)
+        state = json.loads(up.state_file.read_text())
+        pos = "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -"
+        with AnalysisClient(state["gateway"], timeout=30) as client:
+            msgs = list(client.evaluate(pos, analysis_pb2.SearchLimits(max_depth=8), timeout=120))
+        assert msgs[-1].evaluation.final and msgs[-1].evaluation.depth == 8
+
+        env = {k: v for k, v in os.environ.items() if not k.startswith("GRIOT_")}
+        env.update({"GRIOT_STATE_FILE": str(up.state_file), "COLUMNS": "80"})
+        table = subprocess.run(
+            [sys.executable, "-m", "griot.cli", "status"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            check=False,
+        )
+        assert table.returncode == 0, table.stdout + table.stderr
+        lines = table.stdout.splitlines()
+        assert max(len(line) for line in lines) <= 80, table.stdout
+        # Addresses are whole on their line, not broken across two.
+        for address in (state["rules"], state["gateway"], state["broker_url"], state["cache_url"]):
+            assert any(address in line for line in lines), (address, table.stdout)
+        assert any(line.lstrip().startswith("cache: Redis") and "allkeys-lru" in line for line in lines)
+        assert "workers: 2" in table.stdout
+
+        # The README's commands for a running system, on this stack's addresses.
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+        blocks = _readme_blocks("with griot up")
+        assert blocks
+        for block in blocks:
+            for line in filter(str.strip, block.splitlines()):
+                line = line.replace("127.0.0.1:50051", state["rules"]).replace(
+                    "127.0.0.1:50052", state["gateway"]
+                )
+                result = subprocess.run(
+                    ["bash", "-c", line], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+                )
+                assert result.returncode == 0 and result.stdout.strip(), (line, result.stdout, result.stderr)
+    finally:
+        code = stop_up(up, timeout=60)
+    assert code == 0, up.output()
+    out = up.output()
+    # Celery's per-task lines and its start-up banner stay out of the quiet console.
+    assert "griot.search" not in out and not re.search(r"\] (received|succeeded in)", out), out
+    assert "[tasks]" not in out and "celery@" not in out, out
+    # uvicorn's coloured copy of each message is not a field of the log line.
+    assert "color_message" not in out, out
+    # Each component is reported healthy once; the launcher's own lines come first.
+    for name in ("broker", "cache", "rules", "worker-0", "worker-1", "gateway", "web"):
+        assert sum(f"{name} is healthy (pid" in line for line in up.lines) == 1, out
+    # A warning several components print (both Redis servers' on memory overcommit when the kernel
+    # does not allow it, every worker's when run as root) is shown at most once.
+    assert sum("overcommit" in line for line in up.lines) <= 1, out
+    assert sum("superuser privileges" in line for line in up.lines) <= 1, out
+
+
+def test_verbose_shows_every_line(tmp_path: Path) -> None:
+    """--verbose passes the components' information lines through (the rules service's, uvicorn's
+    in the web server), rendered without uvicorn's coloured copy of each message."""
+    up = start_up(tmp_path, "--verbose", "--skip", "workers,gateway")
+    try:
+        up.wait_for("griot is up", UP_TIMEOUT)
+        up.wait_for("Uvicorn running on", 30)
+        out = up.output()
+        assert any(line.startswith("rules    | info") for line in up.lines), out
+        assert "color_message" not in out, out
+    finally:
+        assert stop_up(up) == 0

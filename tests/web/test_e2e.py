@@ -1,13 +1,13 @@
-"""End to end in a real browser: the built demo board (web/app/dist) in Debian's headless Chromium,
-driven by playwright-core (web/e2e/play.mjs), against the REAL stack on loopback (conftest.py's
+"""End to end in a real browser: the built demo board (python/griot/board) in Debian's headless
+Chromium, driven by playwright-core (web/e2e/play.mjs), against the REAL stack on loopback (conftest.py's
 ``griot_stack``: what `griot up` starts, with one Celery worker and a shallow gateway): the page is
 served by griot.services.web, which forwards to the rules service and to the analysis gateway, whose
 searches run on the worker. Games are played by clicking cells the API's legal moves highlight;
 after every turn the board must show what the API says the position holds. Screenshots:
 test-artifacts/e2e/.
 
-Needs `make web-install web-build` (node modules, the built app, Chromium) and redis-server: skipped
-with the reason when they are missing, failed instead when CI is set."""
+Needs `make web-install web-build` (node modules, the built board), Chromium (`make tools`) and
+redis-server: skipped with the reason when they are missing, failed instead when CI is set."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from upstack import GATEWAY_DEFAULT_DEPTH, GriotStack
 
 ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
-DIST = WEB / "app" / "dist"
+DIST = Path(griot.__file__).resolve().parent / "board"
 SCRIPT = WEB / "e2e" / "play.mjs"
 NEWCOMER = WEB / "e2e" / "newcomer.mjs"
 ARTIFACTS = ROOT / "test-artifacts" / "e2e"
@@ -46,9 +46,9 @@ def _missing() -> str | None:
     if not (WEB / "node_modules" / "playwright-core").is_dir():
         return "web/node_modules is missing: run `make web-install`"
     if not (DIST / "index.html").is_file():
-        return "the demo app is not built: run `make web-build`"
+        return "the demo board is not built: run `make web-build`"
     if not Path(CHROMIUM).exists():
-        return f"no Chromium at {CHROMIUM}: run `make web-install` (apt-get install chromium)"
+        return f"no Chromium at {CHROMIUM}: run `make tools` (apt-get install chromium)"
     if shutil.which("redis-server") is None:
         return "redis-server is not installed (`make test` installs it)"
     return None

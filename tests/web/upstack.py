@@ -48,6 +48,7 @@ def run_stack(state_dir: Path) -> Iterator[GriotStack]:
         cache_maxmemory="64mb",
         start_timeout=90.0,
         log_format="json",
+        verbose=True,  # the whole log goes to the file
         color=False,
         state_file=state_dir / "state.json",
     )

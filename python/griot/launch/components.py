@@ -13,6 +13,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+#: The extra that brings every optional part ``griot up`` runs (Celery, the web server).
+SERVER_EXTRA = "griot[server]"
+
 
 class LaunchError(RuntimeError):
     """``griot up`` could not start the system (the message says which part and why)."""
@@ -59,6 +62,8 @@ class UpConfig:
     stop_timeout: float = 10.0
     #: ``pretty`` renders the components' JSON log lines; ``json`` passes them through.
     log_format: str = "pretty"
+    #: Every log line of every component; otherwise warnings and errors only, each once.
+    verbose: bool = False
     color: bool | None = None
     state_file: Path = field(default_factory=default_state_file)
     python: str = sys.executable
@@ -90,6 +95,8 @@ class ComponentSpec:
     health: Health
     #: Python module that must be importable for the component to start (None: always).
     module: str | None = None
+    #: Optional packages it needs (the ``server`` extra's): without them it is not started.
+    requires: Sequence[str] = ()
     #: Extra environment of the process.
     env: dict[str, str] = field(default_factory=dict)
     #: Replicas: the UpConfig method or attribute giving the count (None: one).
@@ -108,8 +115,9 @@ RULES_SERVICE = "griot.v1.RulesService"
 ANALYSIS_SERVICE = "griot.v1.AnalysisService"
 
 
-#: The built demo board (``make web-build``), served by the web component when present.
-WEB_APP_DIST = Path(__file__).resolve().parents[3] / "web" / "app" / "dist"
+#: The built demo board, inside the package (``make web-build`` writes it; wheels and sdists carry it),
+#: served by the web component when present.
+WEB_APP_DIST = Path(__file__).resolve().parents[1] / "board"
 
 
 COMPONENTS: list[ComponentSpec] = [
@@ -194,6 +202,7 @@ COMPONENTS: list[ComponentSpec] = [
         name="worker",
         color="green",
         module="griot.workers.app",
+        requires=("celery",),
         replicas="worker_count",
         metrics_port_key="worker_metrics_port",
         argv=(
@@ -218,6 +227,8 @@ COMPONENTS: list[ComponentSpec] = [
             "GRIOT_WORKER_METRICS_PORT": "{metrics_port}",
             "GRIOT_WORKER_METRICS_HOST": "{host}",
             "GRIOT_WORKER_INDEX": "{index}",
+            # Celery's warning about root, several lines from every worker: the launcher says it once.
+            "PYTHONWARNINGS": "ignore:You're running the worker with superuser privileges",
         },
         health=Health("log", pattern=r"\bready\."),
         endpoints=(("workers", "{worker_count} Celery workers on queues {queues}"),),
@@ -226,6 +237,7 @@ COMPONENTS: list[ComponentSpec] = [
         name="gateway",
         color="magenta",
         module="griot.services.gateway",
+        requires=("celery",),
         argv=(
             "{python}",
             "-m",
@@ -253,6 +265,7 @@ COMPONENTS: list[ComponentSpec] = [
         name="web",
         color="green",
         module="griot.services.web",
+        requires=("uvicorn", "starlette", "connectrpc"),
         argv=(
             "{python}",
             "-m",

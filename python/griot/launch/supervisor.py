@@ -35,6 +35,7 @@ from griot.launch import components, processes
 from griot.launch.components import (
     COMMON_ENV,
     PORT_KEYS,
+    SERVER_EXTRA,
     WEB_APP_DIST,
     ComponentSpec,
     Health,
@@ -91,6 +92,69 @@ _LEVEL_COLORS = {
 }
 
 
+_WARNING_LEVELS = frozenset({"warning", "error", "critical", "fatal"})
+#: Celery's log lines: ``[2026-01-02 10:11:12,345: WARNING/MainProcess] message``.
+_CELERY_LINE = re.compile(r"^\[\d{4}-\d\d-\d\d [\d:,.]+: (?P<level>[A-Z]+)/[\w-]+\] (?P<msg>.*)$")
+#: redis-server's: ``123:M 02 Jan 2026 10:11:12.345 # message`` (``#`` warning, ``*`` notice ...).
+_REDIS_LINE = re.compile(r"^\d+:[A-Z] \d+ \w+ \d{4} [\d:.]+ (?P<mark>[.*#-]) (?P<msg>.*)$")
+_REDIS_LEVELS = {".": "debug", "-": "info", "*": "info", "#": "warning"}
+#: What redis-server logs at its warning level as it starts and stops: not news on a console.
+_REDIS_CHATTER = re.compile(
+    r"Redis is starting|Redis version=|Configuration loaded|Server initialized|Ready to accept|"
+    r"User requested shutdown|ready to exit|Received SIG\w+ scheduling shutdown|Saving the final"
+)
+#: A Python warning written to stderr: ``path.py:12: SomeWarning: message``.
+_PY_WARNING = re.compile(r"^\S+:\d+: (?P<msg>\w*Warning: .*)$")
+
+
+def classify_line(line: str) -> tuple[str | None, str]:
+    """A component's log line as (level, message without time or pid); level None for a line
+    without a known format (a traceback's, a banner's, a continuation)."""
+    if line.startswith("{"):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            record = None
+        if isinstance(record, dict) and "msg" in record:
+            return str(record.get("level", "info")).lower(), f"{record.get('logger', '')}: {record['msg']}"
+    m = _CELERY_LINE.match(line)
+    if m:
+        return m["level"].lower(), m["msg"]
+    m = _REDIS_LINE.match(line)
+    if m:
+        return "info" if _REDIS_CHATTER.search(m["msg"]) else _REDIS_LEVELS[m["mark"]], m["msg"]
+    if "scheduling shutdown" in line:
+        return "info", line
+    m = _PY_WARNING.match(line)
+    if m:
+        return "warning", m["msg"]
+    return None, line
+
+
+class QuietFilter:
+    """What the console shows without ``--verbose``: each warning once however many components
+    print it (every worker warns of the same thing, both Redis servers too), every error, and the
+    lines that continue an error (its traceback). Information lines (Celery's per-task lines,
+    banners, start-up chatter) stay out; the launcher's own lines say what runs, and a process that
+    exits has its last lines shown."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+        self.continuing: dict[str, bool] = {}
+
+    def show(self, component: str, line: str) -> bool:
+        level, message = classify_line(line)
+        if level is None:
+            return self.continuing.get(component, False) and bool(line.strip())
+        if level == "warning":
+            shown = message not in self.seen
+            self.seen.add(message)
+        else:
+            shown = level in _WARNING_LEVELS
+        self.continuing[component] = shown and level != "warning"
+        return shown
+
+
 def render_line(line: str, fmt: str) -> str:
     """A component's log line for the terminal: JSON lines (the services' structured logs) become
     ``level logger: message key=value``; anything else is left as it is."""
@@ -131,8 +195,10 @@ class Launcher:
         self.active: list[ComponentSpec] = []
         self.skipped: list[tuple[str, str]] = []
         self.redis_origin = ""
+        self.board = False
         self._width = 8
         self._backoff: dict[str, Backoff] = {}
+        self.quiet = None if config.verbose else QuietFilter()
 
     # -- output ----------------------------------------------------------------------------------
 
@@ -155,6 +221,16 @@ class Launcher:
             self.lines.put((proc.name, proc.spec.color, line))
         stream.close()
 
+    def show_line(self, name: str, color: str, line: str) -> None:
+        """A component's log line on the console, unless the quiet console leaves it out."""
+        if self.quiet is None or self.quiet.show(name, line):
+            self.echo(name, color, render_line(line, self.config.log_format))
+
+    def show_tail(self, proc: Process) -> None:
+        """The last lines of a process that exited, which the quiet console may have left out."""
+        if self.quiet is not None and proc.tail:
+            self.echo(proc.name, proc.spec.color, "last output:\n" + "\n".join(proc.tail[-15:]))
+
     def drain(self) -> None:
         """Prints the log lines read so far."""
         while True:
@@ -162,7 +238,7 @@ class Launcher:
                 name, color, line = self.lines.get_nowait()
             except queue.Empty:
                 return
-            self.echo(name, color, render_line(line, self.config.log_format))
+            self.show_line(name, color, line)
 
     # -- planning --------------------------------------------------------------------------------
 
@@ -178,7 +254,8 @@ class Launcher:
             "worker_count": c.worker_count(),
             "queues": ",".join(_queues()),
         }
-        v["web_static"] = str(WEB_APP_DIST) if (WEB_APP_DIST / "index.html").is_file() else "off"
+        self.board = (WEB_APP_DIST / "index.html").is_file()
+        v["web_static"] = str(WEB_APP_DIST) if self.board else "off"
         # Every port this stack picks is distinct: two free_port() calls may return the same port
         # (each is released before the next is asked for), and two components must never share one.
         self._ports_taken: set[int] = {int(getattr(c, k)) for k in PORT_KEYS if getattr(c, k)}
@@ -206,7 +283,11 @@ class Launcher:
             elif group in c.skip or spec.name in c.skip:
                 self.skipped.append((spec.name, "skipped (--skip)"))
             elif not module_available(spec.module):
-                self.skipped.append((spec.name, f"not installed yet (no module {spec.module})"))
+                self.skipped.append((spec.name, f"not installed (no module {spec.module})"))
+            elif missing := [m for m in spec.requires if not module_available(m)]:
+                self.skipped.append(
+                    (spec.name, f"not started: needs {', '.join(missing)} (pip install '{SERVER_EXTRA}')")
+                )
             else:
                 self.active.append(spec)
         if any(s.redis_role for s in self.active):
@@ -291,6 +372,7 @@ class Launcher:
             for proc in list(pending):
                 if not proc.alive():
                     self.drain()
+                    self.show_tail(proc)
                     raise LaunchError(
                         f"{proc.name} exited with status {proc.popen.returncode} while starting "
                         f"({' '.join(proc.argv)})"
@@ -313,6 +395,14 @@ class Launcher:
             self.say(f"redis-server: {self.values['redis_server']} ({self.redis_origin})")
         for name, why in self.skipped:
             self.say(f"{name}: {why}")
+        if hasattr(os, "geteuid") and os.geteuid() == 0 and any(s.name == "worker" for s in self.active):
+            # Said once here, instead of by every worker in several lines.
+            self.say("warning: the Celery workers run as root, which Celery advises against")
+        if not self.board and any(s.name == "web" for s in self.active):
+            self.say(
+                "web: the demo board is not built (make web-build in a checkout; "
+                "a released package carries it): serving the browser API only"
+            )
         try:
             for spec in self.active:
                 started = []
@@ -365,24 +455,13 @@ class Launcher:
         rules = f"{v['host']}:{v['rules_port']}"
         lines += [
             "",
-            "Call it:",
-            f"  grpcurl -plaintext {rules} list",
-            f'  grpcurl -plaintext -d \'{{"variant": "abapa"}}\' {rules} griot.v1.RulesService/StartPosition',
-            f"  grpcurl -plaintext {rules} grpc.health.v1.Health/Check",
-        ]
-        if any(s.name == "gateway" for s in self.active):
-            gw = f"{v['host']}:{v['gateway_port']}"
-            lines.append(
-                f'  grpcurl -plaintext -d \'{{"position": "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", '
-                f'"level": 5}}\' {gw} griot.v1.AnalysisService/BestMove'
-            )
-        lines += [
-            "",
-            "  python -c 'from griot.client import RulesClient; "
-            f'r = RulesClient("{rules}"); print(r.start_position("abapa").legal_moves)\'',
-            "",
+            "Try it:",
             "  griot status                 # health, workers, queues, cache",
-            "  griot play abapa             # a game in the terminal",
+            "  griot play abapa             # a game in the terminal against the engine",
+            "  griot analyze abapa --depth 12",
+            "  python -c 'from griot.client import RulesClient; "
+            f'print(RulesClient("{rules}").start_position("abapa").legal_moves)\'',
+            f"  grpcurl -plaintext {rules} list   # any gRPC tool: the servers offer reflection",
             "",
             "Ctrl-C stops everything.",
         ]
@@ -397,7 +476,7 @@ class Launcher:
         while not self.stopping.is_set():
             try:
                 name, color, line = self.lines.get(timeout=0.2)
-                self.echo(name, color, render_line(line, self.config.log_format))
+                self.show_line(name, color, line)
             except queue.Empty:
                 pass
             now = time.monotonic()
@@ -419,6 +498,7 @@ class Launcher:
                         f"{proc.name} exited unexpectedly (status {proc.popen.returncode}); "
                         f"restarting in {delay:g} s"
                     )
+                    self.show_tail(proc)
                     due[i] = now + delay
                     recovering.discard(i)
                 elif i in recovering and self._healthy(proc):
