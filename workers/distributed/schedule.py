@@ -228,11 +228,15 @@ class SubtreeQueue:
                         )
                     continue
                 timeout = end - now if timeout is None else min(timeout, end - now)
-            if timeout is None:
+            # (A timer, not ``asyncio.wait_for``: a cancellation must end this loop at once.)
+            timer = (
+                None if timeout is None else asyncio.get_running_loop().call_later(timeout, self._wake.set)
+            )
+            try:
                 await self._wake.wait()
-            else:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout)
+            finally:
+                if timer is not None:
+                    timer.cancel()
 
     def _fail(self, job: _Job, error: BaseException) -> None:
         self.running.discard(job)
