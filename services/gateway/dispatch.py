@@ -18,6 +18,9 @@ the workers (sent, not finished); everything else waits here, in one FIFO per cl
   reports) with a safety poll; a task whose worker died under it is sent again. A progress report
   carries the task's newest depth (depths done within one report interval fold into it), which goes
   to the search's ``on_progress`` if it is deeper than the last one;
+- **distributed searches**: a deep evaluation's subtree tasks come through :class:`DispatcherRunner`,
+  each one of the caller's interactive searches here (its quota, the bounds, the window, its turn
+  among the other clients'), to the worker that holds its subtree's table when the search asks;
 - **cancellation**: a search nobody waits for any more is dropped from its queue here, or, if sent,
   revoked and given the workers' cancel key (``griot:cancel:<task id>``) so the running search stops
   (off the event loop); tasks carry the caller's deadline (``expires`` + the task's own
