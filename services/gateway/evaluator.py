@@ -472,9 +472,7 @@ class Evaluator:
             async for r in self._iterate(search, pos, want.depth, time_limit, flight):
                 last = r
         except asyncio.CancelledError:
-            # ClusterSearch revokes its subtree tasks and sets their cancel keys as it closes.
-            self.metrics.tasks.labels("cancelled").inc()
-            self.metrics.count("tasks_cancelled")
+            # The dispatcher revokes the search's subtree tasks (and counts them) as it closes.
             raise
         if last is None:
             raise StatusError(
