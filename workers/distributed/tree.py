@@ -194,6 +194,10 @@ async def _decided(fails_low: bool, sign: int) -> _Found:
 class ClusterSearch:
     """Searches positions across the Celery workers (see the module header).
 
+    ``runner``: what the tasks go through (:class:`griot.workers.client.TaskRunner`; the gateway's
+    admits them through its dispatcher), or a Celery app: each search then runs a
+    :class:`griot.workers.client.ClientRunner` of its own, closed with it, that gives up after
+    ``outage_grace`` seconds without the broker or the result backend.
     ``capacity``: tasks kept queued or running (about the number of pool processes of the
     workers serving ``queue``); ``split``: top plies the caller expands (1 = root moves, 2 = their
     replies); ``direct_depth``: depths up to this one run as a single task (too small to split);
