@@ -33,9 +33,9 @@ import redis
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "workers")]
 
-from griot.workers import distributed as dist  # noqa: E402
 from griot.workers.cache import read_stats  # noqa: E402
 from griot.workers.distributed import ClusterSearch, cluster_workers  # noqa: E402
+from griot.workers.distributed import tree as dist  # noqa: E402
 from workers_stack import make_stack  # noqa: E402
 
 POSITIONS = {
@@ -577,7 +577,7 @@ class LocalSearch(ClusterSearch):
 
     def __init__(self, hash_mb: int, continue_table: bool, cache_min_depth: int = 10, **kw: Any) -> None:
         kw.setdefault("speculate", False)  # one search at a time: one slot, nothing idle
-        super().__init__(app=None, **kw)  # type: ignore[arg-type]
+        super().__init__(None, **kw)
         self.table = griot.SearchTable(hash_mb)
         self.store: dict[bytes, tuple[int, str, int, int | None]] = {}
         self.continue_table = continue_table
@@ -629,7 +629,7 @@ class LocalSearch(ClusterSearch):
         index = {m: i for i, (m, _, _) in enumerate(children)}
         root.order = [index[m.move] for m in r.moves]
         for _, child, _ in children:
-            child.windows = {d: (-dist.INFINITE, dist.INFINITE) for d in range(1, direct)}
+            child.windows = {d: (-griot.INFINITE, griot.INFINITE) for d in range(1, direct)}
         for m in r.moves:
             sign = children[index[m.move]][2]
             v = dist.to_child(m.score.value)
@@ -639,7 +639,7 @@ class LocalSearch(ClusterSearch):
         for d in range(direct + 1, depth + 1):
             self._iteration = d
             before = self.stats.nodes
-            found = asyncio.run(self._node(None, root, d, -dist.INFINITE, dist.INFINITE, [], 0))  # type: ignore[arg-type]
+            found = asyncio.run(self._node(None, root, d, -griot.INFINITE, griot.INFINITE, [], 0))  # type: ignore[arg-type]
             per_depth[d] = self.stats.nodes - before
             value = found.value
         st = self.stats

@@ -16,8 +16,8 @@ Production settings and why:
   per queue (or at least list ``griot.interactive`` first) so batch work never delays a person;
 - JSON only; results expire after an hour (the caller forgets them once read);
 - the result backend (:mod:`griot.workers.backend`) is Redis without Celery's per-task pub/sub
-  subscriber: callers subscribe to their tasks' result channels themselves
-  (:class:`griot.workers.client.ResultNotifier`); workers retry storing them
+  subscriber: callers learn results from the backend's messages themselves
+  (:class:`griot.workers.client.TaskClient`); workers retry storing them
   (``result_backend_always_retry``) so a Redis restart delays results instead of losing them.
 Nothing here creates a gRPC channel or a Redis connection: pool processes fork after this module
 is imported and open their own connections (``worker_process_init``).

@@ -1,8 +1,8 @@
 """The result backend: Celery's Redis backend without the per-task pub/sub subscription.
 
-The distributed search subscribes to each of its tasks' result channels itself
-(:class:`griot.workers.client.ResultNotifier`), with a slow safety poll (``backend.get_many``); it
-never blocks in ``AsyncResult.get``. Celery's Redis backend
+Callers learn their tasks' results from the backend's pub/sub messages themselves
+(:class:`griot.workers.client.TaskClient`), with a safety poll (``backend.get_many``); they never
+block in ``AsyncResult.get``. Celery's Redis backend
 subscribes to a pub/sub channel for every task sent, messages nobody reads then pile up in
 Redis's output buffer, and when Redis restarts the subscriber's reconnection gives up with
 "the Celery application must be restarted". ``AsyncResult.get`` still works: it subscribes

@@ -1,8 +1,11 @@
 """The callers' side of the search tasks, on Celery's and redis-py's public APIs.
 
-- :class:`TaskClient`: the asynchronous task client of the gateway's dispatcher: publish, results
-  by notification with a safety poll, cancel, re-dispatch of a task whose worker died, one retry
-  policy.
+- :class:`TaskClient`: the one asynchronous task client (the gateway's dispatcher and the
+  distributed search use it): publish, results by notification with a safety poll, cancel,
+  liveness and re-dispatch of a task whose worker died, one retry policy.
+- :class:`TaskRunner`: what the distributed search sends its subtree tasks through.
+  :class:`ClientRunner` runs them on a :class:`TaskClient` of its own (standalone callers: CLI,
+  bench); the gateway's runner admits them through its dispatcher, under the caller's quota.
 - :class:`TaskSender` publishes tasks with ``Celery.send_task`` on one kept producer
   (``app.producer_or_acquire``), in a thread of its own so that the broker's round trips never
   block the caller's event loop; a batch of tasks is one hop to that thread. Any Celery broker
@@ -12,7 +15,8 @@
   through ``redis.asyncio``'s :class:`~redis.asyncio.client.PubSub`.
 - :func:`cancel` revokes tasks and asks running ones to stop.
 - :data:`RETRY_POLICY`: how long a publish waits for a broker that fails (one policy for every
-  caller).
+  caller); a client's ``outage_grace`` is how long it goes on trying after that (sends, and the
+  safety poll of the result backend) before its tasks fail with ``ClusterUnavailable``.
 """
 
 from __future__ import annotations
@@ -22,15 +26,17 @@ import contextlib
 import datetime as dt
 import json
 import logging
+import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import redis.asyncio as aioredis
 from celery import Celery
 from celery.result import AsyncResult
+from celery.utils.nodenames import worker_direct
 from griot import redis_keys
 from griot.workers.errors import ClusterUnavailable
 from redis.asyncio.retry import Retry
@@ -308,13 +314,21 @@ class ResultNotifier:
 
 
 READY_STATES = frozenset({"SUCCESS", "FAILURE", "REVOKED"})
-SAFETY_POLL = 0.5
+SAFETY_POLL = 0.2
 """Seconds between two reads of the running tasks' keys (results whose message was lost, progress,
 liveness)."""
 DELETE_EVERY = 0.1
 """Seconds a batch of read result keys may wait before its ``DEL``."""
 MAX_DISPATCHES = 3
 """Times a task is sent in all when its worker keeps dying under it."""
+START_PATIENCE = 3.0
+"""Seconds a task sent to a worker's own queue may wait to start before that worker is pinged."""
+PING_TIMEOUT = 2.0
+"""Seconds a worker suspected dead has to answer a ping."""
+
+
+def _new_future() -> asyncio.Future[dict[str, Any]]:
+    return asyncio.get_running_loop().create_future()
 
 
 @dataclass(eq=False)
@@ -325,17 +339,31 @@ class Task:
     name: str
     kwargs: dict[str, Any]
     queue: Any
-    future: asyncio.Future[dict[str, Any]]
+    future: asyncio.Future[dict[str, Any]] = field(default_factory=_new_future)
     expires: float | None = None
     kwargsrepr: str = ""
     #: Called with each progress report the task publishes (:func:`griot.redis_keys.progress_key`).
     on_progress: Callable[[bytes | str], None] | None = None
+    #: A worker node whose own queue the task goes to (its kept table holds the task's work);
+    #: ``queue`` if that worker turns out dead.
+    worker: str | None = None
+    #: Makes the arguments at each send from ``kwargs`` (what the caller learnt meanwhile).
+    prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     task_id: str = ""
     dispatches: int = 0
     alive_seen: bool = False
+    start_checked: bool = False
+    #: When it was last sent and when its result came (Unix seconds), and how: ``"message"`` or
+    #: ``"poll"`` (a message lost or late).
+    sent_at: float = 0.0
+    done_at: float = 0.0
+    learnt: str = ""
 
     def request(self) -> TaskRequest:
-        return TaskRequest(self.name, self.task_id, self.kwargs, self.queue, self.expires, self.kwargsrepr)
+        if self.prepare is not None:
+            self.kwargs = self.prepare(self.kwargs)
+        queue = worker_direct(self.worker) if self.worker else self.queue
+        return TaskRequest(self.name, self.task_id, self.kwargs, queue, self.expires, self.kwargsrepr)
 
 
 class TaskClient:
@@ -344,19 +372,46 @@ class TaskClient:
     their results from the result backend's pub/sub messages (one pattern subscription for results
     and progress reports, through ``redis.asyncio``) with a safety poll, cancels them, and
     re-dispatches a task whose worker died under it (its alive key, renewed while it runs, expired
-    without a result)."""
+    without a result; or, sent to a worker's own queue, it did not start and the worker does not
+    answer a ping: it then goes to the shared queue, and the worker is in :attr:`lost_workers`).
 
-    def __init__(self, app: Celery, backend: aioredis.Redis, progress_prefix: str | None = None) -> None:
+    Outages: a send that fails is retried (:data:`RETRY_POLICY`, then on for ``outage_grace``
+    seconds); while the result backend cannot be read, running tasks wait, and fail with
+    :class:`ClusterUnavailable` once that has lasted ``outage_grace`` seconds (None: they wait
+    for their deadline); when it can be read again every running task without a result is sent
+    again (a restarted Redis without persistence lost its queue; duplicates are harmless).
+
+    ``owns_backend``: :meth:`close` closes ``backend`` too."""
+
+    def __init__(
+        self,
+        app: Celery,
+        backend: aioredis.Redis,
+        progress_prefix: str | None = None,
+        *,
+        outage_grace: float | None = None,
+        owns_backend: bool = False,
+    ) -> None:
         self.app = app
         self.backend = backend
+        self.owns_backend = owns_backend
+        self.outage_grace = outage_grace
         self.sender = TaskSender(app)
         self.progress_prefix = progress_prefix if progress_prefix is not None else redis_keys.PROGRESS_PREFIX
         self.running: dict[str, Task] = {}
         self.listening = False
         self.redispatched = 0
+        #: Times the result subscription was made again (a lost connection).
+        self.resubscribed = 0
+        #: Workers that lost a task and did not answer a ping: no task goes to their own queue.
+        self.lost_workers: set[str] = set()
+        self.outage_since: float | None = None
+        self._subscribed_once = False
+        self._pinging: set[str] = set()
         self._stale: list[str] = []
         self._poll_now = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        self._side: set[asyncio.Future[Any]] = set()
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -372,12 +427,23 @@ class TaskClient:
             self.cancel(task)
         for t in self._tasks:
             t.cancel()
-        if self._tasks:
-            await asyncio.wait(self._tasks, timeout=5.0)
+        for f in self._side:
+            f.cancel()
+        pending = [*self._tasks, *self._side]
+        if pending:
+            await asyncio.wait(pending, timeout=5.0)
         if self._stale:
             with contextlib.suppress(Exception):
                 await self.backend.delete(*self._stale)
         self.sender.close()
+        if self.owns_backend:
+            with contextlib.suppress(Exception):
+                await self.backend.aclose()
+
+    def _spawn(self, coro: Any) -> None:
+        f = asyncio.ensure_future(coro)
+        self._side.add(f)
+        f.add_done_callback(self._side.discard)
 
     # -- sending ---------------------------------------------------------------------------------
 
@@ -389,29 +455,40 @@ class TaskClient:
 
     async def send(self, tasks: Sequence[Task]) -> None:
         """Publishes tasks (given ids by :meth:`assign`) in one hop off the loop, retrying what
-        did not go with :data:`RETRY_POLICY`; raises the broker's error once that is spent, with
-        ``sent``, how many went, on it (the others are no longer watched)."""
+        did not go with :data:`RETRY_POLICY` (and on for ``outage_grace`` seconds); raises the
+        broker's error once that is spent, with ``sent``, how many went, on it (the others are
+        no longer watched)."""
+        now = time.time()
         for t in tasks:
             if not t.task_id:
                 self.assign(t)
+            if t.worker in self.lost_workers:
+                t.worker = None
             t.dispatches += 1
+            t.sent_at = now
         requests = [t.request() for t in tasks]
         done = 0
-        for attempt in range(int(RETRY_POLICY["max_retries"]) + 1):
+        attempt = 0
+        since = time.monotonic()
+        retries = int(RETRY_POLICY["max_retries"])
+        while True:
             try:
                 await self.sender.send(requests[done:])
                 return
             except Exception as e:
                 done += getattr(e, "sent", 0)
-                if attempt == int(RETRY_POLICY["max_retries"]):
+                attempt += 1
+                if attempt > retries and time.monotonic() - since >= (self.outage_grace or 0.0):
                     for t in tasks[done:]:
                         self.running.pop(t.task_id, None)
                     e.sent = done  # type: ignore[attr-defined]
                     raise
+                if attempt == 1:
+                    log.warning("cannot publish tasks (%s): trying again", e)
                 await asyncio.sleep(
                     min(
                         RETRY_POLICY["interval_max"],
-                        RETRY_POLICY["interval_start"] + attempt * RETRY_POLICY["interval_step"],
+                        RETRY_POLICY["interval_start"] + (attempt - 1) * RETRY_POLICY["interval_step"],
                     )
                 )
 
@@ -443,6 +520,9 @@ class TaskClient:
                     elif kind == "psubscribe" and m["channel"] == progress.encode():
                         # Subscribed (again, maybe after redis-py reconnected): what was
                         # published meanwhile is in the keys.
+                        if self._subscribed_once:
+                            self.resubscribed += 1
+                        self._subscribed_once = True
                         self.listening = True
                         self._poll_now.set()
             except asyncio.CancelledError:
@@ -460,13 +540,13 @@ class TaskClient:
         if name.startswith(RESULT_PREFIX):
             task_id = name[len(RESULT_PREFIX) :]
             if task_id in self.running:
-                self._result(task_id, data)
+                self._result(task_id, data, "message")
         elif name.startswith(self.progress_prefix):
             t = self.running.get(name[len(self.progress_prefix) :])
             if t is not None and t.on_progress is not None:
                 t.on_progress(data)
 
-    def _result(self, task_id: str, value: bytes | str) -> None:
+    def _result(self, task_id: str, value: bytes | str, learnt: str) -> None:
         try:
             meta = json.loads(value)
         except ValueError:
@@ -479,6 +559,8 @@ class TaskClient:
         self._stale.append(RESULT_PREFIX + task_id)
         if t.on_progress is not None:
             self._stale.append(self.progress_prefix + task_id)
+        t.done_at = time.time()
+        t.learnt = learnt
         if not t.future.done():
             t.future.set_result(meta)
 
@@ -490,10 +572,33 @@ class TaskClient:
                 self._poll_now.clear()
                 if self.running:
                     await self._poll()
+                if self.outage_since is not None:
+                    log.warning(
+                        "result backend back after %.1f s: sending the running tasks again",
+                        time.monotonic() - self.outage_since,
+                    )
+                    self.outage_since = None
+                    for t in list(self.running.values()):
+                        self._spawn(self._redispatch(t, lost=False))
             except asyncio.CancelledError:
                 raise
             except Exception as e:  # Redis failed: try again at the next tick
-                log.warning("result poll: %s: %s", type(e).__name__, e)
+                self._outage(e)
+
+    def _outage(self, error: Exception) -> None:
+        now = time.monotonic()
+        if self.outage_since is None:
+            self.outage_since = now
+            log.warning("result poll: %s: %s", type(error).__name__, error)
+        if self.outage_grace is not None and now - self.outage_since > self.outage_grace:
+            failure = ClusterUnavailable(
+                f"the broker or result backend has been unreachable for {now - self.outage_since:.1f} s: "
+                f"{error}"
+            )
+            for t in list(self.running.values()):
+                self.running.pop(t.task_id, None)
+                if not t.future.done():
+                    t.future.set_exception(failure)
 
     async def _poll(self) -> None:
         """One ``MGET`` of every running task's result, alive and (if watched) progress keys."""
@@ -510,9 +615,10 @@ class TaskClient:
             if value is not None and t is not None and t.on_progress is not None:
                 t.on_progress(value)
         dead: list[Task] = []
+        now = time.time()
         for task_id, value, alive in zip(ids, raw[:n], raw[n : 2 * n], strict=True):
             if value is not None and task_id in self.running:
-                self._result(task_id, value)
+                self._result(task_id, value, "poll")
             t = self.running.get(task_id)
             if t is None:
                 continue
@@ -520,21 +626,58 @@ class TaskClient:
                 t.alive_seen = True
             elif t.alive_seen:
                 dead.append(t)
+            elif t.worker is not None and not t.start_checked and now - t.sent_at > START_PATIENCE:
+                # Sent to a worker's own queue and not started: the worker may have died
+                # between tasks, and nothing else would take its queue's tasks.
+                t.start_checked = True
+                self._suspect(t.worker)
         for t in dead:
+            if t.worker is not None:
+                self._suspect(t.worker)
             await self._redispatch(t)
 
-    async def _redispatch(self, t: Task) -> None:
+    def _suspect(self, worker: str) -> None:
+        """Pings ``worker`` (off the loop); one that does not answer joins :attr:`lost_workers`
+        and the tasks waiting on its own queue go to the shared one."""
+        if worker in self._pinging or worker in self.lost_workers:
+            return
+        self._pinging.add(worker)
+        self._spawn(self._ping(worker))
+
+    async def _ping(self, worker: str) -> None:
+        try:
+            answer = await asyncio.to_thread(
+                self.app.control.ping, destination=[worker], timeout=PING_TIMEOUT
+            )
+        except Exception as e:
+            log.debug("ping %s: %s", worker, e)
+            answer = []
+        finally:
+            self._pinging.discard(worker)
+        if answer:
+            return
+        self.lost_workers.add(worker)
+        log.warning("worker %s lost a task and does not answer: no more tasks to its own queue", worker)
+        for t in [t for t in self.running.values() if t.worker == worker and not t.alive_seen]:
+            await self._redispatch(t)
+
+    async def _redispatch(self, t: Task, lost: bool = True) -> None:
         """Sends again, under a new id, a task whose worker died under it (its alive key expired
-        without a result); gives up after :data:`MAX_DISPATCHES`."""
-        self.running.pop(t.task_id, None)
+        without a result) or that a broker outage may have lost; gives up after
+        :data:`MAX_DISPATCHES` lost workers."""
+        if self.running.pop(t.task_id, None) is None:
+            return
         self.sender.cancel_soon([t.task_id]).add_done_callback(_logged("cancel a task"))
         if t.future.done():
             return
-        if t.dispatches >= MAX_DISPATCHES:
+        if lost and t.dispatches >= MAX_DISPATCHES:
             t.future.set_exception(ClusterUnavailable(f"task {t.name} lost its worker {t.dispatches} times"))
             return
-        log.warning("task %s died with its worker: dispatching it again", t.task_id)
-        t.alive_seen = False
+        if lost:
+            log.warning("task %s died with its worker: dispatching it again", t.task_id)
+            if t.worker is not None:
+                t.worker = None  # wherever a worker is free
+        t.alive_seen = t.start_checked = False
         self.assign(t)
         self.redispatched += 1
         try:
@@ -565,3 +708,99 @@ def _logged(what: str) -> Callable[[asyncio.Future[None]], None]:
             log.warning("cannot %s: %s", what, f.exception())
 
     return done
+
+
+# -- runners: how the distributed search's tasks reach the workers -------------------------------
+
+
+class TaskRunner(Protocol):
+    """Runs tasks for one distributed search (:class:`griot.workers.distributed.ClusterSearch`).
+
+    :meth:`run` sends ``task`` and returns its result meta (``status`` and ``result``, as the
+    backend stored it); cancelling it revokes the task. It raises what kept the task from being
+    run (the broker unreachable: :class:`ClusterUnavailable`; a gateway's quota: its status).
+    ``capacity``: tasks the search may have at the workers at once; ``tasks``: the task client
+    underneath (its lost workers, its subscription's counters)."""
+
+    capacity: int
+
+    @property
+    def tasks(self) -> TaskClient: ...
+
+    async def start(self) -> None: ...
+
+    async def run(self, task: Task) -> dict[str, Any]: ...
+
+    async def close(self) -> None: ...
+
+
+class ClientRunner:
+    """A :class:`TaskRunner` on a :class:`TaskClient` of its own (standalone callers: the CLI, the
+    bench, tests), made by :meth:`start` in the running event loop and closed by :meth:`close`.
+    The tasks of one turn of the event loop are published together."""
+
+    def __init__(self, app: Celery, *, capacity: int = 2, outage_grace: float = 30.0) -> None:
+        self.app = app
+        self.capacity = max(1, capacity)
+        self.outage_grace = outage_grace
+        self._client: TaskClient | None = None
+        self._outbox: list[Task] = []
+        self._flusher: asyncio.Task[None] | None = None
+
+    @property
+    def tasks(self) -> TaskClient:
+        if self._client is None:
+            raise RuntimeError("ClientRunner.start() first")
+        return self._client
+
+    async def start(self) -> None:
+        backend = aioredis.Redis.from_url(
+            backend_url(self.app),
+            socket_connect_timeout=CONNECT_TIMEOUT,
+            client_name=CLIENT_NAME,
+            retry=Retry(NoBackoff(), 0),
+        )
+        self._client = TaskClient(self.app, backend, outage_grace=self.outage_grace, owns_backend=True)
+        self._client.start()
+
+    async def close(self) -> None:
+        if self._flusher is not None:
+            self._flusher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._flusher
+        if self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    async def run(self, task: Task) -> dict[str, Any]:
+        client = self.tasks
+        client.assign(task)
+        self._outbox.append(task)
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.get_running_loop().create_task(self._flush())
+        try:
+            return await task.future
+        except asyncio.CancelledError:
+            if task in self._outbox:
+                self._outbox.remove(task)
+                client.running.pop(task.task_id, None)
+            else:
+                client.cancel(task)
+            raise
+
+    async def _flush(self) -> None:
+        await asyncio.sleep(0)  # the tasks made in this turn of the loop go together
+        while self._outbox:
+            batch, self._outbox = self._outbox, []
+            try:
+                await self.tasks.send(batch)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                for t in batch[getattr(e, "sent", 0) :]:
+                    if not t.future.done():
+                        t.future.set_exception(
+                            ClusterUnavailable(
+                                f"the broker has been unreachable for {self.outage_grace:.0f} s: {e}"
+                            )
+                        )

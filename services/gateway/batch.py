@@ -272,7 +272,7 @@ def connect(url: str, max_connections: int = 64, socket_timeout: float | None = 
         socket_connect_timeout=5,
         retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
     )
-    return aioredis.Redis(connection_pool=pool)
+    return aioredis.Redis.from_pool(pool)  # closing the client closes its pool
 
 
 __all__ = ["BatchedScript", "Batcher", "connect"]

@@ -18,6 +18,9 @@ the workers (sent, not finished); everything else waits here, in one FIFO per cl
   reports) with a safety poll; a task whose worker died under it is sent again. A progress report
   carries the task's newest depth (depths done within one report interval fold into it), which goes
   to the search's ``on_progress`` if it is deeper than the last one;
+- **distributed searches**: a deep evaluation's subtree tasks come through :class:`DispatcherRunner`,
+  each one of the caller's interactive searches here (its quota, the bounds, the window, its turn
+  among the other clients'), to the worker that holds its subtree's table when the search asks;
 - **cancellation**: a search nobody waits for any more is dropped from its queue here, or, if sent,
   revoked and given the workers' cancel key (``griot:cancel:<task id>``) so the running search stops
   (off the event loop); tasks carry the caller's deadline (``expires`` + the task's own
@@ -76,6 +79,12 @@ class Search:
     on_progress: Callable[[dict[str, Any]], None] | None = None
     #: The deepest depth handed to ``on_progress`` so far.
     progress_depth: int = 0
+    #: A worker whose own queue the task goes to (a distributed search's subtree: that worker's
+    #: table holds its work), and what makes the task's arguments when it is sent.
+    worker: str | None = None
+    prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    #: The result is the task's whole result meta (``status``, ``result``), whatever its status.
+    raw: bool = False
 
 
 def overloaded(retry_after: float) -> StatusError:
@@ -131,9 +140,19 @@ class Dispatcher:
         return float(min(60.0, max(1.0, backlog / rate)))
 
     def submit(
-        self, task: str, kwargs: dict[str, Any], priority: int, client: str, deadline: float | None
+        self,
+        task: str,
+        kwargs: dict[str, Any],
+        priority: int,
+        client: str,
+        deadline: float | None,
+        *,
+        worker: str | None = None,
+        prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+        raw: bool = False,
     ) -> Search:
-        """Queues a search; raises ``RESOURCE_EXHAUSTED`` when the bounds are reached."""
+        """Queues a search; raises ``RESOURCE_EXHAUSTED`` when the bounds are reached. ``worker``,
+        ``prepare``, ``raw``: see :class:`Search`."""
         if self.pending >= self.config.max_pending:
             self.metrics.rejected.labels("overloaded").inc()
             self.metrics.count("rejected")
@@ -147,6 +166,7 @@ class Dispatcher:
                 self.retry_after(),
             )
         s = Search(task, kwargs, priority, client, deadline, asyncio.get_running_loop().create_future())
+        s.worker, s.prepare, s.raw = worker, prepare, raw
         self.waiting[priority].setdefault(client, deque()).append(s)
         self.pending += 1
         self.pending_by_client[client] += 1
@@ -289,6 +309,8 @@ class Dispatcher:
                 expires=s.deadline,
                 kwargsrepr=repr(kwargs),
                 on_progress=None if s.on_progress is None else partial(self._progress, s),
+                worker=s.worker,
+                prepare=s.prepare,
             )
             s.task_id = self.tasks.assign(t)
             s.sent = t
@@ -338,7 +360,10 @@ class Dispatcher:
             return
         meta = task.result()
         status, result = meta.get("status"), meta.get("result")
-        if status == "SUCCESS" and isinstance(result, dict):
+        if s.raw:
+            (self._done if status == "SUCCESS" else self._failed).inc()
+            s.future.set_result(meta)
+        elif status == "SUCCESS" and isinstance(result, dict):
             self._done.inc()
             s.future.set_result(result)
         elif status == "REVOKED":
@@ -385,6 +410,52 @@ class Dispatcher:
         self.metrics.in_flight.dec()
         if s.priority == BATCH:
             self.running_batch -= 1
+
+
+class DispatcherRunner:
+    """A :class:`griot.workers.client.TaskRunner` for one caller's distributed search: each task
+    is one of the caller's searches at the dispatcher, at the caller's priority, so it counts
+    against the caller's quota and the gateway's bounds (``RESOURCE_EXHAUSTED`` raised to the
+    search), waits its turn among everyone's searches and shares the window. The dispatcher's task
+    client does the rest."""
+
+    def __init__(self, dispatcher: Dispatcher, client: str, priority: int = INTERACTIVE) -> None:
+        self.dispatcher = dispatcher
+        self.client = client
+        self.priority = priority
+        config = dispatcher.config
+        #: The search's tasks at once: within the window and within the caller's quota of waiting
+        #: searches (a search alone never exceeds it).
+        self.capacity = max(1, min(config.window, config.max_pending_per_client))
+
+    @property
+    def tasks(self) -> TaskClient:
+        return self.dispatcher.tasks
+
+    async def start(self) -> None:
+        pass
+
+    async def close(self) -> None:
+        pass
+
+    async def run(self, task: Task) -> dict[str, Any]:
+        s = self.dispatcher.submit(
+            task.name,
+            task.kwargs,
+            self.priority,
+            self.client,
+            task.expires,
+            worker=task.worker,
+            prepare=task.prepare,
+            raw=True,
+        )
+        try:
+            return await self.dispatcher.wait(s)
+        finally:
+            sent = s.sent
+            if sent is not None:
+                task.task_id, task.dispatches = sent.task_id, sent.dispatches
+                task.sent_at, task.done_at, task.learnt = sent.sent_at, sent.done_at, sent.learnt
 
 
 def unavailable(message: str) -> StatusError:

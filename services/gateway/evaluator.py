@@ -15,7 +15,8 @@ from a new search at the workers; results stream to every subscriber as depths c
   superseded) is cancelled, queued or running (:meth:`Dispatcher.cancel`);
 - **shape of the work**: one ``griot.search_position`` task per position, or for interactive
   evaluations at least ``distributed_depth`` deep (and without a node limit), a distributed
-  search over the cluster (:class:`griot.workers.distributed.ClusterSearch`). Either way an interactive
+  search over the cluster (:class:`griot.workers.distributed.ClusterSearch`), whose subtree tasks
+  go through the dispatcher as the caller's interactive searches. Either way an interactive
   search streams its completed depths: the task reports them in Redis as they come (depths done
   within 50 ms of the last report are folded into the next; a search that short sends only its
   final result), the cluster search after each depth.
@@ -37,7 +38,7 @@ import grpc
 from griot.priority import Priority
 from griot.services.gateway.cache import EvalCache, EvalResult, Lookup, cacheable, flight_key
 from griot.services.gateway.config import GatewayConfig
-from griot.services.gateway.dispatch import BATCH, INTERACTIVE, Dispatcher, Search
+from griot.services.gateway.dispatch import BATCH, INTERACTIVE, Dispatcher, DispatcherRunner, Search
 from griot.services.gateway.metrics import GatewayMetrics
 from griot.status import StatusError
 from griot.workers.distributed import ClusterSearch
@@ -467,10 +468,13 @@ class Evaluator:
 
     async def _distributed(self, flight: _Flight) -> EvalResult | None:
         pos, want = flight.pos, flight.want
+        # The subtree tasks are the caller's interactive searches at the dispatcher: its quota,
+        # its priority, the gateway's bounds and window.
+        runner = DispatcherRunner(self.dispatcher, want.client, INTERACTIVE)
         search = ClusterSearch(
-            self.dispatcher.app,
+            runner,
             queue=self.config.interactive_queue,
-            capacity=self.config.window,
+            capacity=runner.capacity,
             split=2,
             direct_depth=min(8, want.depth),
             min_task_depth=4,
@@ -487,9 +491,7 @@ class Evaluator:
             async for r in self._iterate(search, pos, want.depth, time_limit, flight):
                 last = r
         except asyncio.CancelledError:
-            # ClusterSearch revokes its subtree tasks and sets their cancel keys as it closes.
-            self.metrics.tasks.labels("cancelled").inc()
-            self.metrics.count("tasks_cancelled")
+            # The dispatcher revokes the search's subtree tasks (and counts them) as it closes.
             raise
         if last is None:
             raise StatusError(

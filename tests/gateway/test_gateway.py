@@ -415,7 +415,8 @@ def test_superseded_live_position_is_cancelled(gateway: Gateway, stack: Stack) -
     assert time.monotonic() - start < 20  # the depth-24 search did not have to finish
     first = next(i for i, (u, _, _) in enumerate(seen) if u == 2)
     assert all(u == 2 for u, _, _ in seen[first:])  # nothing about the superseded position follows
-    assert gateway.metric("griot_gateway_tasks_total", event="cancelled") == cancelled + 1
+    # The superseded search's tasks (a distributed search's running subtrees) were cancelled.
+    assert gateway.metric("griot_gateway_tasks_total", event="cancelled") >= cancelled + 1
     deadline = time.monotonic() + 10  # the workers' stop keys are written after the metric counts
     while len(list(broker.scan_iter("griot:cancel:*"))) <= cancel_keys and time.monotonic() < deadline:
         time.sleep(0.05)
