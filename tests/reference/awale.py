@@ -843,9 +843,7 @@ def play(position: str, move: str) -> str:
         raise ValueError(f"illegal move {move!r} in {position!r}; legal: {legal}")
     mover = st.side
     if move == "pass":
-        new = _State(
-            st.vid, st.opts, st.board, st.stores, 1 - mover, st.turns + 1, st.cap, False, st.opening
-        )
+        new = _State(st.vid, st.opts, st.board, st.stores, 1 - mover, st.turns + 1, st.cap, False, st.opening)
         return new.format()
     hole = _index(st.n, move)
     board, stores, cap, cut, _ = _turn(st, mover, hole)
