@@ -486,6 +486,46 @@ fn ludii_adjiboto_end() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Neighbour captures
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn capture_of_the_reached_hole_and_its_neighbours() {
+    let body = "[capture]\nvalues = [2, 4]\nterritory = \"opponent\"\n";
+    let reached = user_rules(&format!("id = \"t-reached-only\"\n{body}"));
+    let beside = user_rules(&format!("id = \"t-neighbours\"\n{body}target = \"reached-and-neighbours\"\n"));
+    // f(3) -> A 1->2, B 3->4, C 1->2 (last). C is taken with its neighbours B (4) and D (2); A (2)
+    // is no neighbour of C and there is no chain.
+    let start = "0,0,0,0,0,3/1,3,1,2,0,0 0-0 S 3 -";
+    assert_eq!(
+        after(&format!("{reached} {start}"), "f"),
+        format!("{reached} 0,0,0,0,0,0/2,4,0,2,0,0 2-0 N 4 -")
+    );
+    assert_eq!(
+        after(&format!("{beside} {start}"), "f"),
+        format!("{beside} 0,0,0,0,0,0/2,0,0,0,0,0 8-0 N 4 -")
+    );
+    // Neighbours stay in the row: e(2) -> f 3->4, A 1->2 (last): A and B are taken, f (4, South's
+    // row) is not.
+    assert_eq!(
+        after(&format!("{beside} 0,0,0,0,2,3/1,2,0,0,0,3 0-0 S 3 -"), "e"),
+        format!("{beside} 0,0,0,0,0,4/0,0,0,0,0,3 4-0 N 4 -")
+    );
+    // A neighbour holding another count stays: C 1->2 with B 3 and D 0.
+    assert_eq!(
+        after(&format!("{beside} 0,0,0,0,0,3/1,2,1,0,0,0 0-0 S 3 -"), "f"),
+        format!("{beside} 0,0,0,0,0,0/2,3,0,0,0,0 2-0 N 4 -")
+    );
+    assert!(describe(&beside).iter().any(|l| l.contains(
+        "the player takes that hole and each hole beside it in its row that holds one of those counts."
+    )));
+    let (f, _) = rule_file_error(&format!(
+        "id = \"x\"\n{body}target = \"reached-and-neighbours\"\nchain = \"backward\"\n"
+    ));
+    assert_eq!(f, "capture.target");
+}
+
+// ---------------------------------------------------------------------------------------------
 // Rule files round-trip
 // ---------------------------------------------------------------------------------------------
 

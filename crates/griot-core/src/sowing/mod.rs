@@ -80,6 +80,8 @@ pub struct SowingPosition {
     marks: u32,
 }
 
+const _: () = assert!(std::mem::size_of::<SowingPosition>() == 48, "positions stay 48 bytes");
+
 impl SowingPosition {
     /// The player who made the last capture, if any.
     pub fn last_capturer(&self) -> Option<Player> {
@@ -853,11 +855,16 @@ impl SowingGame {
         for (i, &m) in matched[..count].iter().enumerate() {
             let m = m as usize;
             let opp = self.len - 1 - m;
-            let cells: [Option<usize>; 2] = match cap.target {
-                Target::Reached => [Some(m), None],
-                Target::Opposite => [Some(opp), None],
-                Target::ReachedAndOpposite => [Some(m), Some(opp)],
-                Target::Next => [Some(self.step(m, clockwise)), None],
+            let cells: [Option<usize>; 3] = match cap.target {
+                Target::Reached => [Some(m), None, None],
+                Target::Opposite => [Some(opp), None, None],
+                Target::ReachedAndOpposite => [Some(m), Some(opp), None],
+                Target::Next => [Some(self.step(m, clockwise)), None, None],
+                Target::ReachedAndNeighbours => {
+                    let row = self.row_range(self.owner(m));
+                    let beside = |h: usize| (row.contains(&h) && cap.values.contains(p.pits[h])).then_some(h);
+                    [Some(m), m.checked_sub(1).and_then(beside), beside(m + 1)]
+                }
             };
             for c in cells.into_iter().flatten() {
                 if p.pits[c] > 0 && !targets[..nt].contains(&(c as u8)) {

@@ -162,6 +162,9 @@ pub enum Target {
     ReachedAndOpposite,
     /// The hole after it in the sowing direction.
     Next,
+    /// The hole and each of its two immediate neighbours in its row that holds one of the capture
+    /// values (no chain beyond them): Érhérhé's capture (Avelot 1906, as Ludii gives it).
+    ReachedAndNeighbours,
 }
 
 /// Which way the capture chain walks from the last hole.
@@ -720,6 +723,7 @@ impl RuleSet {
                         ("opposite", Target::Opposite),
                         ("reached-and-opposite", Target::ReachedAndOpposite),
                         ("next", Target::Next),
+                        ("reached-and-neighbours", Target::ReachedAndNeighbours),
                     ],
                 )?
                 .unwrap_or(Target::Reached);
@@ -743,6 +747,12 @@ impl RuleSet {
             if chain == Chain::None && (chain_max.is_some() || chain_origin != ChainOrigin::MayTake) {
                 let field = if chain_max.is_some() { "capture.chain_max" } else { "capture.chain_origin" };
                 return Err(err(field, "needs a chain: capture.chain is \"none\""));
+            }
+            if target == Target::ReachedAndNeighbours && chain != Chain::None {
+                return Err(err(
+                    "capture.target",
+                    "\"reached-and-neighbours\" takes the neighbours only: it needs capture.chain = \"none\"",
+                ));
             }
             let grand_slam = cap_s
                 .word(
@@ -988,6 +998,7 @@ impl RuleSet {
                     Target::Opposite => "opposite",
                     Target::ReachedAndOpposite => "reached-and-opposite",
                     Target::Next => "next",
+                    Target::ReachedAndNeighbours => "reached-and-neighbours",
                 }),
             );
             t.insert(
@@ -1179,6 +1190,9 @@ impl RuleSet {
                     Target::Opposite => "the hole opposite",
                     Target::ReachedAndOpposite => "that hole and the hole opposite",
                     Target::Next => "the hole after it",
+                    Target::ReachedAndNeighbours => {
+                        "that hole and each hole beside it in its row that holds one of those counts"
+                    }
                 },
                 match (c.chain, c.chain_crosses) {
                     (Chain::None, _) => String::new(),
