@@ -452,6 +452,36 @@ fn opening_turns_without_capture() {
 }
 
 #[test]
+fn search_plays_the_opening() {
+    // The search scores exactly the opening's legal moves, and its table (which keys the holes
+    // still to sow and the turns without capture) changes no value.
+    use griot_core::search::{EvalStyle, Limits, SearchOptions};
+    for text in [
+        "adji-boto-ludii 10,10,10,10,10/10,10,10,10,10 0-0 S 0 opening=abcdeABCDE",
+        "adji-boto-ludii 3,11,11,11,11/11,11,11,11,11 0-0 S 2 opening=bcdeBCDE",
+        "adji-boto-ludii 3,1,5,2,1/1,3,2,5,1 37-40 S 20 -",
+    ] {
+        let (g, pos) = registry::parse_position(text).unwrap();
+        let mut values = Vec::new();
+        for hash_mb in [0, 4] {
+            let options = SearchOptions {
+                limits: Limits { depth: Some(5), ..Limits::default() },
+                multipv: usize::MAX,
+                hash_mb,
+                eval: EvalStyle::Material,
+                ..SearchOptions::default()
+            };
+            let r = g.search(&pos, &[], &options, griot_core::search::Hooks::default()).unwrap();
+            let mut listed: Vec<String> = r.moves.iter().map(|m| m.text.clone()).collect();
+            listed.sort_unstable();
+            assert_eq!(listed, moves(text), "{text}");
+            values.push(r.moves.iter().map(|m| (m.text.clone(), m.value)).collect::<Vec<_>>());
+        }
+        assert_eq!(values[0], values[1], "{text}: with and without the table");
+    }
+}
+
+#[test]
 fn opening_errors_name_the_field() {
     let (f, m) =
         rule_file_error("id = \"x\"\n[board]\nholes = 17\nseeds = 1\n[opening]\neach_hole_once = true\n");
