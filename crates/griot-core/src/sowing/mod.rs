@@ -219,6 +219,8 @@ pub struct SowingGame {
     lap_starving: bool,
     /// Whether the capture judges the hole after the last hole.
     capture_after_last: bool,
+    /// Whether either of the two rules above applies (one test on the common path).
+    capture_special: bool,
     /// The first this-many turns capture nothing (0 without the opening rule).
     no_capture_turns: u32,
     /// Whether each player must sow each own hole once before any hole a second time.
@@ -305,6 +307,8 @@ impl SowingGame {
         let chain_max = rules.capture.and_then(|c| c.chain_max).map_or(MAX_PITS, |m| m as usize);
         Ok(SowingGame {
             capture_after_last: rules.capture.is_some_and(|c| c.judged == rules::JudgedHole::AfterLast),
+            capture_special: rules.opening.no_capture_turns > 0
+                || rules.capture.is_some_and(|c| c.judged == rules::JudgedHole::AfterLast),
             no_capture_turns: rules.opening.no_capture_turns as u32,
             opening_each_hole: rules.opening.each_hole_once,
             chain_stops_before_origin,
@@ -727,11 +731,19 @@ impl SowingGame {
         let Some(cap) = &self.rules.capture else {
             return TurnInfo::default();
         };
-        if p.turns < self.no_capture_turns {
-            return TurnInfo::default();
-        }
-        // The hole whose count is judged: the target and the chain start from it.
-        let last = if self.capture_after_last { self.step(last, clockwise) } else { last };
+        let last = if self.capture_special {
+            if p.turns < self.no_capture_turns {
+                return TurnInfo::default();
+            }
+            // The hole whose count is judged: the target and the chain start from it.
+            if self.capture_after_last {
+                self.step(last, clockwise)
+            } else {
+                last
+            }
+        } else {
+            last
+        };
         if !self.in_territory(last, cap.territory, mover) || !cap.values.contains(p.pits[last]) {
             return TurnInfo::default();
         }
@@ -1207,9 +1219,10 @@ impl Game for SowingGame {
             }
         } else {
             self.apply(&mut p, mv, trace);
-            // The hole sown is no longer to be sown in the opening (`marks` is zero without the
-            // opening rule, so this is a no-op there).
-            p.marks &= !((1u64 << mv.hole()) as u32);
+            if self.opening_each_hole {
+                // The hole sown is no longer to be sown in the opening.
+                p.marks &= !(1u32 << mv.hole());
+            }
         }
         p.to_move = p.to_move.other();
         p.turns = p.turns.saturating_add(1);
