@@ -32,6 +32,9 @@ RANDOM_TURNS = 10
 EXTRA = {
     # c(26) goes round twice and its chain reaches back to the origin.
     "halusa-ludii": ["halusa-ludii 1,1,26,1,1,3/2,2,2,2,2,2 14-13 S 10 -"],
+    # Past the opening, small odd counts: chains judged from the hole after the last, across
+    # rows and up to the origin.
+    "adji-boto-ludii": ["adji-boto-ludii 3,1,5,2,1/1,3,2,5,1 37-40 S 20 -"],
 }
 
 HEADER = """\

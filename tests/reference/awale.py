@@ -329,6 +329,15 @@ RULES = {
 #   starve_per_lap  the starving rule is judged after every lap as well as after the turn
 #   relay_own_ends  the counts ending a multiple sowing in the mover's own row (relay_ends then
 #                   count in the opponent's row)
+#   holes           holes a row by default (6 when absent)
+#   first_into_origin  all seeds are lifted and the first goes back into the hole they came from
+#   opening_each_once  each player must sow each own hole once before sowing any a second time;
+#                   the position lists the holes still to sow (flag `opening=`); when none of
+#                   them can be played, any hole may be
+#   no_capture_turns  the first this-many turns of the game capture nothing
+#   capture_after_last  the capture judges the hole after the last hole (sowing direction) on
+#                   its own count; the chain then walks forward from it (chain_forward)
+#   chain_forward   the chain walks in the sowing direction instead of backwards
 READINGS_RULES = {
     # Ludii's Aw-li On-nam Ot-tjin: both players stuck is a draw.
     "ot-tjin-ludii": dict(RULES["ot-tjin"], neither_draw=True),
@@ -339,6 +348,20 @@ READINGS_RULES = {
     # Ludii's Wouri: a lap ending on 4 in the mover's row relays on; legality judged per lap.
     "wouri-ludii": dict(
         RULES["wouri"], relay_own_ends=frozenset({1}), starving="forbidden", starve_per_lap=True
+    ),
+    # Ludii's Adjiboto (after Herskovits 1929): 2x5 of ten, the first seed back into the origin,
+    # an opening sowing each hole once with no capture on the first turn, captures of 1, 3, 5
+    # judged on the hole after the last and chained forward over both rows, and a stuck player
+    # losing below 50 captured seeds (otherwise a draw).
+    "adji-boto-ludii": dict(
+        holes=5, seeds=10, playable="own", min_seeds=2, leave_one=False, skip_origin=False,
+        first_into_origin=True, opening_each_once=True, no_capture_turns=1,
+        starving=None, relay_ends=None, flow=None,
+        capture_values=frozenset({1, 3, 5}), capture_side="any", capture_target="reached",
+        capture_after_last=True, chain="any", chain_forward=True, grand_slam=None,
+        end_none_can_play=True, end_stuck=True, end_board_empty=False, end_fewer_than=None,
+        end_store_over=None, pass_when_stuck=False, remaining="own",
+        end_result=("mover_wins_below", "start_row"),
     ),
 }
 RULES.update(READINGS_RULES)
@@ -387,7 +410,11 @@ def _parse_variant(text):
         vid, items = text, []
     if vid not in RULES:
         raise ValueError(f"variant {text!r}: unknown id {vid!r}")
-    opts = {"holes": 6, "seeds": RULES[vid]["seeds"], "max_turns": DEFAULT_MAX_TURNS}
+    opts = {
+        "holes": RULES[vid].get("holes", 6),
+        "seeds": RULES[vid]["seeds"],
+        "max_turns": DEFAULT_MAX_TURNS,
+    }
     seen = set()
     for item in items:
         if "=" not in item:
@@ -411,7 +438,11 @@ def _parse_variant(text):
 
 
 def _canonical_variant(vid, opts):
-    defaults = {"holes": 6, "seeds": RULES[vid]["seeds"], "max_turns": DEFAULT_MAX_TURNS}
+    defaults = {
+        "holes": RULES[vid].get("holes", 6),
+        "seeds": RULES[vid]["seeds"],
+        "max_turns": DEFAULT_MAX_TURNS,
+    }
     parts = [f"{k}={opts[k]}" for k in sorted(opts) if opts[k] != defaults[k]]
     return vid + (f"({','.join(parts)})" if parts else "")
 
@@ -419,7 +450,7 @@ def _canonical_variant(vid, opts):
 class _State:
     """A parsed position.  board[0..n) = South a.., board[n..2n) = North A.."""
 
-    def __init__(self, vid, opts, board, stores, side, turns, cap, cycle):
+    def __init__(self, vid, opts, board, stores, side, turns, cap, cycle, opening=frozenset()):
         self.vid = vid
         self.opts = opts
         self.rules = RULES[vid]
@@ -430,6 +461,7 @@ class _State:
         self.turns = turns
         self.cap = cap  # None, 0 or 1: last capturer (written only where needed)
         self.cycle = cycle
+        self.opening = frozenset(opening)  # holes still to sow in the opening
 
     def format(self):
         n = self.n
@@ -438,6 +470,8 @@ class _State:
         flags = []
         if self.cap is not None and self.rules["remaining"] == "last_capturer":
             flags.append("cap=" + _SIDES[self.cap])
+        if self.opening:
+            flags.append("opening=" + "".join(_label(n, i) for i in sorted(self.opening)))
         if self.cycle:
             flags.append("cycle")
         return (
@@ -472,10 +506,12 @@ def _parse_position(text):
         raise ValueError(f"field 4 (side): {fields[3]!r} is not S or N")
     if not fields[4].isdigit():
         raise ValueError(f"field 5 (turns): {fields[4]!r} is not a number")
-    cap, cycle = None, False
+    cap, cycle, opening = None, False, set()
     if fields[5] != "-":
         for flag in fields[5].split(","):
-            if flag == "cap=S":
+            if flag.startswith("opening=") and RULES[vid].get("opening_each_once"):
+                opening = {_index(n, c) for c in flag[len("opening=") :]}
+            elif flag == "cap=S":
                 cap = 0
             elif flag == "cap=N":
                 cap = 1
@@ -484,7 +520,15 @@ def _parse_position(text):
             else:
                 raise ValueError(f"field 6 (flags): unknown flag {flag!r}")
     return _State(
-        vid, opts, board, [int(s) for s in stores], _SIDES.index(fields[3]), int(fields[4]), cap, cycle
+        vid,
+        opts,
+        board,
+        [int(s) for s in stores],
+        _SIDES.index(fields[3]),
+        int(fields[4]),
+        cap,
+        cycle,
+        opening,
     )
 
 
@@ -550,6 +594,9 @@ def _turn(st, mover, origin):
     hand = board[origin] - 1 if r["leave_one"] else board[origin]
     board[origin] -= hand
     pos = origin
+    if r.get("first_into_origin"):
+        board[origin] += 1  # the first seed goes back where the seeds came from
+        hand -= 1
     cut = False
     starved = False
     before = None  # the board before the current lap, with the last hole and origin of the lap before
@@ -604,6 +651,11 @@ def _turn(st, mover, origin):
     def matches(h):
         return board[h] in r["capture_values"] and _in_territory(r, n, h, mover, "capture_side")
 
+    if st.turns < r.get("no_capture_turns", 0):
+        return board, stores, cap, False, starved
+    if r.get("capture_after_last"):
+        last = (last + 1) % size  # the hole after the last one is judged
+    step = 1 if r.get("chain_forward") else -1
     if not matches(last):
         return board, stores, cap, False, starved
 
@@ -619,7 +671,7 @@ def _turn(st, mover, origin):
         h = last
         chained = 0
         while h != lap_origin:  # never step past the final lap's origin
-            h = (h - 1) % size
+            h = (h + step) % size
             if h == lap_origin and r.get("chain_before_origin"):
                 break  # a reading whose chain stops before the origin hole
             if chained == r.get("chain_max"):
@@ -653,7 +705,10 @@ def _candidate_holes(st, side):
     r = st.rules
     n = st.n
     holes = range(2 * n) if r["playable"] == "any" else _row_holes(n, side)
-    return [i for i in holes if st.board[i] >= r["min_seeds"]]
+    cands = [i for i in holes if st.board[i] >= r["min_seeds"]]
+    if r.get("opening_each_once") and any(i in st.opening for i in cands):
+        cands = [i for i in cands if i in st.opening]  # each hole once before any twice
+    return cands
 
 
 def _moves_for(st, side):
@@ -766,7 +821,8 @@ def _share_remaining(st, reason):
 def start(variant: str) -> str:
     vid, opts = _parse_variant(variant)
     n = opts["holes"]
-    st = _State(vid, opts, [opts["seeds"]] * (2 * n), [0, 0], 0, 0, None, False)
+    opening = range(2 * n) if RULES[vid].get("opening_each_once") else ()
+    st = _State(vid, opts, [opts["seeds"]] * (2 * n), [0, 0], 0, 0, None, False, opening)
     return st.format()
 
 
@@ -787,10 +843,12 @@ def play(position: str, move: str) -> str:
         raise ValueError(f"illegal move {move!r} in {position!r}; legal: {legal}")
     mover = st.side
     if move == "pass":
-        new = _State(st.vid, st.opts, st.board, st.stores, 1 - mover, st.turns + 1, st.cap, False)
+        new = _State(st.vid, st.opts, st.board, st.stores, 1 - mover, st.turns + 1, st.cap, False, st.opening)
         return new.format()
-    board, stores, cap, cut, _ = _turn(st, mover, _index(st.n, move))
-    new = _State(st.vid, st.opts, board, stores, 1 - mover, st.turns + 1, cap, cut)
+    hole = _index(st.n, move)
+    board, stores, cap, cut, _ = _turn(st, mover, hole)
+    opening = st.opening - {hole}
+    new = _State(st.vid, st.opts, board, stores, 1 - mover, st.turns + 1, cap, cut, opening)
     return new.format()
 
 

@@ -41,6 +41,7 @@ pub const BUILTIN_RULE_FILES: &[(&str, &str)] = &[
     ("readings/halusa-ludii.toml", include_str!("../rules/readings/halusa-ludii.toml")),
     ("readings/ot-tjin-ludii.toml", include_str!("../rules/readings/ot-tjin-ludii.toml")),
     ("readings/wouri-ludii.toml", include_str!("../rules/readings/wouri-ludii.toml")),
+    ("readings/adji-boto-ludii.toml", include_str!("../rules/readings/adji-boto-ludii.toml")),
 ];
 
 fn builtin_rules() -> &'static Vec<Arc<RuleSet>> {

@@ -315,6 +315,247 @@ fn relay_values_differ_in_the_own_row() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Capture judged on the hole after the last
+// ---------------------------------------------------------------------------------------------
+// Ludii's Adjiboto board: 5 holes a row, South a..e = 0..4, North A..E = 5..9; e is followed by A.
+
+#[test]
+fn capture_judged_on_the_hole_after_the_last() {
+    // c(3): the first seed back into c, then d, e (last). The hole after it, A, holds 3: taken,
+    // and the chain goes on over B (1) and stops at C (2).
+    let start = "0,0,3,0,0/3,1,2,0,0 10-20 S 5 -";
+    assert_eq!(
+        after(&format!("adji-boto-ludii {start}"), "c"),
+        "adji-boto-ludii 0,0,1,1,1/0,0,2,0,0 14-20 N 6 -"
+    );
+    // The same rules judging the last hole: e (1) is taken, then A and B.
+    let last = user_rules(&crate_rules_with(
+        "adji-boto-ludii",
+        "judged = \"after-last\"",
+        "judged = \"last\"",
+        "t-judged-last",
+    ));
+    assert_eq!(after(&format!("{last} {start}"), "c"), format!("{last} 0,0,1,1,0/0,0,2,0,0 15-20 N 6 -"));
+    // The hole after the last holding 2: nothing, though the last hole holds 1.
+    assert_eq!(
+        after("adji-boto-ludii 0,0,3,0,0/2,1,1,0,0 10-20 S 5 -", "c"),
+        "adji-boto-ludii 0,0,1,1,1/2,1,1,0,0 10-20 N 6 -"
+    );
+    // The chain walks round the board from A and takes the origin d (1) last, never going past
+    // it: e, the last hole, stays.
+    assert_eq!(
+        after("adji-boto-ludii 1,1,1,2,0/1,1,1,1,1 10-20 S 5 -", "d"),
+        "adji-boto-ludii 0,0,0,0,1/0,0,0,0,0 19-20 N 6 -"
+    );
+    assert!(describe("adji-boto-ludii").iter().any(|l| {
+        l.starts_with(
+        "Capture: when after the sowing the hole after the last hole holds 1, 3, 5 in either row, the player \
+         takes that hole, and the following holes that match, across rows."
+    )
+    }));
+    let (f, m) =
+        rule_file_error("id = \"x\"\n[capture]\nvalues = [1]\nterritory = \"any\"\njudged = \"next\"\n");
+    assert_eq!((f.as_str(), m.as_str()), ("capture.judged", "\"next\" is not one of last, after-last"));
+}
+
+/// A built-in rule file with one field changed, under a new id.
+fn crate_rules_with(id: &str, from: &str, to: &str, new_id: &str) -> String {
+    let (_, text) = registry::BUILTIN_RULE_FILES
+        .iter()
+        .find(|(_, t)| t.contains(&format!("id = \"{id}\"")))
+        .expect("a built-in file");
+    assert!(text.contains(from), "{id} has {from}");
+    text.replacen(from, to, 1).replacen(&format!("id = \"{id}\""), &format!("id = \"{new_id}\""), 1)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Opening phases
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn opening_each_hole_once() {
+    // The start lists every hole still to sow.
+    let start = registry::game("adji-boto-ludii")
+        .unwrap()
+        .format_position(&registry::game("adji-boto-ludii").unwrap().start())
+        .unwrap();
+    assert_eq!(start, "adji-boto-ludii 10,10,10,10,10/10,10,10,10,10 0-0 S 0 opening=abcdeABCDE");
+    // South has sown a: it may not be sown again while b..e wait, though it holds 3.
+    let pos = "adji-boto-ludii 3,11,11,11,11/11,11,11,11,11 0-0 S 2 opening=bcdeBCDE";
+    assert_eq!(moves(pos), ["b", "c", "d", "e"]);
+    assert_eq!(illegal(pos, "a"), "opening_order");
+    // Sowing b takes it off the list.
+    assert!(after(pos, "b").ends_with(" N 3 opening=cdeBCDE"), "{}", after(pos, "b"));
+    // South's last hole to sow: afterwards only North's are listed, and South may sow any hole.
+    let last = "adji-boto-ludii 3,3,3,3,11/11,11,11,11,11 0-0 S 8 opening=eE";
+    assert_eq!(moves(last), ["e"]);
+    let next = after(last, "e");
+    assert!(next.ends_with(" N 9 opening=E"), "{next}");
+    assert_eq!(moves("adji-boto-ludii 3,3,3,3,1/11,11,11,11,11 0-0 S 10 opening=E"), ["a", "b", "c", "d"]);
+    // When no hole still to sow can be played, any hole may be.
+    assert_eq!(moves("adji-boto-ludii 3,1,0,3,3/11,11,11,11,11 0-0 S 4 opening=bcBCDE"), ["a", "d", "e"]);
+    // The rules without the opening: any hole.
+    let free = user_rules(&crate_rules_with(
+        "adji-boto-ludii",
+        "each_hole_once = true",
+        "each_hole_once = false",
+        "t-no-opening",
+    ));
+    assert_eq!(moves(&format!("{free} 3,11,11,11,11/11,11,11,11,11 0-0 S 2 -")), ["a", "b", "c", "d", "e"]);
+    assert!(describe("adji-boto-ludii").iter().any(|l| l.starts_with(
+        "Opening: each player must sow each of their own holes once before sowing any hole a second time"
+    )));
+}
+
+#[test]
+fn opening_flag_in_the_notation() {
+    use common::parse_error;
+    // Only variants with the opening rule, listed once in board order, naming holes of the board.
+    assert!(parse_error("awale 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 opening=a").contains("has no opening rule"));
+    assert!(parse_error("adji-boto-ludii 10,10,10,10,10/10,10,10,10,10 0-0 S 0 opening=ba")
+        .contains("board order"));
+    assert!(parse_error("adji-boto-ludii 10,10,10,10,10/10,10,10,10,10 0-0 S 0 opening=af")
+        .contains("not a hole"));
+    assert!(parse_error("adji-boto-ludii 10,10,10,10,10/10,10,10,10,10 0-0 S 0 opening=").contains("no hole"));
+    // It round-trips with the other flags, and the hash and key tell positions apart by it.
+    let (g, a) =
+        registry::parse_position("adji-boto-ludii 3,3,3,3,11/11,11,11,11,11 0-0 S 8 opening=eE").unwrap();
+    let (_, b) =
+        registry::parse_position("adji-boto-ludii 3,3,3,3,11/11,11,11,11,11 0-0 S 8 opening=E").unwrap();
+    assert_eq!(
+        g.format_position(&a).unwrap(),
+        "adji-boto-ludii 3,3,3,3,11/11,11,11,11,11 0-0 S 8 opening=eE"
+    );
+    assert_ne!(g.hash_key(&a).unwrap(), g.hash_key(&b).unwrap());
+    assert_ne!(g.key_bytes(&a).unwrap(), g.key_bytes(&b).unwrap());
+}
+
+#[test]
+fn opening_turns_without_capture() {
+    // The first turn: a(10) sows a (first seed) and b..E; the hole after E, a, holds 1 but the
+    // first turn captures nothing.
+    let start = "adji-boto-ludii 10,10,10,10,10/10,10,10,10,10 0-0 S 0 opening=abcdeABCDE";
+    assert_eq!(after(start, "a"), "adji-boto-ludii 1,11,11,11,11/11,11,11,11,11 0-0 N 1 opening=bcdeABCDE");
+    // The same board later in the game: a is taken.
+    assert_eq!(
+        after("adji-boto-ludii 10,10,10,10,10/10,10,10,10,10 0-0 S 2 opening=abcdeABCDE", "a"),
+        "adji-boto-ludii 0,11,11,11,11/11,11,11,11,11 1-0 N 3 opening=bcdeABCDE"
+    );
+    // The turns before captures are allowed are part of the position's key.
+    let (g, a) = registry::parse_position("adji-boto-ludii 10,10,10,10,10/10,10,10,10,10 0-0 S 0 -").unwrap();
+    let (_, b) = registry::parse_position("adji-boto-ludii 10,10,10,10,10/10,10,10,10,10 0-0 S 2 -").unwrap();
+    assert_ne!(g.hash_key(&a).unwrap(), g.hash_key(&b).unwrap());
+    assert_ne!(g.key_bytes(&a).unwrap(), g.key_bytes(&b).unwrap());
+    assert!(describe("adji-boto-ludii")
+        .iter()
+        .any(|l| l == "Opening: the first 1 turn(s) of the game capture nothing."));
+}
+
+#[test]
+fn search_plays_the_opening() {
+    // The search scores exactly the opening's legal moves, and its table (which keys the holes
+    // still to sow and the turns without capture) changes no value.
+    use griot_core::search::{EvalStyle, Limits, SearchOptions};
+    for text in [
+        "adji-boto-ludii 10,10,10,10,10/10,10,10,10,10 0-0 S 0 opening=abcdeABCDE",
+        "adji-boto-ludii 3,11,11,11,11/11,11,11,11,11 0-0 S 2 opening=bcdeBCDE",
+        "adji-boto-ludii 3,1,5,2,1/1,3,2,5,1 37-40 S 20 -",
+    ] {
+        let (g, pos) = registry::parse_position(text).unwrap();
+        let mut values = Vec::new();
+        for hash_mb in [0, 4] {
+            let options = SearchOptions {
+                limits: Limits { depth: Some(5), ..Limits::default() },
+                multipv: usize::MAX,
+                hash_mb,
+                eval: EvalStyle::Material,
+                ..SearchOptions::default()
+            };
+            let r = g.search(&pos, &[], &options, griot_core::search::Hooks::default()).unwrap();
+            let mut listed: Vec<String> = r.moves.iter().map(|m| m.text.clone()).collect();
+            listed.sort_unstable();
+            assert_eq!(listed, moves(text), "{text}");
+            values.push(r.moves.iter().map(|m| (m.text.clone(), m.value)).collect::<Vec<_>>());
+        }
+        assert_eq!(values[0], values[1], "{text}: with and without the table");
+    }
+}
+
+#[test]
+fn opening_errors_name_the_field() {
+    let (f, m) =
+        rule_file_error("id = \"x\"\n[board]\nholes = 17\nseeds = 1\n[opening]\neach_hole_once = true\n");
+    assert_eq!(
+        (f.as_str(), m.as_str()),
+        ("opening.each_hole_once", "needs at most 16 holes a row (board.holes is 17)")
+    );
+    let (f, m) = rule_file_error("id = \"x\"\n[opening]\nno_capture_turns = 2\n");
+    assert_eq!((f.as_str(), m.as_str()), ("opening.no_capture_turns", "needs a [capture] rule"));
+    let (f, _) = rule_file_error(
+        "id = \"x\"\n[capture]\nvalues = [2]\nterritory = \"any\"\n[opening]\nno_capture_turns = 101\n",
+    );
+    assert_eq!(f, "opening.no_capture_turns");
+    let (f, _) = rule_file_error("id = \"x\"\n[opening]\neach_hole_twice = true\n");
+    assert_eq!(f, "opening.each_hole_twice");
+    let (f, _) = rule_file_error("id = \"x\"\n[opening]\neach_hole_once = 1\n");
+    assert_eq!(f, "opening.each_hole_once");
+    // The holes option is bounded the same way.
+    let e = match registry::game("adji-boto-ludii(holes=17,seeds=1)") {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("17 holes a row accepted"),
+    };
+    assert!(e.contains("at most 16 holes"), "{e}");
+}
+
+#[test]
+fn ludii_adjiboto_end() {
+    // South cannot sow (no hole of 2): North wins while South has captured fewer than 50 (a row's
+    // seeds at the start, 5 x 10), a draw from 50 on.
+    assert_outcome("adji-boto-ludii 1,1,0,1,0/3,3,0,0,0 49-42 S 30 -", [52, 48], Some(N), EndReason::Stuck);
+    assert_outcome("adji-boto-ludii 1,1,0,1,0/3,3,0,0,0 50-41 S 30 -", [53, 47], None, EndReason::Stuck);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Neighbour captures
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn capture_of_the_reached_hole_and_its_neighbours() {
+    let body = "[capture]\nvalues = [2, 4]\nterritory = \"opponent\"\n";
+    let reached = user_rules(&format!("id = \"t-reached-only\"\n{body}"));
+    let beside = user_rules(&format!("id = \"t-neighbours\"\n{body}target = \"reached-and-neighbours\"\n"));
+    // f(3) -> A 1->2, B 3->4, C 1->2 (last). C is taken with its neighbours B (4) and D (2); A (2)
+    // is no neighbour of C and there is no chain.
+    let start = "0,0,0,0,0,3/1,3,1,2,0,0 0-0 S 3 -";
+    assert_eq!(
+        after(&format!("{reached} {start}"), "f"),
+        format!("{reached} 0,0,0,0,0,0/2,4,0,2,0,0 2-0 N 4 -")
+    );
+    assert_eq!(
+        after(&format!("{beside} {start}"), "f"),
+        format!("{beside} 0,0,0,0,0,0/2,0,0,0,0,0 8-0 N 4 -")
+    );
+    // Neighbours stay in the row: e(2) -> f 3->4, A 1->2 (last): A and B are taken, f (4, South's
+    // row) is not.
+    assert_eq!(
+        after(&format!("{beside} 0,0,0,0,2,3/1,2,0,0,0,3 0-0 S 3 -"), "e"),
+        format!("{beside} 0,0,0,0,0,4/0,0,0,0,0,3 4-0 N 4 -")
+    );
+    // A neighbour holding another count stays: C 1->2 with B 3 and D 0.
+    assert_eq!(
+        after(&format!("{beside} 0,0,0,0,0,3/1,2,1,0,0,0 0-0 S 3 -"), "f"),
+        format!("{beside} 0,0,0,0,0,0/2,3,0,0,0,0 2-0 N 4 -")
+    );
+    assert!(describe(&beside).iter().any(|l| l.contains(
+        "the player takes that hole and each hole beside it in its row that holds one of those counts."
+    )));
+    let (f, _) = rule_file_error(&format!(
+        "id = \"x\"\n{body}target = \"reached-and-neighbours\"\nchain = \"backward\"\n"
+    ));
+    assert_eq!(f, "capture.target");
+}
+
+// ---------------------------------------------------------------------------------------------
 // Rule files round-trip
 // ---------------------------------------------------------------------------------------------
 
@@ -335,10 +576,13 @@ fn every_built_in_rule_file_round_trips_through_the_loader() {
             1,
         ));
         assert_eq!(copy, copy_id, "{name}");
+        // Six holes a row whatever the file's default, no opening flag: the rules past the opening.
         let (g, a) =
-            registry::parse_position(&format!("{} 3,0,5,1,2,9/4,0,2,7,1,3 5-6 S 12 -", rules.id)).unwrap();
+            registry::parse_position(&format!("{}(holes=6) 3,0,5,1,2,9/4,0,2,7,1,3 5-6 S 12 -", rules.id))
+                .unwrap();
         let (h, b) =
-            registry::parse_position(&format!("{copy_id} 3,0,5,1,2,9/4,0,2,7,1,3 5-6 S 12 -")).unwrap();
+            registry::parse_position(&format!("{copy_id}(holes=6) 3,0,5,1,2,9/4,0,2,7,1,3 5-6 S 12 -"))
+                .unwrap();
         assert_eq!(g.perft_turns(&a, 4).unwrap(), h.perft_turns(&b, 4).unwrap(), "{name}");
     }
 }

@@ -30,7 +30,8 @@
 //! remaining-seeds and endless rules read only the board and the side to move. Not the rule sets
 //! giving the remaining seeds to the last capturer (Darra, Oware, Wouri, any file with
 //! `last-capturer`):
-//! the last capturer is part of the state, not of the board. Not Béchi (a match of rounds, filling
+//! the last capturer is part of the state, not of the board. Not the rule sets with an opening
+//! (`[opening]`: the holes still to sow and the turns played are state too). Not Béchi (a match of rounds, filling
 //! holes from the stores between rounds: its state is the stores), Ikibuguzo (four rows, scripted
 //! opening) and Sabou'iyya (not a sowing game).
 //!
@@ -141,6 +142,9 @@ pub fn qualifies(game: &SowingGame) -> Result<(), EgdbError> {
     };
     if r.remaining == Remaining::LastCapturer || r.endless == Remaining::LastCapturer {
         return no("the remaining seeds go to the player who captured last, which the board does not show");
+    }
+    if r.opening.any() {
+        return no("the opening's rules read the holes still to sow and the turns played, which the board does not show");
     }
     Ok(())
 }

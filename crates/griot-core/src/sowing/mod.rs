@@ -28,6 +28,12 @@
 //! - End conditions (a cut relay, store threshold, board empty, fewer than N seeds, all singletons)
 //!   are checked before each turn; then a player to move without a legal move ends the game (or
 //!   passes); only then the turn limit, so a natural end takes precedence over the limit.
+//! - A capture judged on the hole after the last (`capture.judged = "after-last"`) reads the next
+//!   hole on the board in the sowing direction, whatever the sowing skips; the target and the chain
+//!   start from it, under the chain's usual bounds (docs/rules/readings.md).
+//! - Opening (`[opening]`): the holes still to be sown in the opening are part of the position
+//!   (flag `opening=`), and so are the turns played while captures are still off; a player none of
+//!   whose holes still to sow can be played may sow any hole (docs/rules/readings.md).
 //! - "The player who performed the last capture" is the last player to take seeds by any capture
 //!   (flow captures included, in the order they happened); if nobody has captured, each player takes
 //!   their own row. Only variants whose rules read it record it (flag `cap=`). "The player who did the last move" is the opponent of the player to move.
@@ -56,7 +62,7 @@ const FLAG_CAP_NORTH: u8 = 2;
 const FLAG_CAP_MASK: u8 = 3;
 const FLAG_CYCLE: u8 = 4;
 
-/// A position of a two-row sowing game: 44 bytes, `Copy`.
+/// A position of a two-row sowing game: 48 bytes, `Copy`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SowingPosition {
     /// Seeds in each hole; holes past `2n` are always zero.
@@ -68,7 +74,13 @@ pub struct SowingPosition {
     /// The player to move.
     pub to_move: Player,
     flags: u8,
+    /// One bit a hole (bit `i` for hole `i`), only on boards of at most 32 holes: with
+    /// `opening.each_hole_once`, the holes still to be sown in the opening. Zero in every other
+    /// rule set.
+    marks: u32,
 }
+
+const _: () = assert!(std::mem::size_of::<SowingPosition>() == 48, "positions stay 48 bytes");
 
 impl SowingPosition {
     /// The player who made the last capture, if any.
@@ -88,6 +100,11 @@ impl SowingPosition {
     /// Whether the last turn was cut as an endless relay sowing.
     pub fn is_cut(&self) -> bool {
         self.flags & FLAG_CYCLE != 0
+    }
+
+    /// With `opening.each_hole_once`: the holes still to be sown in the opening, one bit a hole.
+    pub fn opening_holes(&self) -> u32 {
+        self.marks
     }
 }
 
@@ -155,6 +172,15 @@ fn add_bytes(board: &mut [u8; 16], run: &[u8; 16]) {
     }
 }
 
+/// The opening rule: when some of `moves` sow a hole still to be sown in the opening (`open`, one
+/// bit a hole), only those stay; otherwise every move stays.
+fn keep_opening_holes(open: u32, moves: &mut MoveList<SowingMove>) {
+    let is_open = |m: &SowingMove| (open >> m.hole()) & 1 == 1;
+    if moves.iter().any(is_open) {
+        moves.retain(|m| is_open(m));
+    }
+}
+
 /// A two-row sowing game: a rule set with board size and seeds fixed by the variant's options.
 #[derive(Clone, Debug)]
 pub struct SowingGame {
@@ -191,6 +217,14 @@ pub struct SowingGame {
     chain_max: usize,
     /// Whether the opponent must have seeds after every lap (legality judged per lap).
     lap_starving: bool,
+    /// Whether the capture judges the hole after the last hole.
+    capture_after_last: bool,
+    /// Whether either of the two rules above applies (one test on the common path).
+    capture_special: bool,
+    /// The first this-many turns capture nothing (0 without the opening rule).
+    no_capture_turns: u32,
+    /// Whether each player must sow each own hole once before any hole a second time.
+    opening_each_hole: bool,
 }
 
 /// The options a rule-file variant accepts.
@@ -220,6 +254,16 @@ impl SowingGame {
         rules
             .check_size(holes, seeds)
             .map_err(|message| VariantError::BadOption { option: "seeds".into(), message })?;
+        if rules.opening.each_hole_once && holes as usize > rules::MAX_HOLES_WITH_MARKS {
+            return Err(VariantError::BadOption {
+                option: "holes".into(),
+                message: format!(
+                    "the opening rule of {} needs at most {} holes a row",
+                    rules.id,
+                    rules::MAX_HOLES_WITH_MARKS
+                ),
+            });
+        }
         let n = holes as usize;
         let track_capturer =
             rules.remaining == Remaining::LastCapturer || rules.endless == Remaining::LastCapturer;
@@ -262,6 +306,11 @@ impl SowingGame {
             rules.capture.is_some_and(|c| c.chain_origin == rules::ChainOrigin::StopsBefore);
         let chain_max = rules.capture.and_then(|c| c.chain_max).map_or(MAX_PITS, |m| m as usize);
         Ok(SowingGame {
+            capture_after_last: rules.capture.is_some_and(|c| c.judged == rules::JudgedHole::AfterLast),
+            capture_special: rules.opening.no_capture_turns > 0
+                || rules.capture.is_some_and(|c| c.judged == rules::JudgedHole::AfterLast),
+            no_capture_turns: rules.opening.no_capture_turns as u32,
+            opening_each_hole: rules.opening.each_hole_once,
             chain_stops_before_origin,
             chain_max,
             lap_starving,
@@ -380,6 +429,32 @@ impl SowingGame {
         };
         let i = (c as u8 - base) as usize;
         (i < self.n).then_some(i + offset)
+    }
+
+    /// The holes of an `opening=` flag: labels in board order (South's a.., then North's A..), each
+    /// once, in a variant with the opening rule.
+    fn parse_opening_flag(&self, labels: &str) -> Result<u32, String> {
+        if !self.opening_each_hole {
+            return Err(format!("opening={labels}: {} has no opening rule", self.variant));
+        }
+        let mut marks = 0u32;
+        let mut previous: Option<usize> = None;
+        for c in labels.chars() {
+            let h = self
+                .parse_label(&c.to_string())
+                .ok_or_else(|| format!("opening={labels}: {c:?} is not a hole of this board"))?;
+            if previous.is_some_and(|p| p >= h) {
+                return Err(format!(
+                    "opening={labels}: holes must be listed once, in board order (a.., A..)"
+                ));
+            }
+            previous = Some(h);
+            marks |= 1 << h;
+        }
+        if marks == 0 {
+            return Err("opening= lists no hole: leave the flag out when the opening is over".into());
+        }
+        Ok(marks)
     }
 
     /// Lifts `seeds` seeds from `origin` and sows them one to a hole (skipping the origin itself
@@ -656,6 +731,19 @@ impl SowingGame {
         let Some(cap) = &self.rules.capture else {
             return TurnInfo::default();
         };
+        let last = if self.capture_special {
+            if p.turns < self.no_capture_turns {
+                return TurnInfo::default();
+            }
+            // The hole whose count is judged: the target and the chain start from it.
+            if self.capture_after_last {
+                self.step(last, clockwise)
+            } else {
+                last
+            }
+        } else {
+            last
+        };
         if !self.in_territory(last, cap.territory, mover) || !cap.values.contains(p.pits[last]) {
             return TurnInfo::default();
         }
@@ -779,11 +867,16 @@ impl SowingGame {
         for (i, &m) in matched[..count].iter().enumerate() {
             let m = m as usize;
             let opp = self.len - 1 - m;
-            let cells: [Option<usize>; 2] = match cap.target {
-                Target::Reached => [Some(m), None],
-                Target::Opposite => [Some(opp), None],
-                Target::ReachedAndOpposite => [Some(m), Some(opp)],
-                Target::Next => [Some(self.step(m, clockwise)), None],
+            let cells: [Option<usize>; 3] = match cap.target {
+                Target::Reached => [Some(m), None, None],
+                Target::Opposite => [Some(opp), None, None],
+                Target::ReachedAndOpposite => [Some(m), Some(opp), None],
+                Target::Next => [Some(self.step(m, clockwise)), None, None],
+                Target::ReachedAndNeighbours => {
+                    let row = self.row_range(self.owner(m));
+                    let beside = |h: usize| (row.contains(&h) && cap.values.contains(p.pits[h])).then_some(h);
+                    [Some(m), m.checked_sub(1).and_then(beside), beside(m + 1)]
+                }
             };
             for c in cells.into_iter().flatten() {
                 if p.pits[c] > 0 && !targets[..nt].contains(&(c as u8)) {
@@ -855,6 +948,9 @@ impl SowingGame {
             }
         } else {
             self.push_sowings(pos, player, moves);
+        }
+        if self.opening_each_hole {
+            keep_opening_holes(pos.marks, moves);
         }
         self.filter_moves(pos, player, moves);
     }
@@ -1080,7 +1176,8 @@ impl Game for SowingGame {
     fn start(&self) -> SowingPosition {
         let mut pits = [0u8; MAX_PITS];
         pits[..self.len].fill(self.seeds);
-        SowingPosition { pits, stores: [0, 0], turns: 0, to_move: Player::South, flags: 0 }
+        let marks = if self.opening_each_hole { ((1u64 << self.len) - 1) as u32 } else { 0 };
+        SowingPosition { pits, stores: [0, 0], turns: 0, to_move: Player::South, flags: 0, marks }
     }
 
     fn side_to_move(&self, pos: &SowingPosition) -> Player {
@@ -1122,6 +1219,10 @@ impl Game for SowingGame {
             }
         } else {
             self.apply(&mut p, mv, trace);
+            if self.opening_each_hole {
+                // The hole sown is no longer to be sown in the opening.
+                p.marks &= !(1u32 << mv.hole());
+            }
         }
         p.to_move = p.to_move.other();
         p.turns = p.turns.saturating_add(1);
@@ -1180,8 +1281,11 @@ impl Game for SowingGame {
         const _: () = assert!(MAX_PITS == 36, "the hash reads 4 words and 4 bytes of holes");
         let p = &pos.pits;
         let word = |i: usize| u64::from_le_bytes(p[8 * i..8 * i + 8].try_into().expect("8 bytes"));
-        let last = u32::from_le_bytes(p[32..36].try_into().expect("4 bytes")) as u64;
+        // Holes 32..36 are empty on the boards that have marks (at most 32 holes): the marks share
+        // their word. The turns before the first capture is allowed read as part of the position.
+        let last = (u32::from_le_bytes(p[32..36].try_into().expect("4 bytes")) ^ pos.marks) as u64;
         let tail = last
+            | (pos.turns.min(self.no_capture_turns) as u64) << 49
             | (pos.stores[0] as u64) << 32
             | (pos.stores[1] as u64) << 40
             | (pos.to_move as u64) << 48
@@ -1196,6 +1300,12 @@ impl Game for SowingGame {
         out.extend_from_slice(&pos.stores);
         out.push(pos.to_move as u8);
         out.push(pos.flags);
+        if self.opening_each_hole {
+            out.extend_from_slice(&pos.marks.to_le_bytes());
+        }
+        if self.no_capture_turns > 0 {
+            out.push(pos.turns.min(self.no_capture_turns) as u8);
+        }
     }
 
     fn format_body(&self, pos: &SowingPosition) -> String {
@@ -1203,6 +1313,11 @@ impl Game for SowingGame {
         let mut flags = Vec::new();
         if let Some(p) = pos.last_capturer() {
             flags.push(format!("cap={}", p.letter()));
+        }
+        if pos.marks != 0 {
+            let labels: String =
+                (0..self.len).filter(|&h| (pos.marks >> h) & 1 == 1).map(|h| self.label(h)).collect();
+            flags.push(format!("opening={labels}"));
         }
         if pos.is_cut() {
             flags.push("cycle".to_string());
@@ -1236,6 +1351,7 @@ impl Game for SowingGame {
             turns: 0,
             to_move: Player::South,
             flags: 0,
+            marks: 0,
         };
         let mut total = notation::parse_two_rows(fields[0], self.n, &self.variant, "seed", &mut pos.pits)
             .map_err(|m| f(0, m))?;
@@ -1261,10 +1377,16 @@ impl Game for SowingGame {
                     "cap=S" => pos.set_last_capturer(Player::South),
                     "cap=N" => pos.set_last_capturer(Player::North),
                     "cycle" => pos.flags |= FLAG_CYCLE,
+                    _ if flag.starts_with("opening=") => {
+                        pos.marks =
+                            self.parse_opening_flag(&flag["opening=".len()..]).map_err(|m| f(4, m))?;
+                    }
                     _ => {
                         return Err(f(
                             4,
-                            format!("unknown flag {flag:?} (flags are cap=S, cap=N, cycle, or -)"),
+                            format!(
+                            "unknown flag {flag:?} (flags are cap=S, cap=N, opening=<holes>, cycle, or -)"
+                        ),
                         ))
                     }
                 }
@@ -1353,6 +1475,19 @@ impl Game for SowingGame {
                     pos.pits[h], r.min_seeds
                 ),
             ));
+        }
+        if self.opening_each_hole && (pos.marks >> h) & 1 == 0 {
+            let mut sowable = MoveList::new();
+            self.push_sowings(pos, me, &mut sowable);
+            if sowable.iter().any(|m| (pos.marks >> m.hole()) & 1 == 1) {
+                return Err(IllegalMove::new(
+                    "opening_order",
+                    format!(
+                        "hole {label} was already sown in the opening; {me} must first sow each of their \
+                         holes once"
+                    ),
+                ));
+            }
         }
         let mut next = *pos;
         let info = self.apply(&mut next, mv, &mut crate::game::NoTrace);

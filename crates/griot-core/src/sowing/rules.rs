@@ -162,6 +162,9 @@ pub enum Target {
     ReachedAndOpposite,
     /// The hole after it in the sowing direction.
     Next,
+    /// The hole and each of its two immediate neighbours in its row that holds one of the capture
+    /// values (no chain beyond them): Érhérhé's capture (Avelot 1906, as Ludii gives it).
+    ReachedAndNeighbours,
 }
 
 /// Which way the capture chain walks from the last hole.
@@ -182,6 +185,15 @@ pub enum ChainOrigin {
     MayTake,
     /// The chain stops before the origin hole.
     StopsBefore,
+}
+
+/// Which hole's count a capture judges.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum JudgedHole {
+    /// The last hole sown.
+    Last,
+    /// The hole after the last hole in the sowing direction (Ludii's Adjiboto), on its own count.
+    AfterLast,
 }
 
 /// What happens when a capture would take every seed of the opponent's row.
@@ -214,6 +226,8 @@ pub struct Capture {
     pub chain_origin: ChainOrigin,
     /// The chain takes at most this many holes after the last hole.
     pub chain_max: Option<u8>,
+    /// Which hole's count is judged: the capture, its target and its chain start from it.
+    pub judged: JudgedHole,
     /// The grand-slam rule.
     pub grand_slam: GrandSlam,
 }
@@ -310,6 +324,26 @@ pub struct End {
     pub neither_can_move: NeitherCanMove,
 }
 
+/// Rules that hold only for the first turns of a game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Opening {
+    /// Each player must sow each of their own holes once before sowing any hole a second time.
+    pub each_hole_once: bool,
+    /// The first this-many turns of the game capture nothing.
+    pub no_capture_turns: u8,
+}
+
+impl Opening {
+    /// Whether any opening rule is set.
+    pub fn any(&self) -> bool {
+        self.each_hole_once || self.no_capture_turns > 0
+    }
+}
+
+/// The most holes a row may have with `opening.each_hole_once` (the holes still to sow are one
+/// bit a hole in a 32-bit word).
+pub const MAX_HOLES_WITH_MARKS: usize = 16;
+
 /// Who takes the seeds left on the board when the game ends.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Remaining {
@@ -379,6 +413,8 @@ pub struct RuleSet {
     pub starving: Starving,
     /// When the starving rule is judged.
     pub starving_judged: Judged,
+    /// Rules of the first turns.
+    pub opening: Opening,
     /// The end of the game.
     pub end: End,
     /// Who takes the remaining seeds at the end.
@@ -562,8 +598,9 @@ impl RuleSet {
             let field = e.span().map(|s| line_col(text, s.start)).unwrap_or_else(|| "file".into());
             err(&field, e.message().to_string())
         })?;
-        const SECTIONS: [&str; 9] = [
+        const SECTIONS: [&str; 10] = [
             "board",
+            "opening",
             "sowing",
             "relay",
             "flow_capture",
@@ -686,6 +723,7 @@ impl RuleSet {
                         ("opposite", Target::Opposite),
                         ("reached-and-opposite", Target::ReachedAndOpposite),
                         ("next", Target::Next),
+                        ("reached-and-neighbours", Target::ReachedAndNeighbours),
                     ],
                 )?
                 .unwrap_or(Target::Reached);
@@ -703,9 +741,18 @@ impl RuleSet {
                 )?
                 .unwrap_or(ChainOrigin::MayTake);
             let chain_max = cap_s.int("chain_max", 1, MAX_HOLES_PER_ROW as i64 * 2)?.map(|v| v as u8);
+            let judged = cap_s
+                .word("judged", &[("last", JudgedHole::Last), ("after-last", JudgedHole::AfterLast)])?
+                .unwrap_or(JudgedHole::Last);
             if chain == Chain::None && (chain_max.is_some() || chain_origin != ChainOrigin::MayTake) {
                 let field = if chain_max.is_some() { "capture.chain_max" } else { "capture.chain_origin" };
                 return Err(err(field, "needs a chain: capture.chain is \"none\""));
+            }
+            if target == Target::ReachedAndNeighbours && chain != Chain::None {
+                return Err(err(
+                    "capture.target",
+                    "\"reached-and-neighbours\" takes the neighbours only: it needs capture.chain = \"none\"",
+                ));
             }
             let grand_slam = cap_s
                 .word(
@@ -726,6 +773,7 @@ impl RuleSet {
                 chain_crosses,
                 chain_origin,
                 chain_max,
+                judged,
                 grand_slam,
             })
         } else {
@@ -750,6 +798,22 @@ impl RuleSet {
         starve_s.finish()?;
         if starving_judged == Judged::Lap && starving == Starving::Allowed {
             return Err(err("starving.judged", "\"lap\" needs a starving.rule other than \"allowed\""));
+        }
+
+        let mut open_s = Section::new("opening", sub_table(&root, "opening")?);
+        let opening = Opening {
+            each_hole_once: open_s.boolean("each_hole_once", false)?,
+            no_capture_turns: open_s.int("no_capture_turns", 0, 100)?.unwrap_or(0) as u8,
+        };
+        open_s.finish()?;
+        if opening.each_hole_once && holes as usize > MAX_HOLES_WITH_MARKS {
+            return Err(err(
+                "opening.each_hole_once",
+                format!("needs at most {MAX_HOLES_WITH_MARKS} holes a row (board.holes is {holes})"),
+            ));
+        }
+        if opening.no_capture_turns > 0 && capture.is_none() {
+            return Err(err("opening.no_capture_turns", "needs a [capture] rule"));
         }
 
         let mut end_s = Section::new("end", sub_table(&root, "end")?);
@@ -837,6 +901,7 @@ impl RuleSet {
             capture,
             starving,
             starving_judged,
+            opening,
             end,
             remaining,
             endless,
@@ -933,6 +998,7 @@ impl RuleSet {
                     Target::Opposite => "opposite",
                     Target::ReachedAndOpposite => "reached-and-opposite",
                     Target::Next => "next",
+                    Target::ReachedAndNeighbours => "reached-and-neighbours",
                 }),
             );
             t.insert(
@@ -953,6 +1019,7 @@ impl RuleSet {
             if let Some(m) = c.chain_max {
                 t.insert("chain_max".into(), int(m));
             }
+            t.insert("judged".into(), word(if c.judged == JudgedHole::Last { "last" } else { "after-last" }));
             t.insert(
                 "grand_slam".into(),
                 word(match c.grand_slam {
@@ -977,6 +1044,10 @@ impl RuleSet {
         starving
             .insert("judged".into(), word(if self.starving_judged == Judged::Turn { "turn" } else { "lap" }));
         root.insert("starving".into(), Value::Table(starving));
+        let mut opening = Table::new();
+        opening.insert("each_hole_once".into(), Value::Boolean(self.opening.each_hole_once));
+        opening.insert("no_capture_turns".into(), int(self.opening.no_capture_turns));
+        root.insert("opening".into(), Value::Table(opening));
         let e = &self.end;
         let mut end = Table::new();
         end.insert("stuck".into(), word(if e.stuck == Stuck::Ends { "ends" } else { "pass" }));
@@ -1092,9 +1163,26 @@ impl RuleSet {
                 }
             ));
         }
+        if self.opening.each_hole_once {
+            out.push(
+                "Opening: each player must sow each of their own holes once before sowing any hole a \
+                 second time (when none of the holes still to sow can be played, any hole may be)."
+                    .into(),
+            );
+        }
+        if self.opening.no_capture_turns > 0 {
+            out.push(format!(
+                "Opening: the first {} turn(s) of the game capture nothing.",
+                self.opening.no_capture_turns
+            ));
+        }
         if let Some(c) = &self.capture {
             out.push(format!(
-                "Capture: when the last seed makes a hole {} {}, the player takes {}{}.",
+                "Capture: when {} {} {}, the player takes {}{}.",
+                match c.judged {
+                    JudgedHole::Last => "the last seed makes a hole",
+                    JudgedHole::AfterLast => "after the sowing the hole after the last hole holds",
+                },
                 c.values.describe(),
                 terr(c.territory),
                 match c.target {
@@ -1102,6 +1190,9 @@ impl RuleSet {
                     Target::Opposite => "the hole opposite",
                     Target::ReachedAndOpposite => "that hole and the hole opposite",
                     Target::Next => "the hole after it",
+                    Target::ReachedAndNeighbours => {
+                        "that hole and each hole beside it in its row that holds one of those counts"
+                    }
                 },
                 match (c.chain, c.chain_crosses) {
                     (Chain::None, _) => String::new(),
