@@ -27,8 +27,8 @@ __all__ = ["SERVICE_NAME"]
 
 
 def __getattr__(name: str) -> Any:
-    # The servicer (and Celery under it) loads only when asked for: griot analyze-game uses
-    # :mod:`~griot.services.gateway.scores` in process on an install without the server extra.
+    # The servicer (and Celery under it) loads only when asked for: the package imports on an
+    # install without the server extra, so ``python -m griot.services.gateway`` can say what is missing.
     if name == "SERVICE_NAME":
         from griot.services.gateway.servicer import SERVICE_NAME
 

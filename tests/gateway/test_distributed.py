@@ -23,7 +23,7 @@ import pytest
 import redis
 from gateway_stack import Gateway, Stack
 from griot.client import AnalysisClient, ServiceError, search_limits
-from griot.services.gateway.scores import score_message
+from griot.scores import score_message
 
 HERE = Path(__file__).resolve().parent
 
