@@ -1040,10 +1040,15 @@ impl RuleSet {
             Territory::Any => "in either row",
         };
         out.push(format!("Board: 2 rows of {holes} holes, {seeds} seeds in each hole."));
+        let min = self.min_seeds.max(1);
         out.push(format!(
-            "Play: a {} hole holding at least {} seed(s); {}.",
-            if self.playable == Playable::Own { "player's own" } else { "any non-empty" },
-            self.min_seeds.max(1),
+            "Play: {} holding at least {min} {}; {}.",
+            if self.playable == Playable::Own {
+                "a hole of the player's own row"
+            } else {
+                "any hole of either row"
+            },
+            if min == 1 { "seed" } else { "seeds" },
             if self.leave_one { "all its seeds but one are lifted" } else { "all its seeds are lifted" }
         ));
         out.push(format!(
@@ -1120,7 +1125,10 @@ impl RuleSet {
                         ChainOrigin::StopsBefore => "it stops before the hole the last lap started from",
                     },
                     c.chain_max
-                        .map(|n| format!("; at most {n} hole(s) after the last hole"))
+                        .map(|n| format!(
+                            "; at most {n} {} after the last hole",
+                            if n == 1 { "hole" } else { "holes" }
+                        ))
                         .unwrap_or_default()
                 ));
             }
