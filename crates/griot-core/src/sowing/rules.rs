@@ -1034,6 +1034,14 @@ impl RuleSet {
     /// The rule set as readable sentences, in the order of the seed's parameter language.
     pub fn describe(&self, holes: u8, seeds: u8) -> Vec<String> {
         let mut out = Vec::new();
+        // "2, 4..6" as a sentence says it: "2 or 4 to 6".
+        let spoken = |set: String| {
+            let set = set.replace("..", " to ");
+            match set.rfind(", ") {
+                Some(k) => format!("{} or {}", &set[..k], &set[k + 2..]),
+                None => set,
+            }
+        };
         let terr = |t: Territory| match t {
             Territory::Own => "in the player's own row",
             Territory::Opponent => "in the opponent's row",
@@ -1070,19 +1078,19 @@ impl RuleSet {
             if let Some(own) = r.own_values {
                 out.push(format!(
                     "Relay by row: in the player's own row the counts are {} instead; {} count in the opponent's row.",
-                    own.describe(),
-                    r.values.describe()
+                    spoken(own.describe()),
+                    spoken(r.values.describe())
                 ));
             }
             out.push(match r.mode {
                 RelayMode::EndsOn => format!(
                     "Multiple sowing: the last hole is lifted and sown on, until the last seed makes a hole {} {}.",
-                    r.values.describe(),
+                    spoken(r.values.describe()),
                     terr(r.territory)
                 ),
                 RelayMode::ContinuesOn => format!(
                     "Extra laps: when the last seed makes a hole {} {}, it is lifted and sown on.",
-                    r.values.describe(),
+                    spoken(r.values.describe()),
                     terr(r.territory)
                 ),
             });
@@ -1090,7 +1098,7 @@ impl RuleSet {
         if let Some(f) = &self.flow {
             out.push(format!(
                 "Flow capture: a hole reached during the sowing that now holds {} is taken {}.",
-                f.values.describe(),
+                spoken(f.values.describe()),
                 match f.taker {
                     FlowTaker::Owner => "by the owner of its row",
                     FlowTaker::MoverOnOpponentSide => "by the mover, on the opponent's row only",
@@ -1100,7 +1108,7 @@ impl RuleSet {
         if let Some(c) = &self.capture {
             out.push(format!(
                 "Capture: when the last seed makes a hole {} {}, the player takes {}{}.",
-                c.values.describe(),
+                spoken(c.values.describe()),
                 terr(c.territory),
                 match c.target {
                     Target::Reached => "that hole",
