@@ -480,7 +480,9 @@ def _successors(pos: Position) -> dict:
             continue
         turn = _Turn(list(mine), list(theirs))
         successors[_label(hole)] = after(*_run(turn, hole, CCW, options))
-        if hole in SPECIAL_HOLES and (not options["cw_play_captures"] or _lap_captures(mine, theirs, hole, CW)):
+        if hole in SPECIAL_HOLES and (
+            not options["cw_play_captures"] or _lap_captures(mine, theirs, hole, CW)
+        ):
             turn = _Turn(list(mine), list(theirs))
             successors[_label(hole) + ":cw"] = after(*_run(turn, hole, CW, options))
     return successors
@@ -532,7 +534,7 @@ def play(position: str, move: str) -> str:
 
 
 def mid_turn(position: str) -> bool:
-    """Whether the turn is paused at a choice (after a capture, or at a relay with cw_relay): the same player goes on, and the
-    turn (one API move) is not over yet."""
+    """Whether the turn is paused at a choice (after a capture, or at a relay with cw_relay): the
+    same player goes on, and the turn (one API move) is not over yet."""
     pos = parse_position(position)
     return pos.flags.startswith("choose=") and _outcome(pos) is None

@@ -57,6 +57,11 @@
 //!   by `over` in the same turn is decided by `over`. main decisions "Everywhere"; bechi.md 16.
 //! - The "shu" trick is not modelled, so holes out of play are always empty; repetition needs the
 //!   game's history and is left to the caller. main decisions "shu"; bechi.md 17.
+//! - Readings of the Digital Ludeme Project's Béchi (bechi.md "Readings", 18-19), options that
+//!   default to the source's reading, both set by `ludii=true`: `chain_max` (the last hole and at
+//!   most N following holes; Ludii 6) and `first_pass_starts` (the next round is started by the
+//!   player who passed first, the opponent of the round's last sowing, unless the other filled
+//!   more holes; recorded as the notation field `<passed>` during the refill).
 
 use std::fmt::Write as _;
 

@@ -51,6 +51,13 @@
 //!   leaves the turn open as a ply. A turn's events list every lap, capture and keep so a frontend
 //!   can animate it. `turns` counts steps.
 //! - Positions hold at most 255 counters in all (compact `u8` holes); the start has 64.
+//! - Readings of the Digital Ludeme Project's implementation [28-33], each an option defaulting
+//!   to the reading above, all set by `ludii=true`: `cw_play_captures=false` (a clockwise first lap
+//!   need not capture; if it relays, anticlockwise), `cw_relay` (a relay from `o1`/`i2` may go
+//!   clockwise under the re-sowing's conditions: the turn pauses with `ccw`/`cw`, flags word
+//!   `relay`, no keep there), `cw_resow_once=false` (no limit on clockwise re-sowing),
+//!   `cw_resow_captures=false` (a clockwise re-sowing or relay need not capture), `keep=false`,
+//!   `stop_on_capture_all=false` (the turn sows on after taking the opponent's last counters).
 
 use arrayvec::ArrayVec;
 
