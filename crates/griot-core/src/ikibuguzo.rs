@@ -493,6 +493,18 @@ impl IkibuguzoGame {
             "A relay of more than {MAX_LAPS} laps, or {} turns, ends the game; more counters wins.",
             self.max_turns
         ));
+        let ludii: Vec<String> = LUDII_READING
+            .iter()
+            .filter(|(name, v)| self.variant.flag(name) == *v)
+            .map(|(name, v)| format!("{name}={v}"))
+            .collect();
+        if !ludii.is_empty() {
+            out.push(format!(
+                "Read as the Digital Ludeme Project reads the game: {}; the rest as Murray's text is read \
+                 in docs/rules/ikibuguzo.md.",
+                ludii.join(", ")
+            ));
+        }
         out
     }
 

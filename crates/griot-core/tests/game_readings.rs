@@ -225,4 +225,6 @@ fn the_ludii_readings_describe_themselves() {
         assert!(i.contains(needle), "{needle}: {i}");
     }
     assert!(!i.contains("kept"), "{i}");
+    assert!(i.contains("Read as the Digital Ludeme Project reads the game: cw_play_captures=false"), "{i}");
+    assert!(!rules("ikibuguzo").contains("Digital Ludeme Project"));
 }
