@@ -15,6 +15,9 @@ def test_bechi_is_listed_with_its_options() -> None:
         "holes",
         "empty_breaks_chain",
         "empty_holes_in_play",
+        "chain_max",
+        "first_pass_starts",
+        "ludii",
         "max_turns",
     }
     assert str(info.variant(holes=3, empty_breaks_chain=False)) == "bechi(empty_breaks_chain=false,holes=3)"
@@ -65,6 +68,14 @@ def test_bechi_state_and_cli_show() -> None:
     }
     out = CliRunner().invoke(main, ["show", "bechi", "-p", text]).output
     assert "round 2 (play)" in out and "aside S 6 - N 6" in out and "x A" in out
+
+
+def test_bechi_state_with_the_first_to_pass() -> None:
+    text = "bechi(ludii=true) 0,0,0,0/0,0,0,0 21-12 S 31 1 fill-S - - 1-1 S"
+    state = bechi_state(griot.Position(text))
+    assert state is not None and state["passed"] == "S" and state["carry"] == "1-1"
+    out = CliRunner().invoke(main, ["show", "bechi(ludii=true)", "-p", text]).output
+    assert "South passed first" in out
 
 
 def test_cli_refuses_other_leb_board_sizes() -> None:

@@ -21,6 +21,14 @@ from reference import ikibuguzo, sabouiyya
 CASES = [
     (ikibuguzo, "ikibuguzo", 1000),
     (ikibuguzo, "ikibuguzo(end_holes_win=false)", 800),
+    (ikibuguzo, "ikibuguzo(ludii=true)", 20),
+    (ikibuguzo, "ikibuguzo(cw_play_captures=false)", 40),
+    (ikibuguzo, "ikibuguzo(cw_relay=true)", 40),
+    (ikibuguzo, "ikibuguzo(cw_relay=true,cw_resow_captures=false)", 40),
+    (ikibuguzo, "ikibuguzo(cw_resow_once=false)", 40),
+    (ikibuguzo, "ikibuguzo(cw_resow_captures=false)", 40),
+    (ikibuguzo, "ikibuguzo(keep=false)", 40),
+    (ikibuguzo, "ikibuguzo(stop_on_capture_all=false)", 40),
     (sabouiyya, "sabouiyya", 80),
     (sabouiyya, "sabouiyya(hajeb=false)", 60),
 ]

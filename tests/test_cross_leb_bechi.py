@@ -81,6 +81,10 @@ BECHI_RUNS = [
     ("bechi(empty_breaks_chain=false,empty_holes_in_play=true)", 15),
     ("bechi(empty_breaks_chain=false,empty_holes_in_play=true,holes=3)", 40),
     ("bechi(max_turns=60)", 100),
+    ("bechi(ludii=true)", 40),
+    ("bechi(holes=3,ludii=true)", 60),
+    ("bechi(chain_max=2,empty_breaks_chain=false)", 30),
+    ("bechi(empty_holes_in_play=true,first_pass_starts=true)", 15),
 ]
 
 

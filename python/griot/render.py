@@ -9,11 +9,15 @@ from griot._core import Position
 
 
 def bechi_state(pos: Position) -> dict[str, str] | None:
-    """Béchi's match fields (round, phase, moved, off, carry) from its notation; None for other games."""
+    """Béchi's match fields (round, phase, moved, off, carry, and with `first_pass_starts` passed)
+    from its notation; None for other games."""
     if pos.variant.id != "bechi":
         return None
-    _, _, _, _, _, round_, phase, moved, off, carry = str(pos).split(" ")
-    return {"round": round_, "phase": phase, "moved": moved, "off": off, "carry": carry}
+    _, _, _, _, _, round_, phase, moved, off, carry, *passed = str(pos).split(" ")
+    state = {"round": round_, "phase": phase, "moved": moved, "off": off, "carry": carry}
+    if passed:
+        state["passed"] = passed[0]
+    return state
 
 
 def board_table(pos: Position, highlight: set[int] | None = None) -> Table:
@@ -62,6 +66,8 @@ def describe(pos: Position) -> str:
     if bechi is not None:
         carry_s, carry_n = bechi["carry"].split("-")
         parts.append(f"round {bechi['round']} ({bechi['phase']}) · aside S {carry_s} - N {carry_n}")
+        if bechi.get("passed", "-") != "-":
+            parts.append(f"{'South' if bechi['passed'] == 'S' else 'North'} passed first")
     outcome = pos.outcome
     if outcome is None:
         parts.append(f"{'South' if pos.side_to_move == 'S' else 'North'} to move")

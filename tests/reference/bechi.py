@@ -14,9 +14,12 @@ API (all on Griot notation strings)
     outcome(position) -> None | {"winner": "S"|"N"|None, "score": (south, north), "reason": str}
 
 Variant: `bechi`, options `holes` in {3,4} (default 4), `empty_breaks_chain` (default true),
-`empty_holes_in_play` (default false), `max_turns` (default 2000, integer >= 1).
+`empty_holes_in_play` (default false), `chain_max` 0..7 (default 7), `first_pass_starts` (default
+false), `ludii` (default false; when true, `chain_max` and `first_pass_starts` default to 6 and
+true, the Digital Ludeme Project's reading), `max_turns` (default 2000, integer >= 1).
 Position: `<variant> <south>/<north> <store-S>-<store-N> <side> <turns> <round> <phase> <moved>
-<off> <carry-S>-<carry-N>`. Reasons: "cannot-fill", "turn-limit".
+<off> <carry-S>-<carry-N>`, then `<passed>` (S or N during a refill, else -) with
+first_pass_starts. Reasons: "cannot-fill", "turn-limit".
 
 Readings made beyond DECISIONS.md (numbers refer to docs/rules/bechi.md)
 -----------------------------------------------------------------------
@@ -43,6 +46,11 @@ B8  `moved`/`off` are written in board-index order (a b c d A B C D). The shu tr
     are not modelled. Counters in a hole listed as out of play are a parse error. (17, notation)
     A `play` position where neither player can sow is never produced (the round would have ended);
     if one is given, legal_moves() returns [] and outcome() None.
+B9  chain_max: the chain takes the last hole and at most chain_max following holes (docs/rules/
+    bechi.md, "Readings"). first_pass_starts: the player who passed first at the end of a round is
+    the one who could not sow after its last sowing (the opponent of that sowing's mover); after
+    both refills that player starts the next round unless the other filled more holes (equal: the
+    one who passed first). The player is written as a last field during the refill.
 """
 
 from __future__ import annotations
@@ -52,8 +60,17 @@ from itertools import combinations
 
 GAME_ID = "bechi"
 COUNTERS_PER_HOLE = 6
-DEFAULT_OPTIONS = {"empty_breaks_chain": True, "empty_holes_in_play": False, "holes": 4, "max_turns": 2000}
-BOOL_OPTIONS = ("empty_breaks_chain", "empty_holes_in_play")
+DEFAULT_OPTIONS = {
+    "chain_max": 7,
+    "empty_breaks_chain": True,
+    "empty_holes_in_play": False,
+    "first_pass_starts": False,
+    "holes": 4,
+    "ludii": False,
+    "max_turns": 2000,
+}
+LUDII_DEFAULTS = {"chain_max": 6, "first_pass_starts": True}
+BOOL_OPTIONS = ("empty_breaks_chain", "empty_holes_in_play", "first_pass_starts", "ludii")
 SIDES = "SN"
 PHASES = ("play", "fill-S", "fill-N", "over")
 CW, CCW = -1, +1
@@ -76,6 +93,8 @@ def parse_variant(text: str) -> dict:
     if game_id != GAME_ID:
         raise ValueError(f"variant {text!r}: not {GAME_ID}")
     options = dict(DEFAULT_OPTIONS)
+    if "ludii=true" in items:
+        options.update(LUDII_DEFAULTS)
     seen = set()
     for item in items:
         if item.count("=") != 1:
@@ -98,6 +117,8 @@ def parse_variant(text: str) -> dict:
         raise ValueError(f"variant {text!r}: holes must be 3 or 4")
     if options["max_turns"] < 1:
         raise ValueError(f"variant {text!r}: max_turns must be at least 1")
+    if options["chain_max"] > 7:
+        raise ValueError(f"variant {text!r}: chain_max must be 0 to 7")
     return options
 
 
@@ -109,7 +130,10 @@ def _option_text(value) -> str:
 
 def format_variant(options: dict) -> str:
     """Canonical form: only non-default options, sorted by key."""
-    changed = [f"{k}={_option_text(options[k])}" for k in sorted(options) if options[k] != DEFAULT_OPTIONS[k]]
+    defaults = dict(DEFAULT_OPTIONS)
+    if options["ludii"]:
+        defaults.update(LUDII_DEFAULTS)
+    changed = [f"{k}={_option_text(options[k])}" for k in sorted(options) if options[k] != defaults[k]]
     return GAME_ID + (f"({','.join(changed)})" if changed else "")
 
 
@@ -128,6 +152,7 @@ class Position:
     moved: set  # hole indices sown from in an earlier turn of this round
     off: set  # hole indices out of play this round
     carry: list  # [south, north]
+    passed: int | None = None  # first_pass_starts, during a refill: who passed first
 
     @property
     def h(self) -> int:
@@ -145,6 +170,7 @@ class Position:
             set(self.moved),
             set(self.off),
             list(self.carry),
+            self.passed,
         )
 
 
@@ -192,9 +218,10 @@ def _hole_text(h: int, holes: set) -> str:
 
 def parse(text: str) -> Position:
     fields = text.split(" ")
-    if len(fields) != 10:
-        raise ValueError(f"position: expected 10 fields, got {len(fields)}")
     options = parse_variant(fields[0])
+    want = 11 if options["first_pass_starts"] else 10
+    if len(fields) != want:
+        raise ValueError(f"position: expected {want} fields, got {len(fields)}")
     h = options["holes"]
     rows = fields[1].split("/")
     if len(rows) != 2:
@@ -224,7 +251,14 @@ def parse(text: str) -> Position:
     if any(board[i] for i in off):
         raise ValueError("field 9 (off): a hole out of play holds counters")
     carry = _pair("field 10 (carry)", fields[9])
-    return Position(options, board, stores, side, turns, round_number, fields[6], moved, off, carry)
+    passed = None
+    if options["first_pass_starts"]:
+        refill = fields[6] in ("fill-S", "fill-N")
+        if refill and fields[10] in SIDES:
+            passed = SIDES.index(fields[10])
+        elif refill or fields[10] != "-":
+            raise ValueError(f"field 11 (passed): {fields[10]!r} does not fit phase {fields[6]}")
+    return Position(options, board, stores, side, turns, round_number, fields[6], moved, off, carry, passed)
 
 
 def format_position(pos: Position) -> str:
@@ -235,6 +269,7 @@ def format_position(pos: Position) -> str:
         f"{format_variant(pos.options)} {south}/{north} {pos.stores[0]}-{pos.stores[1]} "
         f"{SIDES[pos.side]} {pos.turns} {pos.round} {pos.phase} {_hole_text(h, pos.moved)} "
         f"{_hole_text(h, pos.off)} {pos.carry[0]}-{pos.carry[1]}"
+        + (f" {'-' if pos.passed is None else SIDES[pos.passed]}" if pos.options["first_pass_starts"] else "")
     )
 
 
@@ -331,7 +366,7 @@ def _sow(pos: Position, origin: int, direction: int) -> Position:
     if held_before > 0 and board[last] % 2 == 0 and last in pos.moved:
         taken = [last]
         walk = _step(new, last, direction)
-        while walk != last:
+        while walk != last and len(taken) <= new.options["chain_max"]:
             count = board[walk]
             if count % 2 == 1:
                 break
@@ -346,11 +381,11 @@ def _sow(pos: Position, origin: int, direction: int) -> Position:
     new.side = 1 - mover
     new.turns += 1
     if not _sowable(new, 0) and not _sowable(new, 1):
-        _end_round(new)
+        _end_round(new, mover)
     return new
 
 
-def _end_round(pos: Position) -> None:
+def _end_round(pos: Position, last_mover: int) -> None:
     for side in (0, 1):
         for i in _row(pos.h, side):
             pos.stores[side] += pos.board[i]
@@ -362,6 +397,9 @@ def _end_round(pos: Position) -> None:
         pos.phase = "over"
     else:
         pos.phase = "fill-S"
+        if pos.options["first_pass_starts"]:
+            # Played out as passes, the player left without a sowing would pass first.
+            pos.passed = 1 - last_mover
 
 
 def _fill(pos: Position, chosen: tuple) -> Position:
@@ -382,7 +420,13 @@ def _fill(pos: Position, chosen: tuple) -> Position:
         new.phase = "play"
         new.round += 1
         new.moved = set()
-        new.side = 0 if new.round % 2 == 1 else 1
+        if new.options["first_pass_starts"]:
+            first = new.passed
+            filled = [sum(1 for i in _row(new.h, s) if new.board[i]) for s in (0, 1)]
+            new.side = 1 - first if filled[1 - first] > filled[first] else first
+            new.passed = None
+        else:
+            new.side = 0 if new.round % 2 == 1 else 1
     return new
 
 

@@ -14,7 +14,11 @@ API (all on Griot notation strings)
                                         ValueError on an illegal move
     outcome(position) -> None | {"winner": "S"|"N"|None, "score": (south, north), "reason": str}
 
-Variant: `ikibuguzo`, options `end_holes_win` (default true), `max_turns` (default 2000, >= 1).
+Variant: `ikibuguzo`, options `end_holes_win` (default true), `max_turns` (default 2000, >= 1), and
+the readings of docs/rules/ikibuguzo.md section 13 (K9 below): `cw_play_captures`,
+`cw_resow_once`, `cw_resow_captures`, `keep`, `stop_on_capture_all` (default true), `cw_relay`
+(default false), and `ludii` (default false; when true the six default to the Digital Ludeme
+Project's values: the first five false, `cw_relay` true).
 Position: `<variant> <south-loop>/<north-loop> <side> <turns> <opening> <flags>`.
 Reasons: "end-holes", "capture-all", "cycle", "no-move", "turn-limit".
 
@@ -50,6 +54,15 @@ K8  Moves: the first play (`o3`, `i2:cw`) is one move. When a capture offers mor
     move listing every choice (`o1:cw+keep+i2:cw+ccw`). Clockwise turns branch at every capture,
     and random games reached 300 legal moves in one position, with no bound below the core's
     fixed-capacity move lists (512). The turns, and the positions they reach, are unchanged.
+K9  Readings. cw_play_captures=false: o1:cw / i2:cw may start a turn from 2+ counters whatever
+    the lap does; a clockwise lap that ends on an occupied hole without capturing relays, and the
+    relay goes anticlockwise. cw_resow_once=false: the condition "every lap so far cw or none"
+    of K5 (b) is dropped. cw_resow_captures=false: a cw re-sowing need not end in a capture.
+    cw_relay=true: a relay whose hole is special may go on clockwise under the conditions of a cw
+    re-sowing (K5 (b) with the two options above); then the turn pauses with the options `ccw` and
+    `cw` and the flags say `relay` (after `kept`); no keep is offered there; a relay that would be
+    lap 1,001 is cut without a pause. keep=false: no `keep` options. stop_on_capture_all=false:
+    capturing the opponent's last counters does not stop the turn; it goes on as after any capture.
 """
 
 from __future__ import annotations
@@ -57,7 +70,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 GAME_ID = "ikibuguzo"
-DEFAULT_OPTIONS = {"end_holes_win": True, "max_turns": 2000}
+DEFAULT_OPTIONS = {
+    "cw_play_captures": True,
+    "cw_relay": False,
+    "cw_resow_captures": True,
+    "cw_resow_once": True,
+    "end_holes_win": True,
+    "keep": True,
+    "ludii": False,
+    "max_turns": 2000,
+    "stop_on_capture_all": True,
+}
+LUDII_DEFAULTS = {
+    "cw_play_captures": False,
+    "cw_relay": True,
+    "cw_resow_captures": False,
+    "cw_resow_once": False,
+    "keep": False,
+    "stop_on_capture_all": False,
+}
 HOLES = 16
 START_LOOP = (0, 6, 0, 0, 0, 0, 0, 17, 0, 3, 0, 3, 0, 3, 0, 0)
 OPENING_TURNS = 6
@@ -87,6 +118,8 @@ def parse_variant(text: str) -> dict:
     if game_id != GAME_ID:
         raise ValueError(f"variant {text!r}: not {GAME_ID}")
     options = dict(DEFAULT_OPTIONS)
+    if "ludii=true" in items:
+        options.update(LUDII_DEFAULTS)
     seen = set()
     for item in items:
         if item.count("=") != 1:
@@ -97,7 +130,7 @@ def parse_variant(text: str) -> dict:
         if key in seen:
             raise ValueError(f"variant {text!r}: option {key!r} given twice")
         seen.add(key)
-        if key == "end_holes_win":
+        if key != "max_turns":
             if value not in ("true", "false"):
                 raise ValueError(f"variant {text!r}: option {key!r}: {value!r} is not true/false")
             options[key] = value == "true"
@@ -118,7 +151,10 @@ def format_variant(options: dict) -> str:
             return "true" if value else "false"
         return str(value)
 
-    changed = [f"{k}={text(options[k])}" for k in sorted(options) if options[k] != DEFAULT_OPTIONS[k]]
+    defaults = dict(DEFAULT_OPTIONS)
+    if options["ludii"]:
+        defaults.update(LUDII_DEFAULTS)
+    changed = [f"{k}={text(options[k])}" for k in sorted(options) if options[k] != defaults[k]]
     return GAME_ID + (f"({','.join(changed)})" if changed else "")
 
 
@@ -182,7 +218,9 @@ def parse_position(text: str) -> Position:
         turn, hole = _paused_turn(pos)  # validates the syntax
         if format_pause(turn, hole, options["end_holes_win"]) != flags:
             raise ValueError(f"field 6 (flags): {flags!r} is not in canonical form")
-        if len(_decisions(turn, hole)) < 2:
+        if turn.relay and not options["cw_relay"]:
+            raise ValueError("field 6 (flags): a relay pause but cw_relay=false")
+        if len(_decisions(turn, hole, options)) < 2:
             raise ValueError("field 6 (flags): the paused turn offers no choice")
     return pos
 
@@ -193,6 +231,8 @@ def format_pause(turn: _Turn, hole: int, end_holes_win: bool) -> str:
     parts = [f"choose={_label(hole)}", f"laps={turn.laps}", f"cw={cw}"]
     if turn.kept:
         parts.append("kept")
+    if turn.relay:
+        parts.append("relay")
     if end_holes_win:
         parts += [f"end={_label(15 - column)}" for column in sorted(turn.end_columns)]
     return ",".join(parts)
@@ -225,6 +265,8 @@ def _paused_turn(pos: Position) -> tuple[_Turn, int]:
     for part in parts[3:]:
         if part == "kept":
             turn.kept = True
+        elif part == "relay":
+            turn.relay = True
         elif part in ("end=i1", "end=i8"):
             turn.end_columns.add(0 if part == "end=i1" else 7)
         else:
@@ -306,6 +348,7 @@ class _Turn:
     end_columns: set = field(default_factory=set)  # columns 0 / 7 where a capture took an end hole
     won: bool = False  # end-holes win
     cut: bool = False  # relay cut after LAP_LIMIT laps
+    relay: bool = False  # paused at a relay (cw_relay), not after a capture
 
     def copy(self) -> _Turn:
         return _Turn(
@@ -318,34 +361,41 @@ class _Turn:
             set(self.end_columns),
             self.won,
             self.cut,
+            self.relay,
         )
 
 
-def _decisions(turn: _Turn, capture_hole: int) -> list:
-    """Options after a capture (K5, K6): (token, origin, direction, is_keep)."""
-    options = [("ccw", capture_hole, CCW, False)]
-    cw_resow = (
-        capture_hole in SPECIAL_HOLES
-        and (turn.all_cw or turn.cw_laps == 0)
-        and _lap_captures(turn.mine, turn.theirs, capture_hole, CW)
-    )
+def _cw_resow(turn: _Turn, hole: int, options: dict) -> bool:
+    """May `hole` be sown clockwise now, as a re-sowing or (cw_relay) a relay (K5 (b), K9)?"""
+    if hole not in SPECIAL_HOLES:
+        return False
+    if options["cw_resow_once"] and not (turn.all_cw or turn.cw_laps == 0):
+        return False
+    return not options["cw_resow_captures"] or _lap_captures(turn.mine, turn.theirs, hole, CW)
+
+
+def _decisions(turn: _Turn, capture_hole: int, options: dict) -> list:
+    """Options after a capture (K5, K6), or at a relay pause (K9): (token, origin, direction, is_keep)."""
+    choices = [("ccw", capture_hole, CCW, False)]
+    cw_resow = _cw_resow(turn, capture_hole, options)
     if cw_resow:
-        options.append(("cw", capture_hole, CW, False))
-    if turn.all_cw:  # the capture was made by a clockwise play from a special hole
+        choices.append(("cw", capture_hole, CW, False))
+    if turn.all_cw and options["keep"] and not turn.relay:
         other = _other_special(capture_hole)
         switch = turn.mine[other] >= 2 and _lap_captures(turn.mine, turn.theirs, other, CW)
         if switch:
-            options.append((f"keep+{_label(other)}:cw", other, CW, True))
+            choices.append((f"keep+{_label(other)}:cw", other, CW, True))
         if turn.kept and not cw_resow and not switch:
             for hole in range(HOLES):
                 if hole != capture_hole and turn.mine[hole] >= 2:
-                    options.append((f"keep+{_label(hole)}", hole, CCW, True))
-    return options
+                    choices.append((f"keep+{_label(hole)}", hole, CCW, True))
+    return choices
 
 
-def _run(turn: _Turn, origin: int, direction: int, end_holes_win: bool) -> tuple[_Turn, int | None]:
-    """Play laps from `origin` until the turn ends, or pauses at a capture into a hole that offers a
-    choice (returned as the second value)."""
+def _run(turn: _Turn, origin: int, direction: int, options: dict) -> tuple[_Turn, int | None]:
+    """Play laps from `origin` until the turn ends, or pauses at a choice (the hole is returned as
+    the second value; turn.relay says whether it is a relay)."""
+    turn.relay = False
     while True:
         if turn.laps == LAP_LIMIT:
             turn.cut = True
@@ -365,22 +415,24 @@ def _run(turn: _Turn, origin: int, direction: int, end_holes_win: bool) -> tuple
             column = 15 - last
             if column in (0, 7):
                 turn.end_columns.add(column)
-            if end_holes_win and turn.end_columns == {0, 7}:
+            if options["end_holes_win"] and turn.end_columns == {0, 7}:
                 turn.won = True
                 return turn, None
-            if sum(turn.theirs) == 0:
+            if options["stop_on_capture_all"] and sum(turn.theirs) == 0:
                 return turn, None
             if turn.laps == LAP_LIMIT:
                 turn.cut = True
                 return turn, None
-            options = _decisions(turn, origin)
-            if len(options) == 1:
-                _, origin, direction, _ = options[0]
+            choices = _decisions(turn, origin, options)
+            if len(choices) == 1:
+                _, origin, direction, _ = choices[0]
                 continue
             return turn, origin  # a choice: the turn pauses, the player stays to move
-        # occupied, no capture: relay. Clockwise laps always capture (K5), so this is anticlockwise.
-        assert direction == CCW
-        origin = last
+        # occupied, no capture: relay, anticlockwise unless a special hole may go on clockwise.
+        origin, direction = last, CCW
+        if options["cw_relay"] and turn.laps < LAP_LIMIT and _cw_resow(turn, last, options):
+            turn.relay = True
+            return turn, last
 
 
 def _successors(pos: Position) -> dict:
@@ -402,7 +454,8 @@ def _successors(pos: Position) -> dict:
         after[(hole + 2) % HOLES] += 1
         return {_label(hole): finish((after, list(theirs)), "-")}
 
-    end_holes_win = pos.options["end_holes_win"]
+    options = pos.options
+    end_holes_win = options["end_holes_win"]
 
     def after(turn: _Turn, pause: int | None) -> Position:
         loops = [None, None]
@@ -417,19 +470,21 @@ def _successors(pos: Position) -> dict:
     successors = {}
     if pos.flags.startswith("choose="):
         paused, hole = _paused_turn(pos)
-        for token, origin, direction, is_keep in _decisions(paused, hole):
+        for token, origin, direction, is_keep in _decisions(paused, hole, options):
             turn = paused.copy()
             turn.kept = turn.kept or is_keep
-            successors[token] = after(*_run(turn, origin, direction, end_holes_win))
+            successors[token] = after(*_run(turn, origin, direction, options))
         return successors
     for hole in range(HOLES):
         if mine[hole] < 2:
             continue
         turn = _Turn(list(mine), list(theirs))
-        successors[_label(hole)] = after(*_run(turn, hole, CCW, end_holes_win))
-        if hole in SPECIAL_HOLES and _lap_captures(mine, theirs, hole, CW):
+        successors[_label(hole)] = after(*_run(turn, hole, CCW, options))
+        if hole in SPECIAL_HOLES and (
+            not options["cw_play_captures"] or _lap_captures(mine, theirs, hole, CW)
+        ):
             turn = _Turn(list(mine), list(theirs))
-            successors[_label(hole) + ":cw"] = after(*_run(turn, hole, CW, end_holes_win))
+            successors[_label(hole) + ":cw"] = after(*_run(turn, hole, CW, options))
     return successors
 
 
@@ -479,7 +534,7 @@ def play(position: str, move: str) -> str:
 
 
 def mid_turn(position: str) -> bool:
-    """Whether the turn is paused at a choice after a capture: the same player goes on, and the
-    turn (one API move) is not over yet."""
+    """Whether the turn is paused at a choice (after a capture, or at a relay with cw_relay): the
+    same player goes on, and the turn (one API move) is not over yet."""
     pos = parse_position(position)
     return pos.flags.startswith("choose=") and _outcome(pos) is None

@@ -57,6 +57,11 @@
 //!   by `over` in the same turn is decided by `over`. main decisions "Everywhere"; bechi.md 16.
 //! - The "shu" trick is not modelled, so holes out of play are always empty; repetition needs the
 //!   game's history and is left to the caller. main decisions "shu"; bechi.md 17.
+//! - Readings of the Digital Ludeme Project's Béchi (bechi.md "Readings", 18-19), options that
+//!   default to the source's reading, both set by `ludii=true`: `chain_max` (the last hole and at
+//!   most N following holes; Ludii 6) and `first_pass_starts` (the next round is started by the
+//!   player who passed first, the opponent of the round's last sowing, unless the other filled
+//!   more holes; recorded as the notation field `<passed>` during the refill).
 
 use std::fmt::Write as _;
 
@@ -67,7 +72,7 @@ use crate::game::{
 use crate::notation;
 use crate::registry::{Family, FamilyKind};
 use crate::search::EvalWeights;
-use crate::variant::{Allowed, OptionSpec, Variant, VariantSpec};
+use crate::variant::{Allowed, OptionSpec, OptionValue, Variant, VariantSpec};
 
 /// The game id.
 pub const ID: &str = "bechi";
@@ -79,6 +84,10 @@ const MAX_HOLES: usize = 4;
 const MAX_PITS: usize = 2 * MAX_HOLES;
 /// Most counters a position may hold in all (counts are stored in bytes).
 const MAX_TOTAL: u32 = 255;
+/// A chain bound no chain reaches: it stops on coming back to its first hole, after 2h - 1 holes.
+const CHAIN_NO_LIMIT: i64 = (MAX_PITS - 1) as i64;
+/// The chain bound of the Digital Ludeme Project's Béchi: the last hole and six more.
+const LUDII_CHAIN_MAX: i64 = 6;
 
 /// Béchi's entry in the list of game families.
 pub fn family() -> Family {
@@ -115,8 +124,53 @@ pub fn option_specs() -> Vec<OptionSpec> {
             false,
             "holes left empty at a refill stay in play (sown into) instead of being out of play",
         ),
+        OptionSpec::int(
+            "chain_max",
+            CHAIN_NO_LIMIT,
+            Allowed::Range(0, CHAIN_NO_LIMIT),
+            "the most holes the capture chain takes after the last hole (7, the default, never stops \
+             a chain; 6 is the Digital Ludeme Project's reading)",
+        ),
+        OptionSpec::flag(
+            "first_pass_starts",
+            false,
+            "the next round is started by the player who passed first at the end of the round, \
+             unless the other filled more holes (the Digital Ludeme Project's reading; false: rounds \
+             alternate the starting player)",
+        ),
+        OptionSpec::flag(
+            "ludii",
+            false,
+            "the Digital Ludeme Project's reading: chain_max and first_pass_starts default to 6 and \
+             true",
+        ),
         OptionSpec::max_turns(),
     ]
+}
+
+/// The option specs with the defaults of the reading the spec asks for (`ludii=true` changes
+/// the defaults of `chain_max` and `first_pass_starts`, so the canonical string lists only what
+/// differs from that reading).
+fn resolved_specs(spec: &VariantSpec) -> Result<Vec<OptionSpec>, VariantError> {
+    let mut specs = option_specs();
+    let ludii = Variant::resolve(
+        &VariantSpec {
+            id: spec.id.clone(),
+            options: spec.options.iter().filter(|(k, _)| k == "ludii").cloned().collect(),
+        },
+        &specs,
+    )?
+    .flag("ludii");
+    if ludii {
+        for s in specs.iter_mut() {
+            match s.name.as_str() {
+                "chain_max" => s.default = OptionValue::Int(LUDII_CHAIN_MAX),
+                "first_pass_starts" => s.default = OptionValue::Bool(true),
+                _ => {}
+            }
+        }
+    }
+    Ok(specs)
 }
 
 /// Where the match stands.
@@ -178,6 +232,9 @@ pub struct BechiPosition {
     pub moved: u8,
     /// Bit `i`: hole `i` is out of play this round (left empty at the refill).
     pub off: u8,
+    /// With `first_pass_starts`, during a refill: the player who passed first at the end of the
+    /// round (1 South, 2 North); 0 otherwise.
+    pub first_passer: u8,
 }
 
 /// A Béchi move: a sowing, a pass, or a refill. Three bytes, `Copy`.
@@ -207,6 +264,8 @@ pub struct BechiGame {
     len: usize,
     empty_breaks_chain: bool,
     empty_holes_in_play: bool,
+    chain_max: usize,
+    first_pass_starts: bool,
     max_turns: u32,
 }
 
@@ -218,13 +277,15 @@ fn bit(i: usize) -> u8 {
 impl BechiGame {
     /// The game for a variant spec whose id is `bechi`.
     pub fn new(spec: &VariantSpec) -> Result<BechiGame, VariantError> {
-        let variant = Variant::resolve(spec, &option_specs())?;
+        let variant = Variant::resolve(spec, &resolved_specs(spec)?)?;
         let h = variant.int("holes") as usize;
         Ok(BechiGame {
             h,
             len: 2 * h,
             empty_breaks_chain: variant.flag("empty_breaks_chain"),
             empty_holes_in_play: variant.flag("empty_holes_in_play"),
+            chain_max: variant.int("chain_max") as usize,
+            first_pass_starts: variant.flag("first_pass_starts"),
             max_turns: variant.max_turns(),
             variant,
         })
@@ -383,7 +444,7 @@ impl BechiGame {
             let mut count = 1;
             taken[0] = last as u8;
             let mut walk = self.step(p.off, last, clockwise);
-            while walk != last {
+            while walk != last && count <= self.chain_max {
                 let c = p.pits[walk];
                 if c % 2 == 1 || (c == 0 && self.empty_breaks_chain) {
                     break;
@@ -429,6 +490,11 @@ impl BechiGame {
         }
         p.moved = 0;
         p.off = 0;
+        if self.first_pass_starts {
+            // Neither can sow after the mover's sowing: played out as passes, the opponent
+            // would pass first.
+            p.first_passer = 1 + p.to_move.other() as u8;
+        }
         p.to_move = Player::South;
         if T::ENABLED {
             trace.push(Event::Note { name: "round_end", player: None });
@@ -441,6 +507,9 @@ impl BechiGame {
             }
         } else {
             p.phase = Phase::FillSouth;
+        }
+        if p.phase == Phase::Over {
+            p.first_passer = 0;
         }
     }
 
@@ -472,10 +541,30 @@ impl BechiGame {
             p.round = p.round.saturating_add(1);
             p.phase = Phase::Play;
             p.moved = 0;
-            p.to_move = if p.round % 2 == 1 { Player::South } else { Player::North };
+            p.to_move = if self.first_pass_starts {
+                self.next_starter(p)
+            } else if p.round % 2 == 1 {
+                Player::South
+            } else {
+                Player::North
+            };
+            p.first_passer = 0;
             if T::ENABLED {
                 trace.push(Event::Note { name: "round_start", player: Some(p.to_move) });
             }
+        }
+    }
+
+    /// The starter of the next round with `first_pass_starts`, after both refills: the player who
+    /// passed first, unless the other filled more holes.
+    fn next_starter(&self, p: &BechiPosition) -> Player {
+        let passer = if p.first_passer == 2 { Player::North } else { Player::South };
+        // Filled holes hold their six counters; holes left empty are empty until play begins.
+        let filled = |q: Player| self.row_range(q).filter(|&i| p.pits[i] > 0).count();
+        if filled(passer.other()) > filled(passer) {
+            passer.other()
+        } else {
+            passer
         }
     }
 
@@ -571,6 +660,16 @@ impl BechiGame {
         } else {
             "An empty hole counts as even: the chain walks on over it (at most once round).".to_string()
         });
+        if self.chain_max < 2 * h - 1 {
+            out.push(format!(
+                "The chain takes at most {} after the last hole (the Digital Ludeme Project's reading).",
+                match self.chain_max {
+                    0 => "no hole".to_string(),
+                    1 => "one hole".to_string(),
+                    n => format!("{n} holes"),
+                }
+            ));
+        }
         out.push(
             "A player who cannot sow passes; when neither can, each takes the counters in their own \
              row and the round ends."
@@ -578,12 +677,18 @@ impl BechiGame {
         );
         out.push(format!(
             "Between rounds each player (South first) fills holes of their choice with 6 counters \
-             from their takings and keeps the rest aside; holes left empty are {}. Rounds \
-             alternate the starting player.",
+             from their takings and keeps the rest aside; holes left empty are {}. {}",
             if self.empty_holes_in_play {
                 "in play as usual"
             } else {
                 "out of play for the round (not sown into)"
+            },
+            if self.first_pass_starts {
+                "The next round is started by the player who passed first at the end of the round \
+                 (the one left without a sowing by the round's last sowing), unless the other filled \
+                 more holes (the Digital Ludeme Project's reading)."
+            } else {
+                "Rounds alternate the starting player."
             }
         ));
         out.push(
@@ -691,6 +796,7 @@ impl Game for BechiGame {
             phase: Phase::Play,
             moved: 0,
             off: 0,
+            first_passer: 0,
         }
     }
 
@@ -792,7 +898,7 @@ impl Game for BechiGame {
             pos.moved,
             pos.off,
             pos.to_move as u8 | (pos.phase as u8) << 1,
-            0,
+            pos.first_passer,
         ]) ^ (pos.round as u64) << 56;
         let mut h: u64 = 0x9E37_79B9_7F4A_7C15;
         for w in [board, rest] {
@@ -812,6 +918,9 @@ impl Game for BechiGame {
         out.push(pos.phase as u8);
         out.push(pos.moved);
         out.push(pos.off);
+        if self.first_pass_starts {
+            out.push(pos.first_passer);
+        }
     }
 
     fn format_body(&self, pos: &BechiPosition) -> String {
@@ -833,18 +942,27 @@ impl Game for BechiGame {
             pos.carry[0],
             pos.carry[1]
         );
+        if self.first_pass_starts {
+            s.push(' ');
+            s.push_str(match pos.first_passer {
+                1 => "S",
+                2 => "N",
+                _ => "-",
+            });
+        }
         s
     }
 
     fn parse_body(&self, body: &str) -> Result<BechiPosition, NotationError> {
-        const NAMES: [&str; 9] =
-            ["board", "stores", "side", "turns", "round", "phase", "moved", "off", "carry"];
+        const NAMES: [&str; 10] =
+            ["board", "stores", "side", "turns", "round", "phase", "moved", "off", "carry", "passed"];
         let fields: Vec<&str> = body.split(' ').collect();
-        if fields.len() != NAMES.len() {
+        let want = if self.first_pass_starts { 10 } else { 9 };
+        if fields.len() != want {
             return Err(NotationError::new(format!(
-                "expected {} fields after the variant (board stores side turns round phase moved \
-                 off carry), found {}",
-                NAMES.len(),
+                "expected {want} fields after the variant (board stores side turns round phase moved \
+                 off carry{}), found {}",
+                if self.first_pass_starts { " passed" } else { "" },
                 fields.len()
             )));
         }
@@ -909,6 +1027,20 @@ impl Game for BechiGame {
         };
         pos.moved = holes(6)?;
         pos.off = holes(7)?;
+        if self.first_pass_starts {
+            let filling = matches!(pos.phase, Phase::FillSouth | Phase::FillNorth);
+            pos.first_passer = match (fields[9], filling) {
+                ("S", true) => 1,
+                ("N", true) => 2,
+                ("-", false) => 0,
+                (_, true) => {
+                    return Err(f(9, format!("{:?}: during a refill, S or N passed first", fields[9])))
+                }
+                (_, false) => {
+                    return Err(f(9, format!("{:?}: only a refill records who passed first (-)", fields[9])))
+                }
+            };
+        }
 
         // Consistency: what the formatter can write.
         if pos.off != 0 && self.empty_holes_in_play {

@@ -51,13 +51,20 @@
 //!   leaves the turn open as a ply. A turn's events list every lap, capture and keep so a frontend
 //!   can animate it. `turns` counts steps.
 //! - Positions hold at most 255 counters in all (compact `u8` holes); the start has 64.
+//! - Readings of the Digital Ludeme Project's implementation [28-33], each an option defaulting
+//!   to the reading above, all set by `ludii=true`: `cw_play_captures=false` (a clockwise first lap
+//!   need not capture; if it relays, anticlockwise), `cw_relay` (a relay from `o1`/`i2` may go
+//!   clockwise under the re-sowing's conditions: the turn pauses with `ccw`/`cw`, flags word
+//!   `relay`, no keep there), `cw_resow_once=false` (no limit on clockwise re-sowing),
+//!   `cw_resow_captures=false` (a clockwise re-sowing or relay need not capture), `keep=false`,
+//!   `stop_on_capture_all=false` (the turn sows on after taking the opponent's last counters).
 
 use arrayvec::ArrayVec;
 
 use crate::error::{IllegalMove, NotationError, VariantError};
 use crate::game::{CaptureKind, Cell, EndReason, Event, Game, Geometry, MoveList, Outcome, Player, Trace};
 use crate::search::EvalWeights;
-use crate::variant::{OptionSpec, Variant, VariantSpec};
+use crate::variant::{OptionSpec, OptionValue, Variant, VariantSpec};
 
 /// Holes in each player's loop.
 pub const HOLES: usize = 16;
@@ -123,6 +130,7 @@ const MEMORY_SOME_CW: u8 = 2;
 const MEMORY_KEPT: u8 = 4;
 const MEMORY_END_I1: u8 = 8;
 const MEMORY_END_I8: u8 = 16;
+const MEMORY_RELAY: u8 = 32;
 
 const CW_BIT: u8 = 0x10;
 const CHOICE_CCW: u8 = 0x20;
@@ -315,13 +323,29 @@ enum LapEnd {
     Relay(usize),
 }
 
-/// Ikibuguzo (Opening 1) with its options (`end_holes_win`, `max_turns`).
+/// Ikibuguzo (Opening 1) with its options.
 #[derive(Clone, Debug)]
 pub struct IkibuguzoGame {
     variant: Variant,
     end_holes_win: bool,
+    cw_play_captures: bool,
+    cw_relay: bool,
+    cw_resow_once: bool,
+    cw_resow_captures: bool,
+    keep: bool,
+    stop_on_capture_all: bool,
     max_turns: u32,
 }
+
+/// The options `ludii=true` sets, with the Digital Ludeme Project's values.
+const LUDII_READING: [(&str, bool); 6] = [
+    ("cw_play_captures", false),
+    ("cw_relay", true),
+    ("cw_resow_once", false),
+    ("cw_resow_captures", false),
+    ("keep", false),
+    ("stop_on_capture_all", false),
+];
 
 /// The options Ikibuguzo accepts.
 pub fn option_specs() -> Vec<OptionSpec> {
@@ -331,16 +355,80 @@ pub fn option_specs() -> Vec<OptionSpec> {
             true,
             "capturing both opponent inner-row end holes in one turn wins (Murray 1951)",
         ),
+        OptionSpec::flag(
+            "cw_play_captures",
+            true,
+            "a turn may begin clockwise from o1 or i2 only when that lap captures (false: whenever \
+             the hole holds 2 or more)",
+        ),
+        OptionSpec::flag(
+            "cw_relay",
+            false,
+            "a relay from o1 or i2 may go on clockwise, under the conditions of a clockwise re-sowing",
+        ),
+        OptionSpec::flag(
+            "cw_resow_once",
+            true,
+            "a turn that did not begin clockwise re-sows clockwise at most once, and a clockwise turn \
+             stays clockwise to re-sow clockwise (false: no limit)",
+        ),
+        OptionSpec::flag(
+            "cw_resow_captures",
+            true,
+            "captured counters in o1 or i2 are re-sown clockwise only when that lap captures (false: \
+             whenever the player likes)",
+        ),
+        OptionSpec::flag(
+            "keep",
+            true,
+            "in a clockwise turn the captured counters may be kept while the other special hole plays",
+        ),
+        OptionSpec::flag(
+            "stop_on_capture_all",
+            true,
+            "the turn stops when it captures the opponent's last counters (false: it sows on)",
+        ),
+        OptionSpec::flag(
+            "ludii",
+            false,
+            "the Digital Ludeme Project's reading: the six options above default to its values \
+             (cw_play_captures, cw_resow_once, cw_resow_captures, keep and stop_on_capture_all false, \
+             cw_relay true)",
+        ),
         OptionSpec::max_turns(),
     ]
+}
+
+/// The option specs with the defaults of the reading the spec asks for (`ludii=true` changes the
+/// defaults of the options it names, so the canonical string lists only what differs from it).
+fn resolved_specs(spec: &VariantSpec) -> Result<Vec<OptionSpec>, VariantError> {
+    let mut specs = option_specs();
+    let only_reading = VariantSpec {
+        id: spec.id.clone(),
+        options: spec.options.iter().filter(|(k, _)| k == "ludii").cloned().collect(),
+    };
+    if Variant::resolve(&only_reading, &specs)?.flag("ludii") {
+        for s in specs.iter_mut() {
+            if let Some((_, v)) = LUDII_READING.iter().find(|(name, _)| *name == s.name) {
+                s.default = OptionValue::Bool(*v);
+            }
+        }
+    }
+    Ok(specs)
 }
 
 impl IkibuguzoGame {
     /// The game for `spec` (id `ikibuguzo`).
     pub fn new(spec: &VariantSpec) -> Result<IkibuguzoGame, VariantError> {
-        let variant = Variant::resolve(spec, &option_specs())?;
+        let variant = Variant::resolve(spec, &resolved_specs(spec)?)?;
         Ok(IkibuguzoGame {
             end_holes_win: variant.flag("end_holes_win"),
+            cw_play_captures: variant.flag("cw_play_captures"),
+            cw_relay: variant.flag("cw_relay"),
+            cw_resow_once: variant.flag("cw_resow_once"),
+            cw_resow_captures: variant.flag("cw_resow_captures"),
+            keep: variant.flag("keep"),
+            stop_on_capture_all: variant.flag("stop_on_capture_all"),
             max_turns: variant.max_turns(),
             variant,
         })
@@ -359,11 +447,45 @@ impl IkibuguzoGame {
              occupied inner hole whose two facing opponent holes are occupied it captures them into \
              the hole the lap started from, which is sown again; otherwise the sowing relays."
                 .to_string(),
-            "o1 and i2 may be played clockwise when the lap captures at once; captured counters there \
-             may be re-sown clockwise, or kept while the other special hole plays clockwise."
-                .to_string(),
-            "Capturing everything wins; a player who cannot move loses.".to_string(),
         ];
+        out.push(if self.cw_play_captures {
+            "A turn may begin clockwise from o1 or i2 when that lap captures at once.".to_string()
+        } else {
+            "A turn may begin clockwise from o1 or i2 whenever the hole holds 2 or more; the lap need \
+             not capture."
+                .to_string()
+        });
+        let when = if self.cw_resow_captures { " when that lap captures at once" } else { "" };
+        out.push(format!(
+            "Captured counters in o1 or i2 may be re-sown clockwise{when}{}.",
+            if self.cw_resow_once {
+                ", as often as the turn stays clockwise, or once in a turn that began anticlockwise"
+            } else {
+                ", with no limit on how often"
+            }
+        ));
+        if self.cw_relay {
+            out.push(format!(
+                "A relay from o1 or i2 may go on clockwise{when}, like a re-sowing; other relays go \
+                 anticlockwise."
+            ));
+        } else {
+            out.push("Relays always go anticlockwise.".to_string());
+        }
+        if self.keep {
+            out.push(
+                "In a clockwise turn the captured counters may be kept while the other special hole \
+                 plays clockwise."
+                    .to_string(),
+            );
+        }
+        out.push(if self.stop_on_capture_all {
+            "Capturing everything wins at once; a player who cannot move loses.".to_string()
+        } else {
+            "Capturing everything wins once the turn ends (the captured counters are sown on); a \
+             player who cannot move loses."
+                .to_string()
+        });
         if self.end_holes_win {
             out.push("Capturing both opponent inner-row end holes in one turn wins.".to_string());
         }
@@ -371,6 +493,18 @@ impl IkibuguzoGame {
             "A relay of more than {MAX_LAPS} laps, or {} turns, ends the game; more counters wins.",
             self.max_turns
         ));
+        let ludii: Vec<String> = LUDII_READING
+            .iter()
+            .filter(|(name, v)| self.variant.flag(name) == *v)
+            .map(|(name, v)| format!("{name}={v}"))
+            .collect();
+        if !ludii.is_empty() {
+            out.push(format!(
+                "Read as the Digital Ludeme Project reads the game: {}; the rest as Murray's text is read \
+                 in docs/rules/ikibuguzo.md.",
+                ludii.join(", ")
+            ));
+        }
         out
     }
 
@@ -423,7 +557,7 @@ impl IkibuguzoGame {
             }
             return LapEnd::Over;
         }
-        if t.theirs.iter().all(|&c| c == 0) {
+        if self.stop_on_capture_all && t.theirs.iter().all(|&c| c == 0) {
             return LapEnd::Over;
         }
         if t.laps == MAX_LAPS {
@@ -436,17 +570,24 @@ impl IkibuguzoGame {
         LapEnd::Captured
     }
 
-    /// The options after a capture into `capture_hole` [13, 15, 17].
-    fn choices(&self, t: &Turn, capture_hole: usize) -> ArrayVec<Choice, { HOLES + 2 }> {
+    /// Whether `hole` may be sown clockwise now as a re-sowing or a relay [13].
+    #[inline]
+    fn cw_resow_allowed(&self, t: &Turn, hole: usize) -> bool {
+        SPECIAL.contains(&hole)
+            && (!self.cw_resow_once || t.all_cw || t.cw_laps == 0)
+            && (!self.cw_resow_captures || lap_captures(&t.mine, &t.theirs, hole, true))
+    }
+
+    /// The options after a capture into `capture_hole` [13, 15, 17], or, with `relay`, at a relay
+    /// from a special hole (`cw_relay`): `ccw` and, when allowed, `cw`.
+    fn choices(&self, t: &Turn, capture_hole: usize, relay: bool) -> ArrayVec<Choice, { HOLES + 2 }> {
         let mut out = ArrayVec::new();
         out.push(Choice { code: CHOICE_CCW, origin: capture_hole, clockwise: false });
-        let cw_resow = SPECIAL.contains(&capture_hole)
-            && (t.all_cw || t.cw_laps == 0)
-            && lap_captures(&t.mine, &t.theirs, capture_hole, true);
+        let cw_resow = self.cw_resow_allowed(t, capture_hole);
         if cw_resow {
             out.push(Choice { code: CHOICE_CW, origin: capture_hole, clockwise: true });
         }
-        if t.all_cw {
+        if t.all_cw && self.keep && !relay {
             let other = if capture_hole == SPECIAL[0] { SPECIAL[1] } else { SPECIAL[0] };
             let switch = t.mine[other] >= 2 && lap_captures(&t.mine, &t.theirs, other, true);
             if switch {
@@ -486,8 +627,8 @@ impl IkibuguzoGame {
         true
     }
 
-    /// Plays laps from `origin` until the turn ends or pauses at a capture with a choice; returns
-    /// the capture hole of the pause.
+    /// Plays laps from `origin` until the turn ends or pauses at a choice; returns the hole of the
+    /// pause and whether it is a relay (else a capture).
     fn run<T: Trace>(
         &self,
         t: &mut Turn,
@@ -495,7 +636,7 @@ impl IkibuguzoGame {
         mut origin: usize,
         mut clockwise: bool,
         trace: &mut T,
-    ) -> Option<usize> {
+    ) -> Option<(usize, bool)> {
         let base = 16 * me.index() as u8;
         loop {
             if !Self::start_lap(t, clockwise, trace) {
@@ -517,15 +658,25 @@ impl IkibuguzoGame {
             match self.after_lap(t, me, origin, last, trace) {
                 LapEnd::Over => return None,
                 LapEnd::Relay(hole) => {
-                    debug_assert!(!clockwise, "a clockwise lap always captures");
                     origin = hole;
-                }
-                LapEnd::Captured => {
-                    if self.choices(t, origin).len() > 1 {
+                    clockwise = false;
+                    if self.cw_relay && self.cw_resow_allowed(t, hole) {
+                        if t.laps == MAX_LAPS {
+                            // The relay would be lap 1,001: the turn is cut, with no choice.
+                            continue;
+                        }
                         if T::ENABLED {
                             trace.push(Event::Note { name: "choose", player: Some(me) });
                         }
-                        return Some(origin);
+                        return Some((hole, true));
+                    }
+                }
+                LapEnd::Captured => {
+                    if self.choices(t, origin, false).len() > 1 {
+                        if T::ENABLED {
+                            trace.push(Event::Note { name: "choose", player: Some(me) });
+                        }
+                        return Some((origin, false));
                     }
                     clockwise = false;
                 }
@@ -534,7 +685,7 @@ impl IkibuguzoGame {
     }
 
     /// The position after a move whose turn is now `t`, paused at `pause` or over.
-    fn finish(&self, pos: &IkibuguzoPosition, t: &Turn, pause: Option<usize>) -> IkibuguzoPosition {
+    fn finish(&self, pos: &IkibuguzoPosition, t: &Turn, pause: Option<(usize, bool)>) -> IkibuguzoPosition {
         let me = pos.to_move;
         let mut p = *pos;
         p.loops[me.index()] = t.mine;
@@ -545,9 +696,9 @@ impl IkibuguzoGame {
         p.pause_hole = NO_PAUSE;
         p.pause_memory = 0;
         p.pause_laps = 0;
-        if let Some(hole) = pause {
+        if let Some((hole, relay)) = pause {
             p.pause_hole = hole as u8;
-            p.pause_memory = t.memory(self.end_holes_win);
+            p.pause_memory = t.memory(self.end_holes_win) | if relay { MEMORY_RELAY } else { 0 };
             p.pause_laps = t.laps as u16;
             return p;
         }
@@ -573,12 +724,17 @@ impl IkibuguzoGame {
         }
         if pos.is_paused() {
             let hole = pos.pause_hole as usize;
-            let options = self.choices(&Turn::resumed(pos), hole);
+            let relay = pos.pause_memory & MEMORY_RELAY != 0;
+            let options = self.choices(&Turn::resumed(pos), hole, relay);
             let list = options.iter().map(|c| choice_text(c.code)).collect::<Vec<_>>().join(", ");
             return if mv.is_play() {
                 IllegalMove::new(
                     "choice_pending",
-                    format!("the turn is paused after the capture into {}: choose {list}", label(hole)),
+                    format!(
+                        "the turn is paused {} {}: choose {list}",
+                        if relay { "at the relay from" } else { "after the capture into" },
+                        label(hole)
+                    ),
                 )
             } else {
                 IllegalMove::new(
@@ -600,7 +756,7 @@ impl IkibuguzoGame {
         if mv.clockwise() && !SPECIAL.contains(&hole) {
             return IllegalMove::new("cw_not_special", "only o1 and i2 can be played clockwise");
         }
-        if mv.clockwise() && !lap_captures(mine, theirs, hole, true) {
+        if mv.clockwise() && self.cw_play_captures && !lap_captures(mine, theirs, hole, true) {
             return IllegalMove::new(
                 "cw_no_capture",
                 format!("{} can be played clockwise only when that lap captures", label(hole)),
@@ -622,6 +778,9 @@ impl IkibuguzoGame {
         if m & MEMORY_KEPT != 0 {
             out.push_str(",kept");
         }
+        if m & MEMORY_RELAY != 0 {
+            out.push_str(",relay");
+        }
         if m & MEMORY_END_I1 != 0 {
             out.push_str(",end=i1");
         }
@@ -635,7 +794,7 @@ impl IkibuguzoGame {
     fn parse_pause(&self, text: &str, pos: &mut IkibuguzoPosition) -> Result<(), String> {
         let usage = || {
             format!(
-                "{text:?} is not choose=<hole>,laps=<n>,cw=<none|some|all>[,kept][,end=<i1|i8>] in canonical form"
+                "{text:?} is not choose=<hole>,laps=<n>,cw=<none|some|all>[,kept][,relay][,end=<i1|i8>] in canonical form"
             )
         };
         let mut parts = text.split(',');
@@ -658,6 +817,7 @@ impl IkibuguzoGame {
         for part in parts {
             memory |= match part {
                 "kept" => MEMORY_KEPT,
+                "relay" if self.cw_relay => MEMORY_RELAY,
                 "end=i1" if self.end_holes_win => MEMORY_END_I1,
                 "end=i8" if self.end_holes_win => MEMORY_END_I8,
                 _ => return Err(usage()),
@@ -669,8 +829,13 @@ impl IkibuguzoGame {
         if self.pause_text(pos) != text {
             return Err(usage());
         }
-        if self.choices(&Turn::resumed(pos), hole).len() < 2 {
-            return Err(format!("the capture into {} offers no choice", label(hole)));
+        let relay = memory & MEMORY_RELAY != 0;
+        if self.choices(&Turn::resumed(pos), hole, relay).len() < 2 {
+            return Err(format!(
+                "the {} {} offers no choice",
+                if relay { "relay from" } else { "capture into" },
+                label(hole)
+            ));
         }
         Ok(())
     }
@@ -766,7 +931,8 @@ impl Game for IkibuguzoGame {
     fn max_steps_per_turn(&self) -> u32 {
         // The first play, then at most one pause per capture, and a turn captures each of the
         // opponent's 8 columns at most once (the opponent's holes receive nothing during it).
-        1 + (HOLES / 2) as u32
+        // A relay may pause too with `cw_relay`, once a lap at most.
+        1 + (HOLES / 2) as u32 + if self.cw_relay { MAX_LAPS } else { 0 }
     }
 
     fn mid_turn(&self, pos: &IkibuguzoPosition) -> bool {
@@ -783,7 +949,8 @@ impl Game for IkibuguzoGame {
             return;
         }
         if pos.is_paused() {
-            for c in self.choices(&Turn::resumed(pos), pos.pause_hole as usize) {
+            let relay = pos.pause_memory & MEMORY_RELAY != 0;
+            for c in self.choices(&Turn::resumed(pos), pos.pause_hole as usize, relay) {
                 moves.push(IkibuguzoMove(c.code));
             }
             return;
@@ -793,7 +960,9 @@ impl Game for IkibuguzoGame {
         for hole in 0..HOLES {
             if mine[hole] >= 2 {
                 moves.push(IkibuguzoMove::play(hole, false));
-                if SPECIAL.contains(&hole) && lap_captures(mine, theirs, hole, true) {
+                if SPECIAL.contains(&hole)
+                    && (!self.cw_play_captures || lap_captures(mine, theirs, hole, true))
+                {
                     moves.push(IkibuguzoMove::play(hole, true));
                 }
             }
@@ -824,7 +993,8 @@ impl Game for IkibuguzoGame {
         }
         if pos.is_paused() {
             let mut t = Turn::resumed(pos);
-            let options = self.choices(&t, pos.pause_hole as usize);
+            let relay = pos.pause_memory & MEMORY_RELAY != 0;
+            let options = self.choices(&t, pos.pause_hole as usize, relay);
             let c = options.iter().find(|c| c.code == mv.0).copied().unwrap_or(options[0]);
             if c.code & (CHOICE_KEEP_CW | CHOICE_KEEP_CCW) != 0 {
                 t.kept = true;

@@ -217,7 +217,7 @@ fn chain_of_at_most_n_holes() {
     let start = "0,0,0,0,0,3/1,1,1,0,0,4 0-0 S 0 -";
     assert_eq!(after(&format!("{all} {start}"), "f"), format!("{all} 0,0,0,0,0,0/0,0,0,0,0,4 6-0 N 1 -"));
     assert_eq!(after(&format!("{one} {start}"), "f"), format!("{one} 0,0,0,0,0,0/2,0,0,0,0,4 4-0 N 1 -"));
-    assert!(describe(&one).iter().any(|l| l.ends_with("; at most 1 hole(s) after the last hole.")));
+    assert!(describe(&one).iter().any(|l| l.ends_with("; at most 1 hole after the last hole.")));
 }
 
 #[test]

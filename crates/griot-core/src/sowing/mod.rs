@@ -562,11 +562,22 @@ impl SowingGame {
                 if seeds > 0 { self.lift_and_sow(&mut p.pits, origin, seeds, clockwise) } else { origin };
             return self.capture(p, last, origin, clockwise, p.to_move, trace);
         }
-        self.apply_laps(p, mv, trace)
+        // Legality judged per lap needs bookkeeping every other game would pay for on each lap:
+        // it gets its own copy of the lap loop.
+        if self.lap_starving {
+            self.apply_laps::<T, true>(p, mv, trace)
+        } else {
+            self.apply_laps::<T, false>(p, mv, trace)
+        }
     }
 
-    /// [`SowingGame::apply`] for any rules: lap by lap.
-    fn apply_laps<T: Trace>(&self, p: &mut SowingPosition, mv: SowingMove, trace: &mut T) -> TurnInfo {
+    /// [`SowingGame::apply`] for any rules: lap by lap. `LAP_STARVING` is `self.lap_starving`.
+    fn apply_laps<T: Trace, const LAP_STARVING: bool>(
+        &self,
+        p: &mut SowingPosition,
+        mv: SowingMove,
+        trace: &mut T,
+    ) -> TurnInfo {
         let r = &*self.rules;
         let mover = p.to_move;
         let clockwise = mv.clockwise();
@@ -579,9 +590,9 @@ impl SowingGame {
         // laps an untraced one keeps, so no event of a cut lap is recorded.
         let mut before_lap: Option<(SowingPosition, usize)> = None;
         let mut starved_lap = false;
-        let (lap_limit, traced_starved) = if T::ENABLED && self.lap_starving {
+        let (lap_limit, traced_starved) = if T::ENABLED && LAP_STARVING {
             let mut q = *p;
-            let info = self.apply_laps(&mut q, mv, &mut crate::game::NoTrace);
+            let info = self.apply_laps::<_, true>(&mut q, mv, &mut crate::game::NoTrace);
             // A sowing cut as endless keeps every lap: the traced loop cuts it the same way.
             (if q.is_cut() { u32::MAX } else { info.laps as u32 }, info.starved_lap)
         } else {
@@ -663,7 +674,7 @@ impl SowingGame {
             if T::ENABLED && !sown.is_empty() {
                 trace.push(Event::Lap { origin: lap_origin as u8, lifted: lap_lifted as u16, sown });
             }
-            if self.lap_starving && !T::ENABLED && self.row_empty(p, mover.other()) {
+            if LAP_STARVING && !T::ENABLED && self.row_empty(p, mover.other()) {
                 if let Some((before, origin)) = before_lap {
                     *p = before;
                     last = lap_origin;
@@ -699,7 +710,7 @@ impl SowingGame {
                 }
                 return TurnInfo { starved_lap: starved_lap || traced_starved, ..TurnInfo::default() };
             }
-            if self.lap_starving {
+            if LAP_STARVING {
                 if laps >= lap_limit {
                     break;
                 }
@@ -710,7 +721,7 @@ impl SowingGame {
             lifted = take;
         }
         let mut info = self.capture(p, last, lap_origin, clockwise, mover, trace);
-        if self.lap_starving {
+        if LAP_STARVING {
             info.starved_lap = starved_lap || traced_starved;
             info.laps = laps as u16;
         }

@@ -1105,16 +1105,29 @@ impl RuleSet {
     /// The rule set as readable sentences, in the order of the seed's parameter language.
     pub fn describe(&self, holes: u8, seeds: u8) -> Vec<String> {
         let mut out = Vec::new();
+        // "2, 4..6" as a sentence says it: "2 or 4 to 6".
+        let spoken = |set: String| {
+            let set = set.replace("..", " to ");
+            match set.rfind(", ") {
+                Some(k) => format!("{} or {}", &set[..k], &set[k + 2..]),
+                None => set,
+            }
+        };
         let terr = |t: Territory| match t {
             Territory::Own => "in the player's own row",
             Territory::Opponent => "in the opponent's row",
             Territory::Any => "in either row",
         };
         out.push(format!("Board: 2 rows of {holes} holes, {seeds} seeds in each hole."));
+        let min = self.min_seeds.max(1);
         out.push(format!(
-            "Play: a {} hole holding at least {} seed(s); {}.",
-            if self.playable == Playable::Own { "player's own" } else { "any non-empty" },
-            self.min_seeds.max(1),
+            "Play: {} holding at least {min} {}; {}.",
+            if self.playable == Playable::Own {
+                "a hole of the player's own row"
+            } else {
+                "any hole of either row"
+            },
+            if min == 1 { "seed" } else { "seeds" },
             if self.leave_one { "all its seeds but one are lifted" } else { "all its seeds are lifted" }
         ));
         out.push(format!(
@@ -1136,19 +1149,19 @@ impl RuleSet {
             if let Some(own) = r.own_values {
                 out.push(format!(
                     "Relay by row: in the player's own row the counts are {} instead; {} count in the opponent's row.",
-                    own.describe(),
-                    r.values.describe()
+                    spoken(own.describe()),
+                    spoken(r.values.describe())
                 ));
             }
             out.push(match r.mode {
                 RelayMode::EndsOn => format!(
                     "Multiple sowing: the last hole is lifted and sown on, until the last seed makes a hole {} {}.",
-                    r.values.describe(),
+                    spoken(r.values.describe()),
                     terr(r.territory)
                 ),
                 RelayMode::ContinuesOn => format!(
                     "Extra laps: when the last seed makes a hole {} {}, it is lifted and sown on.",
-                    r.values.describe(),
+                    spoken(r.values.describe()),
                     terr(r.territory)
                 ),
             });
@@ -1156,7 +1169,7 @@ impl RuleSet {
         if let Some(f) = &self.flow {
             out.push(format!(
                 "Flow capture: a hole reached during the sowing that now holds {} is taken {}.",
-                f.values.describe(),
+                spoken(f.values.describe()),
                 match f.taker {
                     FlowTaker::Owner => "by the owner of its row",
                     FlowTaker::MoverOnOpponentSide => "by the mover, on the opponent's row only",
@@ -1171,10 +1184,12 @@ impl RuleSet {
             );
         }
         if self.opening.no_capture_turns > 0 {
-            out.push(format!(
-                "Opening: the first {} turn(s) of the game capture nothing.",
-                self.opening.no_capture_turns
-            ));
+            let n = self.opening.no_capture_turns;
+            out.push(if n == 1 {
+                "Opening: the first turn of the game captures nothing.".to_string()
+            } else {
+                format!("Opening: the first {n} turns of the game capture nothing.")
+            });
         }
         if let Some(c) = &self.capture {
             out.push(format!(
@@ -1183,7 +1198,7 @@ impl RuleSet {
                     JudgedHole::Last => "the last seed makes a hole",
                     JudgedHole::AfterLast => "after the sowing the hole after the last hole holds",
                 },
-                c.values.describe(),
+                spoken(c.values.describe()),
                 terr(c.territory),
                 match c.target {
                     Target::Reached => "that hole",
@@ -1211,7 +1226,10 @@ impl RuleSet {
                         ChainOrigin::StopsBefore => "it stops before the hole the last lap started from",
                     },
                     c.chain_max
-                        .map(|n| format!("; at most {n} hole(s) after the last hole"))
+                        .map(|n| format!(
+                            "; at most {n} {} after the last hole",
+                            if n == 1 { "hole" } else { "holes" }
+                        ))
                         .unwrap_or_default()
                 ));
             }
