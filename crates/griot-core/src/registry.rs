@@ -136,7 +136,18 @@ pub fn families() -> Vec<Family> {
 /// Families implemented as their own modules (not rule files).
 fn module_families() -> Vec<Family> {
     vec![
-        crate::bechi::family(),
+        Family {
+            id: crate::bechi::ID.into(),
+            name: "Béchi".into(),
+            kind: FamilyKind::Module,
+            builtin: true,
+            options: crate::bechi::option_specs(),
+            description: "Kunama (Eritrea, Ethiopia), 2x4 or 2x3: direction by half of the row, the \
+                          first counter back into the origin, even captures in either row on holes \
+                          already moved, a forward chain; a match of rounds with refills between them."
+                .into(),
+            source: "R. Pankhurst, Gabata and Related Board Games of Ethiopia and the Horn of Africa (1971), quoting Townshend; docs/rules/bechi.md".into(),
+        },
         Family {
             id: "ikibuguzo".into(),
             name: "Ikibuguzo (Opening 1)".into(),

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::eval::EvalStyle;
+use super::eval::{EvalStyle, Evaluate};
 use super::ordering::{Ordering, MAX_PLY};
 use super::score::{
     from_table, is_proven, loss_in, to_table, win_in, Bound, Score, Value, INFINITE, WIN_BOUND,
@@ -248,7 +248,7 @@ struct RootEntry<G: Game> {
 
 /// A searcher: the game, the options and the tables, reusable for several searches of one game
 /// (the table and history carry over).
-pub struct Searcher<G: Game> {
+pub struct Searcher<G: Evaluate> {
     game: G,
     options: SearchOptions,
     tt: TranspositionTable,
@@ -267,7 +267,7 @@ pub struct Searcher<G: Game> {
     steps_per_turn: u32,
 }
 
-impl<G: Game> Searcher<G> {
+impl<G: Evaluate> Searcher<G> {
     /// A searcher with a fresh table of `options.hash_mb` MB.
     pub fn new(game: G, options: SearchOptions) -> Self {
         let tt = TranspositionTable::new(options.hash_mb);

@@ -27,14 +27,12 @@ pub use engine::{
     near_turn_limit, Hooks, Limits, RootMove, SearchOptions, SearchResult, Searcher, MAX_DEPTH,
     TURN_LIMIT_MARGIN,
 };
-pub use eval::{EvalStyle, EvalWeights};
+pub use eval::{EvalStyle, EvalWeights, Evaluate};
 pub use score::{Bound, Score, Value};
 pub use shared::{MemoryTable, SharedEntry, SharedRequest, SharedTable};
 
-use crate::game::Game;
-
 /// Searches `root` once with a fresh table: see [`Searcher::search`].
-pub fn search<G: Game>(
+pub fn search<G: Evaluate>(
     game: &G,
     root: &G::Position,
     history: &[u64],
@@ -47,7 +45,7 @@ pub fn search<G: Game>(
 /// Searches `root` with a table kept by the caller between searches (its entries of earlier
 /// searches order the moves and answer what they searched deep enough): see
 /// [`Searcher::with_table`].
-pub fn search_with_table<G: Game>(
+pub fn search_with_table<G: Evaluate>(
     game: &G,
     root: &G::Position,
     history: &[u64],

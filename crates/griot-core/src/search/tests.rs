@@ -315,7 +315,7 @@ fn kept_table_searches_again_cheaper() {
 
 /// Module games whose turns can take several steps (a choice after an Ikibuguzo capture,
 /// Sabou'iyya's H'ajeb sequence): the search counts turns, not steps, and still matches minimax.
-fn turns_are_plies<G: Game>(g: &G, variant: &str) -> usize {
+fn turns_are_plies<G: Evaluate>(g: &G, variant: &str) -> usize {
     let positions = sample_positions(g, 30, 5);
     let open: Vec<_> = positions.iter().filter(|p| g.mid_turn(p)).take(12).copied().collect();
     let closed: Vec<_> = positions.iter().filter(|p| !g.mid_turn(p)).take(8).copied().collect();
