@@ -775,7 +775,12 @@ impl AnyGame {
         let mut child_keys = keys.to_vec();
         child_keys.push(self.hash_key(pos)?);
         let child_options = SearchOptions {
-            limits: Limits { depth: Some(r.depth.saturating_sub(1).max(1)), nodes: None, time: None },
+            limits: Limits {
+                depth: Some(r.depth.saturating_sub(1).max(1)),
+                nodes: None,
+                time: None,
+                clock: None,
+            },
             multipv: 1,
             window: None,
             ..options.clone()

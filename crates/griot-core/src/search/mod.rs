@@ -24,7 +24,7 @@ pub mod shared;
 pub mod tt;
 
 pub use engine::{
-    near_turn_limit, Hooks, Limits, RootMove, SearchOptions, SearchResult, Searcher, MAX_DEPTH,
+    near_turn_limit, Clock, Hooks, Limits, RootMove, SearchOptions, SearchResult, Searcher, MAX_DEPTH,
     TURN_LIMIT_MARGIN,
 };
 pub use eval::{EvalStyle, EvalWeights, Evaluate};
