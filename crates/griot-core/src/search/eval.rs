@@ -10,6 +10,7 @@
 //! compute their own terms (each game module's `search_terms`, which knows its board) and combine
 //! them here with [`with_terms`] and their tuned weights, measured the same way.
 
+use super::learned;
 use crate::bechi::{BechiGame, BechiPosition};
 use crate::game::{Game, Player};
 use crate::ikibuguzo::{IkibuguzoGame, IkibuguzoPosition};
@@ -27,6 +28,11 @@ pub trait Evaluate: Game {
 impl Evaluate for SowingGame {
     #[inline(always)]
     fn evaluate_search(&self, pos: &SowingPosition, style: &EvalStyle) -> i32 {
+        if *style == EvalStyle::Learned {
+            if let Some(v) = learned::weights_for(self).and_then(|w| learned::evaluate(self, w, pos)) {
+                return v;
+            }
+        }
         sowing(self, pos, style)
     }
 }
@@ -70,14 +76,18 @@ pub enum EvalStyle {
     Material,
     /// The family's terms with these weights.
     Custom(EvalWeights),
+    /// The learned evaluation ([`super::learned`]) where weights were fitted for the game's
+    /// rules; the tuned one elsewhere.
+    Learned,
 }
 
 impl EvalStyle {
-    /// Parses `tuned`, `material` or `w0,w1,w2,w3` (custom weights).
+    /// Parses `tuned`, `material`, `learned` or `w0,w1,w2,w3` (custom weights).
     pub fn parse(text: &str) -> Option<EvalStyle> {
         match text {
             "tuned" => Some(EvalStyle::Tuned),
             "material" => Some(EvalStyle::Material),
+            "learned" => Some(EvalStyle::Learned),
             _ => {
                 let mut w = [0; 4];
                 let parts: Vec<&str> = text.split(',').collect();
@@ -98,7 +108,7 @@ impl EvalStyle {
     fn weights(&self, tuned: EvalWeights) -> Option<EvalWeights> {
         match self {
             EvalStyle::Material => None,
-            EvalStyle::Tuned => Some(tuned),
+            EvalStyle::Tuned | EvalStyle::Learned => Some(tuned),
             EvalStyle::Custom(w) => Some(*w),
         }
     }

@@ -223,3 +223,54 @@ fn tuned_weights_are_the_documented_constants() {
         k.evaluate_search(&pos, &EvalStyle::Custom(eval::IKIBUGUZO_TUNED))
     );
 }
+
+#[test]
+fn learned_weights_files_parse_and_features_are_antisymmetric() {
+    use super::learned;
+    for (name, text) in learned::BUILTIN {
+        let w = learned::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(w.weights[0], 100, "{name}: the store difference is 100 per seed");
+    }
+    assert!(learned::parse("version = 0\nrules = \"abapa\"\nholes = 6\n[weights]\n")
+        .unwrap_err()
+        .contains("version"));
+    assert!(learned::parse("version = 1\nrules = \"abapa\"\nholes = 6\n[weights]\nnone = 3\n")
+        .unwrap_err()
+        .contains("not a feature"));
+    let g = match &*registry::game("abapa").unwrap() {
+        AnyGame::Sowing(g) => g.clone(),
+        _ => unreachable!(),
+    };
+    assert!(learned::weights_for(&g).is_some());
+    let n = g.holes();
+    for pos in sample(&g, 6, 3, 2) {
+        let f = learned::features(&g, &pos).unwrap();
+        // The same board seen from the other side: rows, stores and the side to move swapped.
+        let mut flipped = pos;
+        for i in 0..n {
+            flipped.pits[i] = pos.pits[n + i];
+            flipped.pits[n + i] = pos.pits[i];
+        }
+        flipped.stores = [pos.stores[1], pos.stores[0]];
+        flipped.to_move = pos.to_move.other();
+        let h = learned::features(&g, &flipped).unwrap();
+        for i in 0..learned::LEN - 1 {
+            assert_eq!(f[i], h[i], "feature {i} of {}", g.format_body(&pos));
+        }
+        // The learned evaluation is the weights' dot product.
+        let w = learned::weights_for(&g).unwrap();
+        let expect: i32 = f.iter().zip(w.weights.iter()).map(|(a, b)| a * b).sum();
+        assert_eq!(g.evaluate_search(&pos, &EvalStyle::Learned), expect);
+    }
+    // Families and rules without weights fall back to the tuned evaluation.
+    let other = match &*registry::game("awale").unwrap() {
+        AnyGame::Sowing(g) => g.clone(),
+        _ => unreachable!(),
+    };
+    for pos in sample(&other, 2, 4, 3) {
+        assert_eq!(
+            other.evaluate_search(&pos, &EvalStyle::Learned),
+            other.evaluate_search(&pos, &EvalStyle::Tuned)
+        );
+    }
+}

@@ -7,6 +7,7 @@
 //! - [`tt`]: the transposition table;
 //! - [`ordering`]: move ordering (table move, captures, killers, history);
 //! - [`eval`]: evaluation per family, in centi-units;
+//! - [`learned`]: the learned two-row sowing evaluation, its features and fitted weights files;
 //! - [`score`]: values, proven wins/losses in N turns, bounds;
 //! - [`shared`]: the batched second-level table hook (the Redis tier plugs in here);
 //! - [`level`]: AI strength levels 1–10;
@@ -16,6 +17,7 @@
 pub mod bench;
 pub mod engine;
 pub mod eval;
+pub mod learned;
 pub mod level;
 pub mod ordering;
 pub mod reference;
