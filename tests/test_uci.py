@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import griot
 import pytest
-from griot.uci import GoLimits, go_budget, parse_go
+from griot.uci import GoLimits, go_budget, go_clock, parse_go
 
 #: How long any one answer may take before the test fails (a search here is a few plies deep).
 ANSWER_S = 60.0
@@ -253,3 +253,15 @@ def test_go_arguments_and_the_time_budget() -> None:
     assert go_budget(GoLimits(wtime=1000, winc=5000), "S") == pytest.approx((1 - 0.03) / 2)
     assert go_budget(GoLimits(infinite=True, movetime=5), "S") is None
     assert go_budget(GoLimits(depth=5), "S") is None
+
+
+def test_a_clock_goes_to_the_search_whole() -> None:
+    # On a clock the search budgets the move itself (it may stop early and keep the time)
+    clock = GoLimits(wtime=60_000, btime=30_000, winc=1000, binc=0, movestogo=10)
+    assert go_clock(clock, "S") == pytest.approx((60 - 0.03, 1.0, 10))
+    assert go_clock(clock, "N") == pytest.approx((30 - 0.03, 0.0, 10))
+    assert go_clock(GoLimits(wtime=5, btime=5), "S") == (0.0, 0.0, None)
+    # movetime, infinite and searches without a clock are not clock searches
+    assert go_clock(GoLimits(wtime=1000, movetime=100), "S") is None
+    assert go_clock(GoLimits(wtime=1000, infinite=True), "S") is None
+    assert go_clock(GoLimits(depth=5), "S") is None

@@ -183,11 +183,17 @@ def search(
     iteration_windows: Sequence[tuple[int, int, int]] = (),
     resume: bool = False,
     egdb: Egdb | None = None,
+    clock: tuple[float, float] | None = None,
+    moves_to_go: int | None = None,
 ) -> SearchResult:
     """Searches ``position`` with the native engine, the GIL released.
 
-    Limits: ``depth`` (turns), ``time`` (seconds), ``nodes``; with none of them the search runs
-    until ``stop.set()`` is called from another thread. ``multipv`` root moves get exact scores
+    Limits: ``depth`` (turns), ``time`` (seconds), ``nodes``, ``clock=(seconds left,
+    increment)`` (a game clock: the search budgets this move from it, with ``moves_to_go`` moves
+    until the next time control when there is one); with none of them the search runs until
+    ``stop.set()`` is called from another thread. A search stopped by its time inside an
+    iteration plays the last completed iteration's move, or a move that iteration already proved
+    better. ``multipv`` root moves get exact scores
     (0 = every legal move; the others get upper bounds). ``progress(result)`` is called after each
     completed iteration. ``history`` holds the game's earlier positions, oldest first: repeating
     one of them ends the game as an endless cycle. Deterministic under depth and node limits.
@@ -215,8 +221,8 @@ def search(
         >>> sorted(m.move for m in r.moves)
         ['a', 'b', 'c', 'd', 'e', 'f']
     """
-    if depth is None and time is None and nodes is None and stop is None:
-        raise ValueError("give a limit (depth, time or nodes) or a stop handle")
+    if depth is None and time is None and nodes is None and clock is None and stop is None:
+        raise ValueError("give a limit (depth, time, nodes or clock) or a stop handle")
     return _search(
         _position(position),
         depth=depth,
@@ -235,6 +241,8 @@ def search(
         iteration_windows=[(d, a, b) for d, a, b in iteration_windows],
         resume=resume,
         egdb=egdb,
+        clock=clock,
+        moves_to_go=moves_to_go,
     )
 
 

@@ -273,6 +273,8 @@ def search(
     iteration_windows: list[tuple[int, int, int]] | None = None,
     resume: bool = False,
     egdb: Egdb | None = None,
+    clock: tuple[float, float] | None = None,
+    moves_to_go: int | None = None,
 ) -> SearchResult: ...
 def best_move(
     position: Position,

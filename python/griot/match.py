@@ -10,8 +10,8 @@ do: it ends as soon as the games say, with the error rates asked for, whether A 
 Engines are described by a spec string: ``griot`` (the engine in this process) or ``uci:COMMAND``
 (any program speaking the Oware engine protocol, ``griot uci`` among them), then ``;key=value``
 settings: ``time`` (seconds a move), ``depth``, ``nodes``, ``eval`` (Griot only: ``tuned``,
-``material`` or weights), ``hash`` (MB) and ``name``. For example ``griot;time=0.1;eval=material`` or
-``uci:java -jar Aalina.jar;time=0.1;name=Aalina``.
+``material``, ``learned`` or weights), ``hash`` (MB) and ``name``. For example
+``griot;time=0.1;eval=material`` or ``uci:java -jar Aalina.jar;time=0.1;name=Aalina``.
 
 The referee is Griot's rules: a move an engine gives is checked, an illegal one or no answer loses the
 game, and a position's third occurrence ends the game as the variant's endless cycle.

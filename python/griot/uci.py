@@ -110,6 +110,19 @@ def go_budget(limits: GoLimits, side: str) -> float | None:
     return max(min(share, left / 2), 0.001)
 
 
+def go_clock(limits: GoLimits, side: str) -> tuple[float, float, int | None] | None:
+    """The mover's clock of a ``go`` (seconds left, increment, moves to go), which the search
+    budgets itself (it stops early when the next depth would not fit and keeps the rest for later
+    moves); None under ``movetime``, ``infinite`` or without a clock."""
+    if limits.infinite or limits.movetime is not None:
+        return None
+    remaining = limits.wtime if side == "S" else limits.btime
+    if remaining is None:
+        return None
+    increment = (limits.winc if side == "S" else limits.binc) / 1000.0
+    return max(remaining / 1000.0 - MOVE_OVERHEAD_S, 0.0), increment, limits.movestogo or None
+
+
 def to_griot_letter(letter: str) -> str:
     """A dialect move letter as Griot's hole label (the case swapped)."""
     return letter.swapcase()
@@ -281,7 +294,7 @@ class UciEngine:
             # Searched without a limit until the GUI says the move was played (ponderhit) or not.
             self._ponder_budget = budget
             budget = None
-        elif budget is not None:
+        elif budget is not None and go_clock(limits, pos.side_to_move) is None:
             self._arm_deadline(budget)
         self._search = threading.Thread(
             target=self._think, args=(game, limits, self._stop), name="griot-uci-search", daemon=True
@@ -305,10 +318,13 @@ class UciEngine:
             if len(moves) == 1 and not (limits.infinite or limits.ponder):
                 best = str(moves[0])
             else:
+                clock = None if limits.ponder else go_clock(limits, pos.side_to_move)
                 result = griot.search(
                     pos,
                     depth=limits.depth,
                     nodes=limits.nodes,
+                    clock=clock[:2] if clock else None,
+                    moves_to_go=clock[2] if clock else None,
                     stop=stop.search,
                     history=game.earlier,
                     table=self._table,

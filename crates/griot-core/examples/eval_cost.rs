@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use griot_core::registry::{self, AnyGame, SplitMix64};
-use griot_core::search::EvalStyle;
+use griot_core::search::{EvalStyle, Evaluate};
 use griot_core::{Game, MoveList};
 
 fn positions<G: Game>(g: &G, games: u32) -> Vec<G::Position> {
@@ -27,7 +27,7 @@ fn positions<G: Game>(g: &G, games: u32) -> Vec<G::Position> {
     out
 }
 
-fn cost<G: Game>(variant: &str, g: &G) {
+fn cost<G: Evaluate>(variant: &str, g: &G) {
     let all = positions(g, 40);
     for style in [EvalStyle::Material, EvalStyle::Tuned, EvalStyle::parse("1,1,1,1").unwrap()] {
         let rounds = (2_000_000 / all.len().max(1)).max(1);

@@ -70,8 +70,6 @@ use crate::game::{
     CaptureKind, Cell, EndReason, Event, Game, Geometry, MoveList, NoTrace, Outcome, Player, Trace,
 };
 use crate::notation;
-use crate::registry::{Family, FamilyKind};
-use crate::search::EvalWeights;
 use crate::variant::{Allowed, OptionSpec, OptionValue, Variant, VariantSpec};
 
 /// The game id.
@@ -88,22 +86,6 @@ const MAX_TOTAL: u32 = 255;
 const CHAIN_NO_LIMIT: i64 = (MAX_PITS - 1) as i64;
 /// The chain bound of the Digital Ludeme Project's Béchi: the last hole and six more.
 const LUDII_CHAIN_MAX: i64 = 6;
-
-/// Béchi's entry in the list of game families.
-pub fn family() -> Family {
-    Family {
-        id: ID.into(),
-        name: "Béchi".into(),
-        kind: FamilyKind::Module,
-        builtin: true,
-        options: option_specs(),
-        description: "Kunama (Eritrea, Ethiopia), 2x4 or 2x3: direction by half of the row, the \
-                      first counter back into the origin, even captures in either row on holes \
-                      already moved, a forward chain; a match of rounds with refills between them."
-            .into(),
-        source: "R. Pankhurst, Gabata and Related Board Games of Ethiopia and the Horn of Africa (1971), quoting Townshend; docs/rules/bechi.md".into(),
-    }
-}
 
 /// The options Béchi accepts.
 pub fn option_specs() -> Vec<OptionSpec> {
@@ -568,8 +550,8 @@ impl BechiGame {
         }
     }
 
-    /// The positional terms of the search's evaluation, per player (South, North), by slot of
-    /// [`crate::search::EvalWeights`]; all zero outside the play phase:
+    /// The positional terms of the search's evaluation, per player (South, North), by slot (the
+    /// search weighs them; `weights` says which slots it wants); all zero outside the play phase:
     /// 0. mobility: own holes that can be sown (2 or more counters, in play);
     /// 1. exposed counters (negated): what a capture would take from each own hole already moved
     ///    this round holding an odd number (one more counter makes it even and capturable);
@@ -579,7 +561,7 @@ impl BechiGame {
     ///    until their hole is sown from).
     ///
     /// Slot 2 costs a sowing per legal move: it is left 0 when its weight is 0.
-    pub fn search_terms(&self, pos: &BechiPosition, weights: &EvalWeights) -> [[i32; 4]; 2] {
+    pub fn search_terms(&self, pos: &BechiPosition, weights: &[i32; 4]) -> [[i32; 4]; 2] {
         let mut terms = [[0i32; 4]; 2];
         if pos.phase != Phase::Play {
             return terms;
@@ -600,7 +582,7 @@ impl BechiGame {
                 }
             }
         }
-        if weights.0[2] != 0 {
+        if weights[2] != 0 {
             for p in Player::BOTH {
                 terms[p.index()][2] = self.best_capture(pos, p);
             }
@@ -1250,13 +1232,6 @@ impl Game for BechiGame {
         let t = self.totals(pos);
         let me = pos.to_move.index();
         t[me] - t[1 - me]
-    }
-
-    fn evaluate_search(&self, pos: &BechiPosition, style: &crate::search::EvalStyle) -> i32 {
-        use crate::search::eval;
-        eval::with_terms(100 * self.evaluate(pos), pos.to_move, style, eval::BECHI_TUNED, |w| {
-            self.search_terms(pos, w)
-        })
     }
 
     fn cells(&self, pos: &BechiPosition) -> Vec<i32> {

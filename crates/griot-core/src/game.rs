@@ -10,7 +10,6 @@ use std::hash::Hash;
 use arrayvec::ArrayVec;
 
 use crate::error::{IllegalMove, NotationError};
-use crate::search::EvalStyle;
 use crate::variant::Variant;
 
 /// Upper bound on the number of legal moves in any position of any game.
@@ -369,14 +368,6 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn exact_winner(&self, db: &crate::egdb::Egdb, pos: &Self::Position) -> Option<Option<Player>> {
         let _ = (db, pos);
         None
-    }
-
-    /// The search's evaluation in centi-units (100 = one seed or piece of margin) from the side to
-    /// move's view. Families override it with positional terms measured by self-play (see
-    /// [`crate::search::eval`]); the default is the material baseline, 100 × [`Game::evaluate`].
-    fn evaluate_search(&self, pos: &Self::Position, style: &EvalStyle) -> i32 {
-        let _ = style;
-        100 * self.evaluate(pos)
     }
 
     /// Board geometry for frontends.

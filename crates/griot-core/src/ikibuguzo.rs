@@ -63,7 +63,6 @@ use arrayvec::ArrayVec;
 
 use crate::error::{IllegalMove, NotationError, VariantError};
 use crate::game::{CaptureKind, Cell, EndReason, Event, Game, Geometry, MoveList, Outcome, Player, Trace};
-use crate::search::EvalWeights;
 use crate::variant::{OptionSpec, OptionValue, Variant, VariantSpec};
 
 /// Holes in each player's loop.
@@ -840,8 +839,8 @@ impl IkibuguzoGame {
         Ok(())
     }
 
-    /// The positional terms of the search's evaluation, per player (South, North), by slot of
-    /// [`crate::search::EvalWeights`]:
+    /// The positional terms of the search's evaluation, per player (South, North), by slot (the
+    /// search weighs them; `weights` says which slots it wants):
     /// 0. inner-row counters (captures are made from the inner row, and the inner row is what a
     ///    capture empties first);
     /// 1. capturing plays: own holes of 2 or more whose first lap would capture (anticlockwise, or
@@ -851,7 +850,7 @@ impl IkibuguzoGame {
     /// 3. mobility: own holes of 2 or more (a player without one loses).
     ///
     /// Slot 1 costs a trial lap per playable hole: it is left 0 when its weight is 0.
-    pub fn search_terms(&self, pos: &IkibuguzoPosition, weights: &EvalWeights) -> [[i32; 4]; 2] {
+    pub fn search_terms(&self, pos: &IkibuguzoPosition, weights: &[i32; 4]) -> [[i32; 4]; 2] {
         let mut terms = [[0i32; 4]; 2];
         for p in Player::BOTH {
             let mine = &pos.loops[p.index()];
@@ -869,7 +868,7 @@ impl IkibuguzoGame {
                     continue;
                 }
                 t[3] += 1;
-                if weights.0[1] != 0
+                if weights[1] != 0
                     && (lap_captures(mine, theirs, hole, false)
                         || (SPECIAL.contains(&hole) && lap_captures(mine, theirs, hole, true)))
                 {
@@ -1218,13 +1217,6 @@ impl Game for IkibuguzoGame {
 
     fn evaluate(&self, pos: &IkibuguzoPosition) -> i32 {
         pos.total(pos.to_move) - pos.total(pos.to_move.other())
-    }
-
-    fn evaluate_search(&self, pos: &IkibuguzoPosition, style: &crate::search::EvalStyle) -> i32 {
-        use crate::search::eval;
-        eval::with_terms(100 * self.evaluate(pos), pos.to_move, style, eval::IKIBUGUZO_TUNED, |w| {
-            self.search_terms(pos, w)
-        })
     }
 
     fn cells(&self, pos: &IkibuguzoPosition) -> Vec<i32> {

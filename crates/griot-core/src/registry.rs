@@ -137,7 +137,18 @@ pub fn families() -> Vec<Family> {
 /// Families implemented as their own modules (not rule files).
 fn module_families() -> Vec<Family> {
     vec![
-        crate::bechi::family(),
+        Family {
+            id: crate::bechi::ID.into(),
+            name: "Béchi".into(),
+            kind: FamilyKind::Module,
+            builtin: true,
+            options: crate::bechi::option_specs(),
+            description: "Kunama (Eritrea, Ethiopia), 2x4 or 2x3: direction by half of the row, the \
+                          first counter back into the origin, even captures in either row on holes \
+                          already moved, a forward chain; a match of rounds with refills between them."
+                .into(),
+            source: "R. Pankhurst, Gabata and Related Board Games of Ethiopia and the Horn of Africa (1971), quoting Townshend; docs/rules/bechi.md".into(),
+        },
         Family {
             id: "ikibuguzo".into(),
             name: "Ikibuguzo (Opening 1)".into(),
@@ -765,7 +776,12 @@ impl AnyGame {
         let mut child_keys = keys.to_vec();
         child_keys.push(self.hash_key(pos)?);
         let child_options = SearchOptions {
-            limits: Limits { depth: Some(r.depth.saturating_sub(1).max(1)), nodes: None, time: None },
+            limits: Limits {
+                depth: Some(r.depth.saturating_sub(1).max(1)),
+                nodes: None,
+                time: None,
+                clock: None,
+            },
             multipv: 1,
             window: None,
             ..options.clone()

@@ -45,7 +45,6 @@
 
 use crate::error::{IllegalMove, NotationError, VariantError};
 use crate::game::{CaptureKind, Cell, EndReason, Event, Game, Geometry, MoveList, Outcome, Player, Trace};
-use crate::search::EvalWeights;
 use crate::variant::{OptionSpec, Variant, VariantSpec};
 
 /// Cells on the board.
@@ -478,14 +477,14 @@ impl SabouiyyaGame {
         }
     }
 
-    /// The positional terms of the search's evaluation, per player (South, North), by slot of
-    /// [`crate::search::EvalWeights`] (bitboard counts, no move generation):
+    /// The positional terms of the search's evaluation, per player (South, North), by slot (the
+    /// search weighs them; bitboard counts, no move generation):
     /// 0. mobility: the player's one-step moves (piece, empty orthogonal neighbour);
     /// 1. pieces at risk (negated): the player's pieces with an enemy piece on one side and, on
     ///    the other, an empty cell an enemy piece can step into (a capture next move);
     /// 2. centre: pieces on the inner 3x3 cells;
     /// 3. frozen pieces (negated): pieces with no empty orthogonal neighbour.
-    pub fn search_terms(&self, pos: &SabouiyyaPosition, _weights: &EvalWeights) -> [[i32; 4]; 2] {
+    pub fn search_terms(&self, pos: &SabouiyyaPosition, _weights: &[i32; 4]) -> [[i32; 4]; 2] {
         const INNER: u32 = 0b01110_01110_01110 << 5;
         let empty = pos.empty();
         let mut terms = [[0i32; 4]; 2];
@@ -1079,13 +1078,6 @@ impl Game for SabouiyyaGame {
         let me = pos.to_move.index();
         let material = |i: usize| pos.pieces[i].count_ones() as i32 + pos.hands[i] as i32;
         material(me) - material(1 - me)
-    }
-
-    fn evaluate_search(&self, pos: &SabouiyyaPosition, style: &crate::search::EvalStyle) -> i32 {
-        use crate::search::eval;
-        eval::with_terms(100 * self.evaluate(pos), pos.to_move, style, eval::SABOUIYYA_TUNED, |w| {
-            self.search_terms(pos, w)
-        })
     }
 
     fn cells(&self, pos: &SabouiyyaPosition) -> Vec<i32> {

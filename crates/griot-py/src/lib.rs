@@ -900,7 +900,7 @@ impl SearchStop {
 fn eval_style(text: &str) -> PyResult<EvalStyle> {
     EvalStyle::parse(text).ok_or_else(|| {
         GriotError::new_err(format!(
-            "eval {text:?}: expected 'tuned', 'material' or up to four comma-separated weights"
+            "eval {text:?}: expected 'tuned', 'material', 'learned' or up to four comma-separated weights"
         ))
     })
 }
@@ -1089,8 +1089,9 @@ impl SharedTable for PySharedTable {
     }
 }
 
-/// Searches a position. Limits: `depth` (turns), `time` (seconds), `nodes`; none of them searches
-/// until `stop` is set. `multipv`: how many root moves get exact scores (0 = every move).
+/// Searches a position. Limits: `depth` (turns), `time` (seconds), `nodes`,
+/// `clock=(seconds left, increment)` with `moves_to_go` (the search budgets the move from the
+/// clock); none of them searches until `stop` is set. `multipv`: how many root moves get exact scores (0 = every move).
 /// `history`: the game's earlier positions (repeating one ends the game as an endless cycle).
 /// `progress(result)` is called after each completed iteration. `window=(alpha, beta)` searches
 /// the root with that window (values as `Score.value`; the result's `bound` says what its score
@@ -1102,7 +1103,7 @@ impl SharedTable for PySharedTable {
 /// the depth after the one the table holds the position searched to (its best move first)
 /// instead of deepening from 1. Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval="tuned", progress=None, stop=None, history=None, window=None, shared=None, table=None, new_generation=true, iteration_windows=None, resume=false, egdb=None))]
+#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval="tuned", progress=None, stop=None, history=None, window=None, shared=None, table=None, new_generation=true, iteration_windows=None, resume=false, egdb=None, clock=None, moves_to_go=None))]
 #[allow(clippy::too_many_arguments)]
 fn search(
     py: Python<'_>,
@@ -1123,6 +1124,8 @@ fn search(
     iteration_windows: Option<Vec<(u32, i32, i32)>>,
     resume: bool,
     egdb: Option<Py<Egdb>>,
+    clock: Option<(f64, f64)>,
+    moves_to_go: Option<u32>,
 ) -> PyResult<SearchResult> {
     let inf = engine::score::INFINITE;
     let iteration_windows = iteration_windows.unwrap_or_default();
@@ -1144,8 +1147,21 @@ fn search(
     if time.is_some_and(|t| !(t >= 0.0 && t.is_finite())) {
         return Err(GriotError::new_err("time must be a non-negative number of seconds"));
     }
+    let clock = match clock {
+        None => None,
+        Some((left, inc)) if left >= 0.0 && left.is_finite() && inc >= 0.0 && inc.is_finite() => {
+            Some(engine::Clock {
+                remaining: Duration::from_secs_f64(left),
+                increment: Duration::from_secs_f64(inc),
+                moves_to_go: moves_to_go.filter(|&m| m > 0),
+            })
+        }
+        Some(_) => {
+            return Err(GriotError::new_err("clock must be (seconds left, increment), non-negative numbers"));
+        }
+    };
     let options = SearchOptions {
-        limits: Limits { depth, nodes, time: time.map(Duration::from_secs_f64) },
+        limits: Limits { depth, nodes, time: time.map(Duration::from_secs_f64), clock },
         multipv: if multipv == 0 { usize::MAX } else { multipv },
         hash_mb,
         eval: eval_style(eval)?,

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::eval::EvalStyle;
+use super::eval::{EvalStyle, Evaluate};
 use super::ordering::{Ordering, MAX_PLY};
 use super::score::{
     from_table, is_proven, loss_in, to_table, win_in, Bound, Score, Value, INFINITE, WIN_BOUND,
@@ -63,8 +63,61 @@ pub struct Limits {
     pub depth: Option<u32>,
     /// Nodes to visit at most (deterministic).
     pub nodes: Option<u64>,
-    /// Wall-clock time.
+    /// Wall-clock time for this move: the search stops when it is up.
     pub time: Option<Duration>,
+    /// A game clock: the search budgets the move from the time left (see [`Clock`]); with
+    /// [`Limits::time`] too, the smaller limit holds.
+    pub clock: Option<Clock>,
+}
+
+/// A game clock as a player's GUI gives it (`go wtime .. winc ..`): the mover's time left, the
+/// increment added after each move, and the moves until the next time control, if any.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Clock {
+    /// Time left on the mover's clock.
+    pub remaining: Duration,
+    /// Added to the clock after each move.
+    pub increment: Duration,
+    /// Moves until the clock is topped up (`None`: the time left is for the rest of the game).
+    pub moves_to_go: Option<u32>,
+}
+
+/// Moves a game is assumed to still last when the clock does not say.
+const CLOCK_MOVES_LEFT: u32 = 25;
+
+/// Kept off the clock for the answer to reach the referee.
+const CLOCK_OVERHEAD: Duration = Duration::from_millis(20);
+
+/// On a clock, of the time a next iteration is expected to take, the share that must still fit
+/// before the soft limit for it to start: the first root move (the previous best, most of an
+/// iteration's work) and the moves that could refute it; a stopped iteration still plays a move
+/// it proved better.
+const NEXT_ITERATION_SHARE: f64 = 0.5;
+
+impl Clock {
+    /// The time to aim at (`soft`: no iteration starts that is not expected to fit) and the most
+    /// this move may take (`hard`: the search stops), both from the search's start.
+    pub fn budget(&self) -> (Duration, Duration) {
+        let left = self.remaining.saturating_sub(CLOCK_OVERHEAD);
+        let moves = self.moves_to_go.unwrap_or(CLOCK_MOVES_LEFT).max(1);
+        let soft = (left + self.increment * (moves - 1)) / moves;
+        let soft = soft.min(left / 2);
+        let hard = (soft * 3).min(left * 3 / 5).max(soft);
+        (soft.max(Duration::from_millis(1)), hard.max(Duration::from_millis(1)))
+    }
+}
+
+impl Limits {
+    /// The soft and hard time limits of this move (see [`Clock::budget`]), `None` without time
+    /// limits. A per-move time is both.
+    pub fn time_budget(&self) -> Option<(Duration, Duration)> {
+        match (self.time, self.clock.map(|c| c.budget())) {
+            (None, None) => None,
+            (Some(t), None) => Some((t, t)),
+            (None, Some(b)) => Some(b),
+            (Some(t), Some((soft, hard))) => Some((soft.min(t), hard.min(t))),
+        }
+    }
 }
 
 /// How to search.
@@ -219,6 +272,26 @@ impl<M> SearchResult<M> {
 /// A progress callback: receives the result of each completed iteration.
 pub type Progress<'a, M> = dyn FnMut(&SearchResult<M>) + 'a;
 
+/// How long the next iteration is expected to take, from the times of the completed ones: the
+/// last times its growth from the iteration before the last of the same parity (sowing searches
+/// alternate cheap and costly depths), clamped to a plausible range.
+fn expected_next_iteration(times: &[Duration]) -> Duration {
+    let n = times.len();
+    let last = match times.last() {
+        Some(&t) => t,
+        None => return Duration::ZERO,
+    };
+    let growth = if n >= 3 && !times[n - 3].is_zero() {
+        // Two iterations' growth, spread over one.
+        (times[n - 1].as_secs_f64() / times[n - 3].as_secs_f64()).sqrt()
+    } else if n >= 2 && !times[n - 2].is_zero() {
+        times[n - 1].as_secs_f64() / times[n - 2].as_secs_f64()
+    } else {
+        4.0
+    };
+    last.mul_f64(growth.clamp(1.5, 8.0))
+}
+
 /// A root or interior move waiting to be searched: ordering score, index in the legal-move list,
 /// the position it leads to and that position's hash key.
 type Scored<P> = (i32, u16, P, u64);
@@ -244,11 +317,15 @@ struct RootEntry<G: Game> {
     value: Value,
     bound: Bound,
     pv: Vec<G::Move>,
+    /// What the current iteration's completed searches of this move proved: its value at this
+    /// depth is at least `lower` and at most `upper`.
+    lower: Value,
+    upper: Value,
 }
 
 /// A searcher: the game, the options and the tables, reusable for several searches of one game
 /// (the table and history carry over).
-pub struct Searcher<G: Game> {
+pub struct Searcher<G: Evaluate> {
     game: G,
     options: SearchOptions,
     tt: TranspositionTable,
@@ -259,6 +336,10 @@ pub struct Searcher<G: Game> {
     start: Instant,
     stopped: bool,
     can_stop: bool,
+    /// Soft and hard time limits of this search (see [`Limits::time_budget`]).
+    budget: Option<(Duration, Duration)>,
+    /// Time each completed iteration took, by depth.
+    iteration_times: Vec<Duration>,
     path: Path,
     pv: Vec<Vec<G::Move>>,
     scratch: Vec<Vec<Scored<G::Position>>>,
@@ -267,7 +348,7 @@ pub struct Searcher<G: Game> {
     steps_per_turn: u32,
 }
 
-impl<G: Game> Searcher<G> {
+impl<G: Evaluate> Searcher<G> {
     /// A searcher with a fresh table of `options.hash_mb` MB.
     pub fn new(game: G, options: SearchOptions) -> Self {
         let tt = TranspositionTable::new(options.hash_mb);
@@ -288,6 +369,8 @@ impl<G: Game> Searcher<G> {
             start: Instant::now(),
             stopped: false,
             can_stop: false,
+            budget: None,
+            iteration_times: Vec::new(),
             path: Path::new(),
             pv: (0..=MAX_PLY).map(|_| Vec::with_capacity(MAX_PLY)).collect(),
             scratch: (0..=MAX_PLY).map(|_| Vec::new()).collect(),
@@ -320,6 +403,8 @@ impl<G: Game> Searcher<G> {
         self.nodes = 0;
         self.seldepth = 0;
         self.stopped = false;
+        self.budget = self.options.limits.time_budget();
+        self.iteration_times.clear();
         if self.options.new_generation {
             self.tt.new_search();
         }
@@ -350,6 +435,8 @@ impl<G: Game> Searcher<G> {
                 value: -INFINITE,
                 bound: Bound::Upper,
                 pv: vec![mv],
+                lower: -INFINITE,
+                upper: INFINITE,
             })
             .collect();
         let multipv =
@@ -374,6 +461,11 @@ impl<G: Game> Searcher<G> {
         while depth <= max_depth {
             // Depth 1 always completes; a resumed first iteration may stop (see below).
             self.can_stop = depth > 1;
+            let iteration_start = self.start.elapsed();
+            for rm in root_moves.iter_mut() {
+                rm.lower = -INFINITE;
+                rm.upper = INFINITE;
+            }
             if let Some(shared) = hooks.shared.as_deref_mut() {
                 if depth >= shared.min_depth() {
                     self.fetch_shared(shared, &shared_positions, depth, &mut exchanged);
@@ -398,8 +490,14 @@ impl<G: Game> Searcher<G> {
                     depth = 1;
                     continue;
                 }
+                if multipv == 1 && window.is_none() {
+                    if let Some(result) = completed.as_mut() {
+                        self.proven_better(root, &root_moves, result);
+                    }
+                }
                 break;
             }
+            self.iteration_times.push(self.start.elapsed().saturating_sub(iteration_start));
             prev_values[depth as usize % 2] = value;
             let mut result = self.result_from(root, &root_moves, depth);
             if let Some((alpha, beta)) = window {
@@ -524,6 +622,9 @@ impl<G: Game> Searcher<G> {
                 full(self, floor, beta)
             } else {
                 let v = self.child_value(&child, key, same_side, depth - 1, 1, floor, floor + 1, false);
+                if !self.stopped && v > floor {
+                    rm.lower = rm.lower.max(v);
+                }
                 if v > floor && v < beta && !self.stopped {
                     full(self, floor, beta)
                 } else {
@@ -532,6 +633,12 @@ impl<G: Game> Searcher<G> {
             };
             if self.stopped {
                 break;
+            }
+            if v > floor {
+                rm.lower = rm.lower.max(v);
+            }
+            if v < beta {
+                rm.upper = rm.upper.min(v);
             }
             rm.value = v;
             rm.bound = if v <= floor {
@@ -918,7 +1025,7 @@ impl<G: Game> Searcher<G> {
             if self.options.stop.as_ref().is_some_and(|s| s.load(AtomicOrdering::Relaxed)) {
                 return true;
             }
-            if limits.time.is_some_and(|t| self.start.elapsed() >= t) {
+            if self.budget.is_some_and(|(_, hard)| self.start.elapsed() >= hard) {
                 return true;
             }
         }
@@ -929,8 +1036,58 @@ impl<G: Game> Searcher<G> {
         if self.options.stop.as_ref().is_some_and(|s| s.load(AtomicOrdering::Relaxed)) {
             return true;
         }
-        // The next iteration takes a few times the last: do not start one that cannot finish.
-        self.options.limits.time.is_some_and(|t| self.start.elapsed() * 2 >= t)
+        let Some((soft, hard)) = self.budget else {
+            return false;
+        };
+        let elapsed = self.start.elapsed();
+        if self.options.limits.clock.is_none() {
+            // A time for this move only: what is not used is lost, and a stopped iteration still
+            // gives its move, so the search runs until the time is up.
+            return elapsed >= hard;
+        }
+        elapsed + expected_next_iteration(&self.iteration_times).mul_f64(NEXT_ITERATION_SHARE) >= soft
+    }
+
+    /// After a stop inside an iteration: when the iteration's completed searches proved a root
+    /// move better at the new depth than the last completed iteration's best, `result` plays it
+    /// (its value is what the search proved: a lower bound, or exact). Otherwise `result` stays.
+    fn proven_better(
+        &self,
+        root: &G::Position,
+        root_moves: &[RootEntry<G>],
+        result: &mut SearchResult<G::Move>,
+    ) {
+        let Some(best) = result.best else { return };
+        let Some(old) = root_moves.iter().find(|r| r.mv == best) else { return };
+        let Some(better) = root_moves
+            .iter()
+            .filter(|r| r.mv != best && r.lower > old.upper && r.lower > -INFINITE)
+            .max_by_key(|r| r.lower)
+        else {
+            return;
+        };
+        let exact = better.lower == better.upper;
+        let Some(i) = result.moves.iter().position(|r| r.mv == better.mv) else { return };
+        let mut entry = result.moves.remove(i);
+        let pv =
+            if exact && better.pv.first() == Some(&better.mv) { better.pv.clone() } else { vec![better.mv] };
+        let g = &self.game;
+        let mut pos = *root;
+        let mut text = Vec::with_capacity(pv.len());
+        for &m in &pv {
+            text.push(g.format_move(&pos, m));
+            pos = g.play_unchecked(&pos, m);
+        }
+        entry.value = better.lower;
+        entry.score = Score::from_value(better.lower);
+        entry.bound = if exact { Bound::Exact } else { Bound::Lower };
+        entry.pv = text.clone();
+        result.moves.insert(0, entry);
+        result.best = Some(better.mv);
+        result.value = better.lower;
+        result.score = Score::from_value(better.lower);
+        result.pv = pv;
+        result.pv_text = text;
     }
 
     fn result_from(

@@ -1,18 +1,65 @@
 //! Evaluation for the search, per game family, in centi-units from the side to move's view.
 //!
-//! [`Game::evaluate`](crate::Game::evaluate) stays the material baseline (the margin in seeds or
-//! pieces). The search calls [`Game::evaluate_search`](crate::Game::evaluate_search), a hook each
-//! family may override with positional terms; its default is 100 × the baseline. An [`EvalStyle`]
-//! picks the family's tuned terms, the bare material, or custom weights for tuning by self-play.
+//! The rules know nothing of it: [`Game::evaluate`](crate::Game::evaluate) stays the material
+//! baseline (the margin in seeds or pieces), and the search takes its evaluator from the
+//! [`Evaluate`] trait, implemented here for every family. An [`EvalStyle`] picks the family's
+//! tuned terms, the bare material, or custom weights for tuning by self-play.
 //!
 //! The sowing terms and their weights were measured by self-play, not guessed:
 //! `bench/RESULTS-search.md` has the matches and the commands. Béchi, Ikibuguzo and Sabou'iyya
 //! compute their own terms (each game module's `search_terms`, which knows its board) and combine
 //! them here with [`with_terms`] and their tuned weights, measured the same way.
 
-use crate::game::Player;
+use super::learned;
+use crate::bechi::{BechiGame, BechiPosition};
+use crate::game::{Game, Player};
+use crate::ikibuguzo::{IkibuguzoGame, IkibuguzoPosition};
+use crate::sabouiyya::{SabouiyyaGame, SabouiyyaPosition};
 use crate::sowing::rules::Territory;
 use crate::sowing::{SowingGame, SowingPosition, MAX_PITS};
+
+/// The search's evaluator of a game: what the search calls at its leaves.
+pub trait Evaluate: Game {
+    /// The evaluation in centi-units (100 = one seed or piece of margin) from the side to move's
+    /// view, with the terms and weights `style` picks.
+    fn evaluate_search(&self, pos: &Self::Position, style: &EvalStyle) -> i32;
+}
+
+impl Evaluate for SowingGame {
+    #[inline(always)]
+    fn evaluate_search(&self, pos: &SowingPosition, style: &EvalStyle) -> i32 {
+        if *style == EvalStyle::Learned {
+            if let Some(v) = learned::weights_for(self).and_then(|w| learned::evaluate(self, w, pos)) {
+                return v;
+            }
+        }
+        sowing(self, pos, style)
+    }
+}
+
+impl Evaluate for BechiGame {
+    fn evaluate_search(&self, pos: &BechiPosition, style: &EvalStyle) -> i32 {
+        with_terms(100 * self.evaluate(pos), pos.to_move, style, BECHI_TUNED, |w| {
+            self.search_terms(pos, &w.0)
+        })
+    }
+}
+
+impl Evaluate for IkibuguzoGame {
+    fn evaluate_search(&self, pos: &IkibuguzoPosition, style: &EvalStyle) -> i32 {
+        with_terms(100 * self.evaluate(pos), pos.to_move, style, IKIBUGUZO_TUNED, |w| {
+            self.search_terms(pos, &w.0)
+        })
+    }
+}
+
+impl Evaluate for SabouiyyaGame {
+    fn evaluate_search(&self, pos: &SabouiyyaPosition, style: &EvalStyle) -> i32 {
+        with_terms(100 * self.evaluate(pos), pos.to_move, style, SABOUIYYA_TUNED, |w| {
+            self.search_terms(pos, &w.0)
+        })
+    }
+}
 
 /// Weights of a family's positional terms, in centi-units per unit of the term. Each family
 /// documents what its slots mean; unused slots are ignored.
@@ -29,14 +76,18 @@ pub enum EvalStyle {
     Material,
     /// The family's terms with these weights.
     Custom(EvalWeights),
+    /// The learned evaluation ([`super::learned`]) where weights were fitted for the game's
+    /// rules; the tuned one elsewhere.
+    Learned,
 }
 
 impl EvalStyle {
-    /// Parses `tuned`, `material` or `w0,w1,w2,w3` (custom weights).
+    /// Parses `tuned`, `material`, `learned` or `w0,w1,w2,w3` (custom weights).
     pub fn parse(text: &str) -> Option<EvalStyle> {
         match text {
             "tuned" => Some(EvalStyle::Tuned),
             "material" => Some(EvalStyle::Material),
+            "learned" => Some(EvalStyle::Learned),
             _ => {
                 let mut w = [0; 4];
                 let parts: Vec<&str> = text.split(',').collect();
@@ -57,7 +108,7 @@ impl EvalStyle {
     fn weights(&self, tuned: EvalWeights) -> Option<EvalWeights> {
         match self {
             EvalStyle::Material => None,
-            EvalStyle::Tuned => Some(tuned),
+            EvalStyle::Tuned | EvalStyle::Learned => Some(tuned),
             EvalStyle::Custom(w) => Some(*w),
         }
     }

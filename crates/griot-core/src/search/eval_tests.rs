@@ -2,7 +2,7 @@
 //! position, how the weights combine, the side-to-move symmetry, and the search still matching
 //! plain minimax under the tuned and custom evaluations.
 
-use super::eval::{self, EvalStyle, EvalWeights};
+use super::eval::{self, EvalStyle, EvalWeights, Evaluate};
 use super::{reference, search, Hooks, Limits, SearchOptions};
 use crate::bechi::BechiGame;
 use crate::game::{Game, MoveList, Player};
@@ -49,12 +49,12 @@ fn bechi_terms_on_a_hand_built_position() {
     // South: a=2 (moved) b=2 c=1 d=0; North: A=5 B=0 C=4 D=1 (moved). South's `a` sows 1 into D
     // (now 2, even, moved: taken) and the chain takes C (4): South's margin grows by 10.
     let pos = g.parse_body("2,2,1,0/5,0,4,1 3-2 S 10 1 play aD - 0-0").unwrap();
-    let t = g.search_terms(&pos, &ALL);
+    let t = g.search_terms(&pos, &ALL.0);
     // mobility, exposed (negated), best capture, safe counters
     assert_eq!(t[Player::South.index()], [2, 0, 10, 3]);
     assert_eq!(t[Player::North.index()], [2, -2, 0, 9]);
     // The costly slot is skipped when its weight is 0.
-    assert_eq!(g.search_terms(&pos, &EvalWeights([1, 1, 0, 1]))[0][2], 0);
+    assert_eq!(g.search_terms(&pos, &[1, 1, 0, 1])[0][2], 0);
     // Material: South 3 + 5 = 8, North 2 + 10 = 12.
     assert_eq!(g.evaluate_search(&pos, &EvalStyle::Material), -400);
     assert_eq!(g.evaluate_search(&pos, &EvalStyle::Custom(ALL)), -400 + 2 + 10 - 6);
@@ -64,7 +64,7 @@ fn bechi_terms_on_a_hand_built_position() {
     );
     // Between rounds there are no positional terms.
     let fill = g.parse_body("0,0,0,0/0,0,0,0 24-24 S 40 1 fill-S - - 0-0").unwrap();
-    assert_eq!(g.search_terms(&fill, &ALL), [[0; 4]; 2]);
+    assert_eq!(g.search_terms(&fill, &ALL.0), [[0; 4]; 2]);
 }
 
 #[test]
@@ -75,11 +75,11 @@ fn ikibuguzo_terms_on_a_hand_built_position() {
     // are exposed; North's column 3 (inner 11, outer 4) is.
     let pos =
         g.parse_body("2,0,0,0,0,0,0,1,1,3,0,0,1,0,0,2/0,0,0,0,1,0,0,0,0,0,0,2,0,0,0,0 S 20 0 -").unwrap();
-    let t = g.search_terms(&pos, &ALL);
+    let t = g.search_terms(&pos, &ALL.0);
     // inner counters, capturing plays, exposed (negated), mobility
     assert_eq!(t[Player::South.index()], [7, 1, -6, 3]);
     assert_eq!(t[Player::North.index()], [2, 0, -3, 1]);
-    assert_eq!(g.search_terms(&pos, &EvalWeights([1, 0, 1, 1]))[0][1], 0);
+    assert_eq!(g.search_terms(&pos, &[1, 0, 1, 1])[0][1], 0);
     assert_eq!(g.evaluate_search(&pos, &EvalStyle::Material), 700);
     assert_eq!(g.evaluate_search(&pos, &EvalStyle::Custom(EvalWeights([0, 50, 0, 0]))), 750);
     assert_eq!(g.evaluate_search(&pos, &EvalStyle::Custom(ALL)), 700 + 5 + 1 - 3 + 2);
@@ -91,13 +91,13 @@ fn sabouiyya_terms_on_a_hand_built_position() {
     // South b3 c2 e3, North c3 b1. North's b1 can step to c1 and take c2 (c3 behind it); South's
     // e3 can step to d3 and take c3 (b3 behind it).
     let pos = g.parse_body("...../...../.SN.S/..S../.N... S 40 0-0 -").unwrap();
-    let t = g.search_terms(&pos, &ALL);
+    let t = g.search_terms(&pos, &ALL.0);
     // mobility, at risk (negated), centre, frozen (negated)
     assert_eq!(t[Player::South.index()], [9, -1, 2, 0]);
     assert_eq!(t[Player::North.index()], [5, -1, 1, 0]);
     // A piece boxed in on all four sides is frozen: North a1 next to South a2 and b1.
     let boxed = g.parse_body("...../...../...../S..../NS... N 40 0-0 -").unwrap();
-    let t = g.search_terms(&boxed, &ALL);
+    let t = g.search_terms(&boxed, &ALL.0);
     assert_eq!(t[Player::North.index()], [0, 0, 0, -1]);
     assert_eq!(t[Player::South.index()], [4, 0, 0, 0]);
     assert_eq!(g.evaluate_search(&pos, &EvalStyle::Material), 100);
@@ -133,7 +133,7 @@ fn styles() -> [EvalStyle; 3] {
 
 /// The evaluation is the side to move's view: the same board with the other side to move
 /// scores the negation (every term is a difference between the players).
-fn symmetric<G: Game>(g: &G, positions: &[G::Position], flip: impl Fn(&G::Position) -> G::Position) {
+fn symmetric<G: Evaluate>(g: &G, positions: &[G::Position], flip: impl Fn(&G::Position) -> G::Position) {
     for pos in positions {
         for style in styles() {
             let a = g.evaluate_search(pos, &style);
@@ -168,7 +168,7 @@ fn evaluations_are_antisymmetric() {
 
 /// Positional terms change values, not the search's correctness: without a table it returns
 /// the minimax value under each evaluation.
-fn matches_minimax<G: Game>(g: &G, positions: &[G::Position], depths: std::ops::RangeInclusive<u32>) {
+fn matches_minimax<G: Evaluate>(g: &G, positions: &[G::Position], depths: std::ops::RangeInclusive<u32>) {
     for pos in positions {
         for depth in depths.clone() {
             for style in styles() {
@@ -222,4 +222,55 @@ fn tuned_weights_are_the_documented_constants() {
         k.evaluate_search(&pos, &EvalStyle::Tuned),
         k.evaluate_search(&pos, &EvalStyle::Custom(eval::IKIBUGUZO_TUNED))
     );
+}
+
+#[test]
+fn learned_weights_files_parse_and_features_are_antisymmetric() {
+    use super::learned;
+    for (name, text) in learned::BUILTIN {
+        let w = learned::parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(w.weights[0], 100, "{name}: the store difference is 100 per seed");
+    }
+    assert!(learned::parse("version = 0\nrules = \"abapa\"\nholes = 6\n[weights]\n")
+        .unwrap_err()
+        .contains("version"));
+    assert!(learned::parse("version = 1\nrules = \"abapa\"\nholes = 6\n[weights]\nnone = 3\n")
+        .unwrap_err()
+        .contains("not a feature"));
+    let g = match &*registry::game("abapa").unwrap() {
+        AnyGame::Sowing(g) => g.clone(),
+        _ => unreachable!(),
+    };
+    assert!(learned::weights_for(&g).is_some());
+    let n = g.holes();
+    for pos in sample(&g, 6, 3, 2) {
+        let f = learned::features(&g, &pos).unwrap();
+        // The same board seen from the other side: rows, stores and the side to move swapped.
+        let mut flipped = pos;
+        for i in 0..n {
+            flipped.pits[i] = pos.pits[n + i];
+            flipped.pits[n + i] = pos.pits[i];
+        }
+        flipped.stores = [pos.stores[1], pos.stores[0]];
+        flipped.to_move = pos.to_move.other();
+        let h = learned::features(&g, &flipped).unwrap();
+        for i in 0..learned::LEN - 1 {
+            assert_eq!(f[i], h[i], "feature {i} of {}", g.format_body(&pos));
+        }
+        // The learned evaluation is the weights' dot product.
+        let w = learned::weights_for(&g).unwrap();
+        let expect: i32 = f.iter().zip(w.weights.iter()).map(|(a, b)| a * b).sum();
+        assert_eq!(g.evaluate_search(&pos, &EvalStyle::Learned), expect);
+    }
+    // Families and rules without weights fall back to the tuned evaluation.
+    let other = match &*registry::game("awale").unwrap() {
+        AnyGame::Sowing(g) => g.clone(),
+        _ => unreachable!(),
+    };
+    for pos in sample(&other, 2, 4, 3) {
+        assert_eq!(
+            other.evaluate_search(&pos, &EvalStyle::Learned),
+            other.evaluate_search(&pos, &EvalStyle::Tuned)
+        );
+    }
 }

@@ -47,7 +47,7 @@ impl Level {
     /// Search options for this level on top of `base` (table size, evaluation, stop flag).
     pub fn options(&self, base: &SearchOptions) -> SearchOptions {
         SearchOptions {
-            limits: Limits { depth: Some(self.depth), nodes: None, time: self.time },
+            limits: Limits { depth: Some(self.depth), nodes: None, time: self.time, clock: None },
             multipv: if self.margin > 0 { usize::MAX } else { 1 },
             ..base.clone()
         }

@@ -7,6 +7,7 @@
 //! - [`tt`]: the transposition table;
 //! - [`ordering`]: move ordering (table move, captures, killers, history);
 //! - [`eval`]: evaluation per family, in centi-units;
+//! - [`learned`]: the learned two-row sowing evaluation, its features and fitted weights files;
 //! - [`score`]: values, proven wins/losses in N turns, bounds;
 //! - [`shared`]: the batched second-level table hook (the Redis tier plugs in here);
 //! - [`level`]: AI strength levels 1–10;
@@ -16,6 +17,7 @@
 pub mod bench;
 pub mod engine;
 pub mod eval;
+pub mod learned;
 pub mod level;
 pub mod ordering;
 pub mod reference;
@@ -24,17 +26,15 @@ pub mod shared;
 pub mod tt;
 
 pub use engine::{
-    near_turn_limit, Hooks, Limits, RootMove, SearchOptions, SearchResult, Searcher, MAX_DEPTH,
+    near_turn_limit, Clock, Hooks, Limits, RootMove, SearchOptions, SearchResult, Searcher, MAX_DEPTH,
     TURN_LIMIT_MARGIN,
 };
-pub use eval::{EvalStyle, EvalWeights};
+pub use eval::{EvalStyle, EvalWeights, Evaluate};
 pub use score::{Bound, Score, Value};
 pub use shared::{MemoryTable, SharedEntry, SharedRequest, SharedTable};
 
-use crate::game::Game;
-
 /// Searches `root` once with a fresh table: see [`Searcher::search`].
-pub fn search<G: Game>(
+pub fn search<G: Evaluate>(
     game: &G,
     root: &G::Position,
     history: &[u64],
@@ -47,7 +47,7 @@ pub fn search<G: Game>(
 /// Searches `root` with a table kept by the caller between searches (its entries of earlier
 /// searches order the moves and answer what they searched deep enough): see
 /// [`Searcher::with_table`].
-pub fn search_with_table<G: Game>(
+pub fn search_with_table<G: Evaluate>(
     game: &G,
     root: &G::Position,
     history: &[u64],

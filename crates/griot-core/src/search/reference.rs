@@ -2,13 +2,13 @@
 //! tested against: same game end, repetition and evaluation rules as [`super::engine`].
 
 use super::engine::outcome_value;
-use super::eval::EvalStyle;
+use super::eval::{EvalStyle, Evaluate};
 use super::score::{Value, WIN_BOUND};
-use crate::game::{Game, MoveList};
+use crate::game::MoveList;
 
 /// The minimax value of `pos` searched `depth` turns deep, from the side to move's view; `path`
 /// holds the hash keys of the positions before it (repetitions of them end the game).
-pub fn minimax<G: Game>(
+pub fn minimax<G: Evaluate>(
     g: &G,
     pos: &G::Position,
     depth: u32,
@@ -18,7 +18,7 @@ pub fn minimax<G: Game>(
     minimax_at(g, pos, depth, 0, eval, path)
 }
 
-fn minimax_at<G: Game>(
+fn minimax_at<G: Evaluate>(
     g: &G,
     pos: &G::Position,
     depth: u32,

@@ -315,7 +315,7 @@ fn kept_table_searches_again_cheaper() {
 
 /// Module games whose turns can take several steps (a choice after an Ikibuguzo capture,
 /// Sabou'iyya's H'ajeb sequence): the search counts turns, not steps, and still matches minimax.
-fn turns_are_plies<G: Game>(g: &G, variant: &str) -> usize {
+fn turns_are_plies<G: Evaluate>(g: &G, variant: &str) -> usize {
     let positions = sample_positions(g, 30, 5);
     let open: Vec<_> = positions.iter().filter(|p| g.mid_turn(p)).take(12).copied().collect();
     let closed: Vec<_> = positions.iter().filter(|p| !g.mid_turn(p)).take(8).copied().collect();
@@ -548,4 +548,97 @@ fn a_resumed_search_stopped_in_its_first_iteration_returns_depth_one() {
     assert!(!r.pv.is_empty(), "depth 1 gives a move");
     let one = search(&g, &pos, &[], &options(1, 16), Hooks::default());
     assert_eq!(r.value, one.value);
+}
+
+#[test]
+fn a_clock_budget_stays_within_the_clock() {
+    for remaining in [0u64, 5, 30, 100, 1000, 10_000, 300_000] {
+        for increment in [0u64, 10, 1000] {
+            for moves_to_go in [None, Some(1), Some(5), Some(40)] {
+                let clock = Clock {
+                    remaining: Duration::from_millis(remaining),
+                    increment: Duration::from_millis(increment),
+                    moves_to_go,
+                };
+                let (soft, hard) = clock.budget();
+                assert!(soft <= hard, "{clock:?}");
+                assert!(soft >= Duration::from_millis(1), "{clock:?}");
+                // At most 60% of what is left (a millisecond when nothing is).
+                assert!(
+                    hard <= Duration::from_millis(remaining * 3 / 5).max(Duration::from_millis(1)),
+                    "{clock:?}"
+                );
+            }
+        }
+    }
+    // A per-move time bounds a clock's budget.
+    let limits = Limits {
+        time: Some(Duration::from_millis(50)),
+        clock: Some(Clock { remaining: Duration::from_secs(100), ..Clock::default() }),
+        ..Limits::default()
+    };
+    let (soft, hard) = limits.time_budget().unwrap();
+    assert!(soft <= Duration::from_millis(50) && hard == Duration::from_millis(50));
+    assert_eq!(Limits::default().time_budget(), None);
+}
+
+#[test]
+fn a_clock_search_plays_a_legal_move() {
+    let g = sowing("abapa");
+    for pos in sample_positions(&g, 3, 11).into_iter().take(6) {
+        let clock = Clock {
+            remaining: Duration::from_secs(3),
+            increment: Duration::from_millis(50),
+            moves_to_go: None,
+        };
+        let o = SearchOptions {
+            limits: Limits { clock: Some(clock), ..Limits::default() },
+            ..SearchOptions::default()
+        };
+        let r = search(&g, &pos, &[], &o, Hooks::default());
+        let mut moves = MoveList::new();
+        g.legal_moves(&pos, &mut moves);
+        assert_eq!(r.best.is_some(), !moves.is_empty());
+        if let Some(best) = r.best {
+            assert!(moves.contains(&best));
+            assert!(r.depth >= 1);
+        }
+    }
+}
+
+/// A search stopped inside an iteration plays the last completed iteration's move, or a move
+/// whose value at the stopped depth is better than that move's (checked by minimax: without a
+/// table the search's bounds are bounds on the minimax values).
+#[test]
+fn a_stopped_iteration_plays_only_a_move_it_proved_better() {
+    let g = sowing("abapa");
+    let mut switched = 0;
+    for pos in sample_positions(&g, 4, 21).into_iter().take(16) {
+        let key = g.hash_key(&pos);
+        for depth in 3..=5u32 {
+            let done = search(&g, &pos, &[], &options(depth - 1, 0), Hooks::default());
+            let full = search(&g, &pos, &[], &options(depth, 0), Hooks::default());
+            let (Some(old), Some(_)) = (done.best, full.best) else { continue };
+            // Nodes to stop at: across the iteration at `depth`.
+            for share in [0.3, 0.6, 0.9] {
+                let nodes = done.nodes + ((full.nodes - done.nodes) as f64 * share) as u64;
+                let mut o = options(depth, 0);
+                o.limits.nodes = Some(nodes);
+                let r = search(&g, &pos, &[], &o, Hooks::default());
+                let best = r.best.unwrap();
+                if r.depth < depth - 1 || best == old {
+                    continue;
+                }
+                assert_eq!(r.depth, depth - 1);
+                let value = |mv| {
+                    let child = g.play_unchecked(&pos, mv);
+                    -reference::minimax(&g, &child, depth - 1, &o.eval, &mut vec![key])
+                };
+                assert!(value(best) > value(old), "{} depth {depth} nodes {nodes}", g.format_body(&pos));
+                assert_eq!(r.moves[0].mv, best);
+                switched += 1;
+            }
+        }
+    }
+    assert!(switched > 0, "no stopped iteration found a better move");
 }

@@ -1543,11 +1543,6 @@ impl Game for SowingGame {
         Some([pos.stores[0] as i32, pos.stores[1] as i32])
     }
 
-    #[inline(always)]
-    fn evaluate_search(&self, pos: &SowingPosition, style: &crate::search::EvalStyle) -> i32 {
-        crate::search::eval::sowing(self, pos, style)
-    }
-
     fn geometry(&self) -> Geometry {
         let mut cells = Vec::with_capacity(self.len);
         for i in 0..self.len {
