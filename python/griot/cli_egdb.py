@@ -34,8 +34,16 @@ def egdb_group() -> None:
 @click.option("--seeds", "-s", type=click.IntRange(0, 127), required=True, help="Most seeds on the board.")
 @click.option("--local", is_flag=True, help="Build in this process instead of across the workers.")
 @click.option("--chunks", type=click.IntRange(1), default=8, help="Chunks a level is split into (workers).")
+@click.option(
+    "--threads",
+    type=click.IntRange(1),
+    default=None,
+    help="Threads expanding a level (--local; default: one a core).",
+)
 @click.option("--dir", "directory", envvar="GRIOT_EGDB_DIR", default=None, help=_DIR_HELP)
-def build(variant: str, seeds: int, local: bool, chunks: int, directory: str | None) -> None:
+def build(
+    variant: str, seeds: int, local: bool, chunks: int, threads: int | None, directory: str | None
+) -> None:
     """Build VARIANT's levels 0..SEEDS, keeping the levels already built (resumable): across the
     Celery workers (GRIOT_BROKER_URL; DIR must be visible to every worker at the same path), or in
     this process with --local."""
@@ -79,7 +87,7 @@ def build(variant: str, seeds: int, local: bool, chunks: int, directory: str | N
                     f"({rate:,.0f}/s), {e['passes']} passes, {e['cycle_valued']:,} valued by a cycle"
                 )
 
-        egdb.build(variant, seeds, where, progress)
+        egdb.build(variant, seeds, where, progress, threads=threads)
     console.print(f"databases in {where}")
 
 

@@ -4,6 +4,7 @@ in-process build, and a build stopped mid-level that resumes to byte-identical f
 from __future__ import annotations
 
 import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -64,6 +65,43 @@ def test_a_build_stopped_mid_level_resumes_to_identical_files(two_workers: Stack
     two_workers.start_worker("w3")
     two_workers.wait_ready(app, 2)
     assert build(app, "leb-bbut-ahbochen(holes=2)", 10, across, chunks=2, timeout=120)
+    assert _files(across) == _files(local) and len(_files(local)) == 11
+    assert not list(across.rglob("*.work"))
+
+
+@pytest.mark.slow
+def test_a_build_whose_redis_restarts_mid_level_resumes_to_identical_files(
+    two_workers: Stack, tmp_path: Path
+) -> None:
+    app = two_workers.app()
+    local, across = tmp_path / "local", tmp_path / "across"
+    variant = "leb-bbut-ahbochen(holes=2)"
+    egdb.build(variant, 10, local)
+    mid_level = threading.Event()
+    outcome: dict[str, object] = {}
+
+    def progress(e: dict[str, object]) -> None:
+        # Level 9's second pass is done: its bounds are on disk, its next group is being sent.
+        if e["event"] == "pass" and e["seeds"] == 9 and int(str(e["pass"])) >= 1:
+            mid_level.set()
+
+    def run() -> None:
+        try:
+            outcome["done"] = build(app, variant, 10, across, chunks=2, timeout=20, progress=progress)
+        except Exception as exc:  # the restart may lose the group's results: any error is the stop
+            outcome["error"] = exc
+
+    first = threading.Thread(target=run, daemon=True)
+    first.start()
+    assert mid_level.wait(timeout=120), "the build did not reach level 9"
+    assert list(across.rglob("*.work")), "a level is in flight"
+    # The broker and result store (one redis-server, no persistence) restarted on its port: the
+    # queued tasks and the results of the group in flight are gone.
+    two_workers.broker.restart(down_for=0.5)
+    first.join(timeout=60)
+    assert not first.is_alive()
+    two_workers.wait_ready(app, 2)
+    assert build(app, variant, 10, across, chunks=2, timeout=120)
     assert _files(across) == _files(local) and len(_files(local)) == 11
     assert not list(across.rglob("*.work"))
 
