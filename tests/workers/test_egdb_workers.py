@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 from griot import egdb
-from workers_stack import Stack
+from workers_stack import Stack, make_stack
 
 from workers.egdb_build import build
 
@@ -70,40 +72,58 @@ def test_a_build_stopped_mid_level_resumes_to_identical_files(two_workers: Stack
 
 
 @pytest.mark.slow
-def test_a_build_whose_redis_restarts_mid_level_resumes_to_identical_files(
-    two_workers: Stack, tmp_path: Path
-) -> None:
-    app = two_workers.app()
+def test_a_build_whose_redis_restarts_mid_level_resumes_to_identical_files(tmp_path: Path) -> None:
     local, across = tmp_path / "local", tmp_path / "across"
     variant = "leb-bbut-ahbochen(holes=2)"
     egdb.build(variant, 10, local)
-    mid_level = threading.Event()
-    outcome: dict[str, object] = {}
+    # A stack of its own: the restart is not the other tests' business.
+    s = make_stack()
+    try:
+        app = s.app()
+        s.start_worker("r1")
+        s.start_worker("r2")
+        s.wait_ready(app, 2)
+        mid_level = threading.Event()
+        outcome: dict[str, object] = {}
 
-    def progress(e: dict[str, object]) -> None:
-        # Level 9's second pass is done: its bounds are on disk, its next group is being sent.
-        if e["event"] == "pass" and e["seeds"] == 9 and int(str(e["pass"])) >= 1:
-            mid_level.set()
+        def progress(e: dict[str, object]) -> None:
+            # Level 9's second pass is done: its bounds are on disk, its next group is under way.
+            if e["event"] == "pass" and e["seeds"] == 9 and int(str(e["pass"])) >= 1:
+                mid_level.set()
 
-    def run() -> None:
-        try:
-            outcome["done"] = build(app, variant, 10, across, chunks=2, timeout=20, progress=progress)
-        except Exception as exc:  # the restart may lose the group's results: any error is the stop
-            outcome["error"] = exc
+        def run() -> None:
+            try:
+                outcome["done"] = build(app, variant, 10, across, chunks=2, timeout=20, progress=progress)
+            except Exception as exc:  # the restart may lose the group's results: any error stops it
+                outcome["error"] = exc
 
-    first = threading.Thread(target=run, daemon=True)
-    first.start()
-    assert mid_level.wait(timeout=120), "the build did not reach level 9"
-    assert list(across.rglob("*.work")), "a level is in flight"
-    # The broker and result store (one redis-server, no persistence) restarted on its port: the
-    # queued tasks and the results of the group in flight are gone.
-    two_workers.broker.restart(down_for=0.5)
-    first.join(timeout=60)
-    assert not first.is_alive()
-    two_workers.wait_ready(app, 2)
-    assert build(app, variant, 10, across, chunks=2, timeout=120)
-    assert _files(across) == _files(local) and len(_files(local)) == 11
-    assert not list(across.rglob("*.work"))
+        first = threading.Thread(target=run, daemon=True)
+        first.start()
+        assert mid_level.wait(timeout=120), "the build did not reach level 9"
+        assert list(across.rglob("*.work")), "a level is in flight"
+        # The broker and result store (one redis-server, no persistence) restarted on its port:
+        # the queued tasks and the results of the group in flight are gone.
+        s.broker.restart(down_for=0.5)
+        first.join(timeout=60)
+        assert not first.is_alive()
+        # A new caller, as a new `griot egdb build` would be; the workers reconnect on their own.
+        again = s.app()
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                s.wait_ready(again, 2, timeout=10)
+                break
+            except (redis.ConnectionError, RuntimeError):
+                # A pooled connection from before the restart fails once; the next is new.
+                if time.monotonic() > deadline:
+                    raise
+        assert build(again, variant, 10, across, chunks=2, timeout=120)
+        assert _files(across) == _files(local) and len(_files(local)) == 11
+        assert not list(across.rglob("*.work"))
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()
 
 
 def test_a_damaged_level_stops_the_build(two_workers: Stack, tmp_path: Path) -> None:
