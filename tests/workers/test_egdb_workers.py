@@ -133,3 +133,29 @@ def test_a_damaged_level_stops_the_build(two_workers: Stack, tmp_path: Path) -> 
     level.write_bytes(level.read_bytes()[:-1])
     with pytest.raises(egdb.EgdbError, match="refused"):
         build(app, "awale(holes=2)", 5, tmp_path, timeout=60)
+
+
+def test_workers_search_with_the_databases_of_their_directory(tmp_path: Path) -> None:
+    import griot
+
+    egdb.build("abapa(holes=3)", 6, tmp_path)
+    db = egdb.open_databases("abapa(holes=3)", tmp_path)
+    position = "abapa(holes=3) 0,2,1/1,0,2 9-9 S 11 -"
+    exact = griot.search(griot.Position(position), depth=6, egdb=db)
+    plain = griot.search(griot.Position(position), depth=6)
+    # The databases cut the search at the root's children: far fewer nodes.
+    assert exact.nodes < plain.nodes
+    s = make_stack()
+    try:
+        app = s.app()
+        # GRIOT_EGDB_DIR, the setting the CLI and `griot up` share.
+        s.start_worker("e1", extra_env={"GRIOT_EGDB_DIR": str(tmp_path)})
+        s.wait_ready(app, 1)
+        got = app.send_task(
+            "griot.search_position", args=("abapa(holes=3)", position), kwargs={"depth": 6}
+        ).get(timeout=60)
+        assert (got["value"], got["nodes"]) == (exact.score.value, exact.nodes)
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()
