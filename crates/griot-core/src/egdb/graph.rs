@@ -111,8 +111,9 @@ impl ChunkGraph {
             count += children.len() as u64;
         }
         let mut kids = kids.into_inner().map_err(|e| io(&kids_tmp)(e.into_error()))?;
+        // Not synced: a work file only has to survive a killed process, which the rename and the
+        // length checks cover; the level file, which outlives the build, is synced.
         kids.flush().map_err(io(&kids_tmp))?;
-        kids.sync_all().map_err(io(&kids_tmp))?;
         drop(kids);
         std::fs::rename(&kids_tmp, &kids_path).map_err(io(&kids_path))?;
         let mut meta = meta.into_inner().map_err(|e| io(&meta_tmp)(e.into_error()))?;
@@ -124,7 +125,7 @@ impl ChunkGraph {
         use std::io::{Seek, SeekFrom};
         meta.seek(SeekFrom::Start(0)).map_err(io(&meta_tmp))?;
         meta.write_all(&header).map_err(io(&meta_tmp))?;
-        meta.sync_all().map_err(io(&meta_tmp))?;
+        meta.flush().map_err(io(&meta_tmp))?;
         drop(meta);
         std::fs::rename(&meta_tmp, &meta_path).map_err(io(&meta_path))?;
         ChunkGraph::open(&meta_path, &kids_path, start, end)
@@ -338,7 +339,8 @@ pub fn bounds_file(
         let (a, b) = g.range();
         g.initial_bounds(seeds, &mut m[2 * a as usize..2 * b as usize]);
     }
-    m.flush().map_err(io(&tmp))?;
+    // The pages are the file's from the start: a killed process loses none of them.
+    m.flush_async().map_err(io(&tmp))?;
     std::fs::rename(&tmp, &path).map_err(io(&path))?;
     Ok(m)
 }
