@@ -26,7 +26,7 @@ import griot
 import redis
 from celery import signals
 from celery.exceptions import SoftTimeLimitExceeded
-from griot import redis_keys
+from griot import egdb, redis_keys
 from griot.redis_keys import progress_key
 from griot.workers import cache as tt
 from griot.workers import metrics
@@ -57,6 +57,27 @@ def search_table(variant: str) -> griot.SearchTable:
         table = griot.SearchTable(settings().hash_mb)
     _tables[variant] = table
     return table
+
+
+_databases: dict[str, griot.Egdb | None] = {}
+"""The endgame databases opened for each variant (None: none there, or not a rule set that has
+any), read once per process from ``GRIOT_EGDB_DIR``, the setting the CLI and the gateway read."""
+
+
+def databases(variant: str) -> griot.Egdb | None:
+    """The endgame databases of ``variant`` under ``GRIOT_EGDB_DIR``, if any are built; a damaged
+    file is logged and the databases are not used."""
+    if variant not in _databases:
+        db: griot.Egdb | None = None
+        try:
+            db = egdb.open_databases(variant, egdb.default_dir())
+        except egdb.EgdbError as e:
+            if "refused" in str(e):
+                log.warning("endgame databases not used: %s", e)
+        except griot.GriotError:
+            db = None
+        _databases[variant] = db if db is not None and db.max_seeds is not None else None
+    return _databases[variant]
 
 
 def _generation(variant: str, search_id: Any) -> dict[str, Any]:
@@ -335,6 +356,7 @@ def subtree(args: SubtreeSearch, request: Any) -> dict[str, Any]:
             table=local,
             iteration_windows=early,
             progress=lambda x: iterations.append(x.depth),
+            egdb=databases(canonical),
             **generation,
         )
 
@@ -513,6 +535,7 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
             history=hist,
             shared=table,
             progress=on_depth if reporter is not None or budget_stop is not None else None,
+            egdb=databases(canonical),
         )
 
     r, interrupted = run_interruptibly(run, stop, request.id)

@@ -310,6 +310,7 @@ def egdb_build(
     dir: str | os.PathLike[str],
     seeds: int,
     progress: Callable[[dict[str, Any]], object] | None = None,
+    threads: int | None = None,
 ) -> list[dict[str, Any]]: ...
 def egdb_level_info(variant: str, dir: str | os.PathLike[str], seeds: int) -> tuple[int, str]: ...
 def egdb_chunk_bounds(

@@ -34,6 +34,12 @@ def egdb_group() -> None:
 @click.option("--seeds", "-s", type=click.IntRange(0, 127), required=True, help="Most seeds on the board.")
 @click.option("--local", is_flag=True, help="Build in this process instead of across the workers.")
 @click.option("--chunks", type=click.IntRange(1), default=8, help="Chunks a level is split into (workers).")
+@click.option(
+    "--threads",
+    type=click.IntRange(1),
+    default=None,
+    help="Threads expanding a level (--local; default: one a core).",
+)
 @click.option("--dir", "directory", envvar="GRIOT_EGDB_DIR", default=None, help=_DIR_HELP)
 @click.option(
     "--broker-url",
@@ -50,6 +56,7 @@ def build(
     seeds: int,
     local: bool,
     chunks: int,
+    threads: int | None,
     directory: str | None,
     broker_url: str,
     result_url: str,
@@ -107,7 +114,7 @@ def build(
                     f"({rate:,.0f}/s), {e['passes']} passes, {e['cycle_valued']:,} valued by a cycle"
                 )
 
-        egdb.build(variant, seeds, where, progress)
+        egdb.build(variant, seeds, where, progress, threads=threads)
     console.print(f"databases in {where}")
 
 

@@ -34,14 +34,17 @@ def build(
     seeds: int,
     directory: str | os.PathLike[str],
     progress: Callable[[dict[str, Any]], object] | None = None,
+    threads: int | None = None,
 ) -> list[dict[str, Any]]:
     """Builds the levels 0..``seeds`` of ``variant``'s rule set under ``directory`` in this process
-    (the GIL released), keeping levels already built. ``progress(event)`` gets a dict per event:
-    ``event`` is "kept", "started", "expanded" (``done`` positions) or "written" (the level's stats).
-    Returns the stats of every level solved by this call. Raises :class:`EgdbError`."""
+    (the GIL released; ``threads`` expanding each level, default one a core), keeping levels
+    already built; a level interrupted mid-way goes on from its work directory. ``progress(event)``
+    gets a dict per event: ``event`` is "kept", "started", "expanded" (``done`` positions) or
+    "written" (the level's stats). Returns the stats of every level solved by this call.
+    Raises :class:`EgdbError`."""
     if seeds < 0:
         raise EgdbError(f"seeds must be at least 0, not {seeds}")
-    return _egdb_build(variant, Path(directory), seeds, progress)
+    return _egdb_build(variant, Path(directory), seeds, progress, threads)
 
 
 def open_databases(variant: str, directory: str | os.PathLike[str]) -> Egdb:

@@ -32,7 +32,8 @@ def _concat(parts: list[Path], into: Path) -> None:
     tmp = into.with_suffix(".part")
     with open(tmp, "wb") as out:
         for p in parts:
-            out.write(p.read_bytes())
+            with open(p, "rb") as src:
+                shutil.copyfileobj(src, out, 1 << 20)
     os.replace(tmp, into)
     for p in parts:
         p.unlink()

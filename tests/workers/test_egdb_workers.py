@@ -4,15 +4,18 @@ in-process build, and a build stopped mid-level that resumes to byte-identical f
 from __future__ import annotations
 
 import signal
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 from click.testing import CliRunner
 from griot import egdb
 from griot.cli import main
 from griot.egdb_build import build
-from workers_stack import Stack
+from workers_stack import Stack, make_stack
 
 
 @pytest.fixture(autouse=True)
@@ -84,6 +87,61 @@ def test_a_build_stopped_mid_level_resumes_to_identical_files(two_workers: Stack
     assert not list(across.rglob("*.work"))
 
 
+@pytest.mark.slow
+def test_a_build_whose_redis_restarts_mid_level_resumes_to_identical_files(tmp_path: Path) -> None:
+    local, across = tmp_path / "local", tmp_path / "across"
+    variant = "leb-bbut-ahbochen(holes=2)"
+    egdb.build(variant, 10, local)
+    # A stack of its own: the restart is not the other tests' business.
+    s = make_stack()
+    try:
+        app = s.app()
+        s.start_worker("r1")
+        s.start_worker("r2")
+        s.wait_ready(app, 2)
+        mid_level = threading.Event()
+        outcome: dict[str, object] = {}
+
+        def progress(e: dict[str, object]) -> None:
+            # Level 9's second pass is done: its bounds are on disk, its next group is under way.
+            if e["event"] == "pass" and e["seeds"] == 9 and int(str(e["pass"])) >= 1:
+                mid_level.set()
+
+        def run() -> None:
+            try:
+                outcome["done"] = build(app, variant, 10, across, chunks=2, timeout=20, progress=progress)
+            except Exception as exc:  # the restart may lose the group's results: any error stops it
+                outcome["error"] = exc
+
+        first = threading.Thread(target=run, daemon=True)
+        first.start()
+        assert mid_level.wait(timeout=120), "the build did not reach level 9"
+        assert list(across.rglob("*.work")), "a level is in flight"
+        # The broker and result store (one redis-server, no persistence) restarted on its port:
+        # the queued tasks and the results of the group in flight are gone.
+        s.broker.restart(down_for=0.5)
+        first.join(timeout=60)
+        assert not first.is_alive()
+        # A new caller, as a new `griot egdb build` would be; the workers reconnect on their own.
+        again = s.app()
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                s.wait_ready(again, 2, timeout=10)
+                break
+            except (redis.ConnectionError, RuntimeError):
+                # A pooled connection from before the restart fails once; the next is new.
+                if time.monotonic() > deadline:
+                    raise
+        assert build(again, variant, 10, across, chunks=2, timeout=120)
+        assert _files(across) == _files(local) and len(_files(local)) == 11
+        assert not list(across.rglob("*.work"))
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()
+
+
 def test_a_damaged_level_stops_the_build(two_workers: Stack, tmp_path: Path) -> None:
     app = two_workers.app()
     egdb.build("awale(holes=2)", 4, tmp_path)
@@ -91,3 +149,29 @@ def test_a_damaged_level_stops_the_build(two_workers: Stack, tmp_path: Path) -> 
     level.write_bytes(level.read_bytes()[:-1])
     with pytest.raises(egdb.EgdbError, match="refused"):
         build(app, "awale(holes=2)", 5, tmp_path, timeout=60)
+
+
+def test_workers_search_with_the_databases_of_their_directory(tmp_path: Path) -> None:
+    import griot
+
+    egdb.build("abapa(holes=3)", 6, tmp_path)
+    db = egdb.open_databases("abapa(holes=3)", tmp_path)
+    position = "abapa(holes=3) 0,2,1/1,0,2 9-9 S 11 -"
+    exact = griot.search(griot.Position(position), depth=6, egdb=db)
+    plain = griot.search(griot.Position(position), depth=6)
+    # The databases cut the search at the root's children: far fewer nodes.
+    assert exact.nodes < plain.nodes
+    s = make_stack()
+    try:
+        app = s.app()
+        # GRIOT_EGDB_DIR, the setting the CLI and `griot up` share.
+        s.start_worker("e1", extra_env={"GRIOT_EGDB_DIR": str(tmp_path)})
+        s.wait_ready(app, 1)
+        got = app.send_task(
+            "griot.search_position", args=("abapa(holes=3)", position), kwargs={"depth": 6}
+        ).get(timeout=60)
+        assert (got["value"], got["nodes"]) == (exact.score.value, exact.nodes)
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()

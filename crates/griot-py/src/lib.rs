@@ -1365,19 +1365,24 @@ impl EgdbProbe {
 /// "kept", "started", "expanded" or "written"). Returns the stats of the levels solved. Releases
 /// the GIL.
 #[pyfunction]
-#[pyo3(signature = (variant, dir, seeds, progress=None))]
+#[pyo3(signature = (variant, dir, seeds, progress=None, threads=None))]
 fn egdb_build<'py>(
     py: Python<'py>,
     variant: &str,
     dir: std::path::PathBuf,
     seeds: u32,
     progress: Option<Py<PyAny>>,
+    threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyList>> {
     use griot_core::egdb::BuildEvent;
     let game = sowing_game(py, variant)?;
     let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
     let r = py.detach(|| {
-        griot_core::egdb::build(&dir, &game, seeds, &mut |e| {
+        let mut options = griot_core::egdb::BuildOptions::default();
+        if let Some(t) = threads {
+            options.threads = t.max(1);
+        }
+        griot_core::egdb::build_with(&dir, &game, seeds, &options, &mut |e| {
             let Some(cb) = progress.as_ref() else { return };
             Python::attach(|py| {
                 let call = (|| -> PyResult<()> {
@@ -1424,8 +1429,10 @@ fn egdb_build<'py>(
     Ok(out)
 }
 
-fn read_file(path: &std::path::Path) -> PyResult<Vec<u8>> {
-    std::fs::read(path).map_err(|e| EgdbError::new_err(format!("{}: {e}", path.display())))
+fn map_file(path: &std::path::Path) -> PyResult<memmap2::Mmap> {
+    let f = std::fs::File::open(path).map_err(|e| EgdbError::new_err(format!("{}: {e}", path.display())))?;
+    // SAFETY: read-only map of a file the build writes once, by rename, and never changes in place.
+    unsafe { memmap2::Mmap::map(&f) }.map_err(|e| EgdbError::new_err(format!("{}: {e}", path.display())))
 }
 
 fn write_file(path: &std::path::Path, bytes: &[u8]) -> PyResult<()> {
@@ -1437,6 +1444,11 @@ fn write_file(path: &std::path::Path, bytes: &[u8]) -> PyResult<()> {
     std::fs::write(&tmp, bytes)
         .and_then(|_| std::fs::rename(&tmp, path))
         .map_err(|e| EgdbError::new_err(format!("{}: {e}", path.display())))
+}
+
+/// The directory a chunk task keeps its graph in: beside the file it writes.
+fn work_of(out: &std::path::Path) -> std::path::PathBuf {
+    out.parent().map(|p| p.to_path_buf()).unwrap_or_default()
 }
 
 /// The lower levels of `game` under `dir`, which a level of `seeds` needs all of.
@@ -1473,7 +1485,8 @@ fn egdb_level_info(
 
 /// One pass over positions `start..end` of a level solved in chunks: reads the level's bounds
 /// after the previous pass from `prev` (None: the first pass), writes the chunk's new bounds to
-/// `out`, returns whether any changed. Releases the GIL.
+/// `out`, returns whether any changed. The chunk's move graph is expanded on the first pass into
+/// `out`'s directory and read from there after. Releases the GIL.
 #[pyfunction]
 #[pyo3(signature = (variant, dir, seeds, start, end, prev, out))]
 #[allow(clippy::too_many_arguments)]
@@ -1490,10 +1503,10 @@ fn egdb_chunk_bounds(
     let game = sowing_game(py, variant)?;
     py.detach(|| {
         let db = lower_levels(&game, &dir, seeds)?;
-        let prev = prev.map(|p| read_file(&p)).transpose()?;
+        let prev = prev.map(|p| map_file(&p)).transpose()?;
         let lower = |s: u32, i: u64| db.value(s, i);
         let (bytes, changed) =
-            griot_core::egdb::chunk_bounds(&game, seeds, start, end, &lower, prev.as_deref())
+            griot_core::egdb::chunk_pass(&game, seeds, start, end, &lower, &work_of(&out), prev.as_deref())
                 .map_err(egdb_err)?;
         write_file(&out, &bytes)?;
         Ok(changed)
@@ -1517,12 +1530,12 @@ fn egdb_chunk_values(
     let game = sowing_game(py, variant)?;
     py.detach(|| {
         let db = lower_levels(&game, &dir, seeds)?;
-        let bounds = read_file(&bounds)?;
+        let bounds = map_file(&bounds)?;
         let lower = |s: u32, i: u64| db.value(s, i);
         let values =
-            griot_core::egdb::chunk_values(&game, seeds, start, end, &lower, &bounds).map_err(egdb_err)?;
-        let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
-        write_file(&out, &bytes)
+            griot_core::egdb::chunk_pass_values(&game, seeds, start, end, &lower, &work_of(&out), &bounds)
+                .map_err(egdb_err)?;
+        write_file(&out, &values)
     })
 }
 
@@ -1539,7 +1552,7 @@ fn egdb_write_level(
     let game = sowing_game(py, variant)?;
     py.detach(|| {
         let key = griot_core::egdb::level_key(&game, seeds).map_err(egdb_err)?;
-        let bytes = read_file(&values)?;
+        let bytes = map_file(&values)?;
         if bytes.len() as u64 != key.positions {
             return Err(EgdbError::new_err(format!(
                 "{}: {} values for a level of {} positions",
@@ -1548,13 +1561,14 @@ fn egdb_write_level(
                 key.positions
             )));
         }
-        let vals: Vec<i8> = bytes.iter().map(|&b| b as i8).collect();
         let path = griot_core::egdb::level_path(&dir, &game, seeds);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| EgdbError::new_err(format!("{}: {e}", parent.display())))?;
         }
-        griot_core::egdb::file::write_level(&path, &key, &vals).map_err(egdb_err)?;
+        let mut w = griot_core::egdb::file::LevelWriter::create(&path, &key).map_err(egdb_err)?;
+        w.write(&bytes).map_err(egdb_err)?;
+        w.finish().map_err(egdb_err)?;
         griot_core::egdb::file::LevelFile::open(&path, &key).map_err(egdb_err)?;
         Ok(())
     })

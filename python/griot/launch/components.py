@@ -297,6 +297,7 @@ COMMON_ENV: dict[str, str] = {
     "GRIOT_RULES_TARGET": "{host}:{rules_port}",
     "GRIOT_GATEWAY_TARGET": "{host}:{gateway_port}",
     "GRIOT_QUEUES": "{queues}",
+    "GRIOT_EGDB_DIR": "{egdb_dir}",
     "GRIOT_RULES_LOG_FORMAT": "json",
     "GRIOT_GATEWAY_LOG_FORMAT": "json",
     "GRIOT_LOG_FORMAT": "json",

@@ -31,6 +31,7 @@ from typing import IO, Any
 
 import click
 
+from griot.egdb import default_dir as egdb_default_dir
 from griot.launch import components, processes
 from griot.launch.components import (
     COMMON_ENV,
@@ -253,6 +254,8 @@ class Launcher:
             "worker_concurrency": c.worker_concurrency,
             "worker_count": c.worker_count(),
             "queues": ",".join(_queues()),
+            # One directory of endgame databases for the whole stack: the CLI's, by the same rule.
+            "egdb_dir": str(egdb_default_dir()),
         }
         self.board = (WEB_APP_DIST / "index.html").is_file()
         v["web_static"] = str(WEB_APP_DIST) if self.board else "off"

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::file::{write_level, LevelFile};
+use super::file::LevelFile;
 use super::rank::Ranker;
 use super::{level_key, level_path, position_at, qualifies, EgdbError, MAX_LEVEL_SEEDS};
 use crate::game::{Game, MoveList, Player};
@@ -58,7 +58,7 @@ pub struct LevelStats {
     pub file_bytes: u64,
 }
 
-const NO_EXIT: i16 = i16::MIN;
+pub(super) const NO_EXIT: i16 = i16::MIN;
 
 /// Solves level `seeds` of `game`: one value a position, the side to move's margin. `lower`
 /// gives the value of a position of a lower level, by seed count and index. Returns the values,
@@ -157,7 +157,7 @@ pub fn solve_level(
 /// One position of a level, expanded: its terminal value, or its best exit (a move leaving the
 /// level, `NO_EXIT` if none) and endless share, its in-level children pushed onto `children`.
 /// South's margins.
-struct Expander<'a> {
+pub(super) struct Expander<'a> {
     game: &'a SowingGame,
     seeds: u32,
     len: usize,
@@ -167,13 +167,13 @@ struct Expander<'a> {
     moves: MoveList<crate::sowing::SowingMove>,
 }
 
-enum Expanded {
+pub(super) enum Expanded {
     Terminal(i16),
     Inner { exit: i16, endless: i16 },
 }
 
 impl<'a> Expander<'a> {
-    fn new(game: &'a SowingGame, seeds: u32, lower: &'a dyn Fn(u32, u64) -> i8) -> Self {
+    pub(super) fn new(game: &'a SowingGame, seeds: u32, lower: &'a dyn Fn(u32, u64) -> i8) -> Self {
         let len = 2 * game.holes();
         Expander {
             game,
@@ -188,7 +188,7 @@ impl<'a> Expander<'a> {
         }
     }
 
-    fn expand(&mut self, i: u64, children: &mut Vec<u32>) -> Expanded {
+    pub(super) fn expand(&mut self, i: u64, children: &mut Vec<u32>) -> Expanded {
         let (game, len, seeds) = (self.game, self.len, self.seeds);
         let pos = position_at(game, &self.ranker, i);
         let south = pos.to_move == Player::South;
@@ -245,7 +245,7 @@ fn relax(i: usize, exit: i16, kids: &[u32], bound: impl Fn(usize) -> i16) -> i16
     best
 }
 
-fn check_level(game: &SowingGame, seeds: u32) -> Result<super::file::LevelKey, EgdbError> {
+pub(super) fn check_level(game: &SowingGame, seeds: u32) -> Result<super::file::LevelKey, EgdbError> {
     qualifies(game)?;
     if seeds > MAX_LEVEL_SEEDS {
         return Err(EgdbError::TooLarge {
@@ -341,12 +341,45 @@ pub fn chunk_values(
         .collect())
 }
 
+/// How a build in one process runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// Threads expanding a level's chunks.
+    pub threads: usize,
+    /// Positions a chunk of a level's graph holds.
+    pub chunk_positions: u64,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            chunk_positions: 1 << 22,
+        }
+    }
+}
+
 /// Builds the levels `0..=max_seeds` of `game`'s rule set under `dir`, in increasing seed count;
 /// a level whose file is present and checks out is kept. Returns the stats of the levels solved.
 pub fn build(
     dir: &Path,
     game: &SowingGame,
     max_seeds: u32,
+    events: &mut dyn FnMut(&BuildEvent),
+) -> Result<Vec<LevelStats>, EgdbError> {
+    build_with(dir, game, max_seeds, &BuildOptions::default(), events)
+}
+
+/// [`build`] with its options. Each level is solved in bounded memory ([`super::graph`]): its
+/// move graph is expanded chunk by chunk into `<level>.work/` (by `threads` threads), the bounds
+/// are iterated in a mapped file, the values are written as they are computed; the work
+/// directory is removed once the level's file is in place, and kept by an interrupted build,
+/// which goes on from it.
+pub fn build_with(
+    dir: &Path,
+    game: &SowingGame,
+    max_seeds: u32,
+    options: &BuildOptions,
     events: &mut dyn FnMut(&BuildEvent),
 ) -> Result<Vec<LevelStats>, EgdbError> {
     qualifies(game)?;
@@ -366,10 +399,8 @@ pub fn build(
         events(&BuildEvent::Started { seeds, positions: key.positions });
         let start = Instant::now();
         let lower = |s: u32, i: u64| levels[s as usize].get(i);
-        let (values, passes, cycle_valued) =
-            solve_level(game, seeds, &lower, &mut |done| events(&BuildEvent::Expanded { seeds, done }))?;
+        let (passes, cycle_valued) = solve_level_to_file(game, seeds, &lower, &path, options, events)?;
         let millis = start.elapsed().as_millis() as u64;
-        write_level(&path, &key, &values)?;
         let file = LevelFile::open(&path, &key)?;
         let file_bytes = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         levels.push(file);
@@ -378,4 +409,168 @@ pub fn build(
         stats.push(st);
     }
     Ok(stats)
+}
+
+/// The work directory of the level file `path`.
+pub fn work_dir(path: &Path) -> std::path::PathBuf {
+    path.with_extension("work")
+}
+
+/// Solves level `seeds` in bounded memory and writes its file at `path`. Returns the passes and
+/// the count of positions valued by a cycle.
+fn solve_level_to_file(
+    game: &SowingGame,
+    seeds: u32,
+    lower: &(dyn Fn(u32, u64) -> i8 + Sync),
+    path: &Path,
+    options: &BuildOptions,
+    events: &mut dyn FnMut(&BuildEvent),
+) -> Result<(u32, u64), EgdbError> {
+    use super::graph::{bounds_file, ChunkGraph, InPlace};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let key = check_level(game, seeds)?;
+    let work = work_dir(path);
+    std::fs::create_dir_all(&work)
+        .map_err(|e| EgdbError::Io { path: work.clone(), message: e.to_string() })?;
+    let n = key.positions;
+    let size = options.chunk_positions.max(1);
+    let cuts: Vec<(u64, u64)> = (0..n.div_ceil(size)).map(|j| (j * size, ((j + 1) * size).min(n))).collect();
+
+    // Expansion, chunk by chunk on `threads` threads; the chunks already on disk are reopened.
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = std::sync::mpsc::channel::<(usize, Result<ChunkGraph, EgdbError>)>();
+    let mut slots: Vec<Option<ChunkGraph>> = (0..cuts.len()).map(|_| None).collect();
+    let mut failure = None;
+    std::thread::scope(|scope| {
+        for _ in 0..options.threads.max(1).min(cuts.len().max(1)) {
+            let tx = tx.clone();
+            let (next, cuts, work) = (&next, &cuts, &work);
+            scope.spawn(move || loop {
+                let j = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(a, b)) = cuts.get(j) else { break };
+                let r = ChunkGraph::load_or_expand(game, seeds, a, b, lower, work);
+                let stop = r.is_err();
+                if tx.send((j, r)).is_err() || stop {
+                    // Nothing more is started once a chunk failed.
+                    next.store(cuts.len(), Ordering::Relaxed);
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut done = 0;
+        for (j, r) in rx {
+            match r {
+                Ok(g) => {
+                    done += g.range().1 - g.range().0;
+                    slots[j] = Some(g);
+                    events(&BuildEvent::Expanded { seeds, done });
+                }
+                Err(e) => failure = failure.take().or(Some(e)),
+            }
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let graphs: Vec<ChunkGraph> = slots.into_iter().map(|g| g.expect("every chunk reported")).collect();
+
+    // The two bounds, in place, sweeping forward and backward in turn until neither changes.
+    let mut bounds = bounds_file(&work, seeds, n, &graphs)?;
+    let mut passes = 0u32;
+    loop {
+        passes += 1;
+        let backward = passes % 2 == 0;
+        let mut store = InPlace(&mut bounds[..]);
+        let mut changed = false;
+        if backward {
+            for g in graphs.iter().rev() {
+                changed |= g.sweep(&mut store, true);
+            }
+        } else {
+            for g in &graphs {
+                changed |= g.sweep(&mut store, false);
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+
+    // The values, chunk by chunk into the level file.
+    let mut writer = super::file::LevelWriter::create(path, &key)?;
+    let mut cycle_valued = 0;
+    let mut buf = Vec::new();
+    let b = &bounds[..];
+    let read = |i: usize| (b[2 * i] as i8, b[2 * i + 1] as i8);
+    for g in &graphs {
+        buf.clear();
+        cycle_valued += g.values(&read, &mut buf);
+        writer.write(&buf)?;
+    }
+    writer.finish()?;
+    drop(graphs);
+    drop(bounds);
+    std::fs::remove_dir_all(&work)
+        .map_err(|e| EgdbError::Io { path: work.clone(), message: e.to_string() })?;
+    Ok((passes, cycle_valued))
+}
+
+/// One pass over the chunk `start..end` of a level whose move graph is kept under `work`
+/// (expanded on the first call, read from there after): the chunk's bounds, two signed bytes a
+/// position, from `prev`, the whole level's bounds after the previous pass (`None`: the first
+/// pass, which gives the starting extremes), the chunk's own positions read as this pass updates
+/// them. Also whether any changed. Passes until none changes give the bounds of the in-process
+/// solve (both move only towards the same fixpoints).
+pub fn chunk_pass(
+    game: &SowingGame,
+    seeds: u32,
+    start: u64,
+    end: u64,
+    lower: &dyn Fn(u32, u64) -> i8,
+    work: &Path,
+    prev: Option<&[u8]>,
+) -> Result<(Vec<u8>, bool), EgdbError> {
+    use super::graph::{ChunkGraph, Overlay};
+    let key = check_level(game, seeds)?;
+    if prev.is_some_and(|p| p.len() as u64 != 2 * key.positions) {
+        return Err(EgdbError::TooLarge {
+            seeds,
+            message: format!("the bounds do not fit the level's {} positions", key.positions),
+        });
+    }
+    let g = ChunkGraph::load_or_expand(game, seeds, start, end, lower, work)?;
+    let mut chunk = vec![0u8; 2 * (end - start) as usize];
+    let Some(prev) = prev else {
+        g.initial_bounds(seeds, &mut chunk);
+        return Ok((chunk, false));
+    };
+    chunk.copy_from_slice(&prev[2 * start as usize..2 * end as usize]);
+    let mut store = Overlay { prev, start: start as usize, chunk };
+    let changed = g.sweep(&mut store, false);
+    Ok((store.chunk, changed))
+}
+
+/// The values of the chunk `start..end` (graph under `work`) from the level's final bounds.
+pub fn chunk_pass_values(
+    game: &SowingGame,
+    seeds: u32,
+    start: u64,
+    end: u64,
+    lower: &dyn Fn(u32, u64) -> i8,
+    work: &Path,
+    bounds: &[u8],
+) -> Result<Vec<u8>, EgdbError> {
+    use super::graph::ChunkGraph;
+    let key = check_level(game, seeds)?;
+    if bounds.len() as u64 != 2 * key.positions {
+        return Err(EgdbError::TooLarge {
+            seeds,
+            message: format!("the bounds do not fit the level's {} positions", key.positions),
+        });
+    }
+    let g = ChunkGraph::load_or_expand(game, seeds, start, end, lower, work)?;
+    let mut out = Vec::with_capacity((end - start) as usize);
+    g.values(&|i| (bounds[2 * i] as i8, bounds[2 * i + 1] as i8), &mut out);
+    Ok(out)
 }

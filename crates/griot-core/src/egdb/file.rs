@@ -35,24 +35,83 @@ const FIXED: usize = 48;
 /// FNV-1a over 64-bit words (then the tail bytes): a checksum against truncation and bit rot,
 /// not against tampering.
 pub fn checksum(parts: &[&[u8]]) -> u64 {
-    const PRIME: u64 = 0x0000_0100_0000_01B3;
-    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
+    let mut h = Checksum::new();
     for part in parts {
-        let mut words = part.chunks_exact(8);
-        for w in &mut words {
-            h ^= u64::from_le_bytes(w.try_into().expect("8 bytes"));
-            h = h.wrapping_mul(PRIME);
-            h ^= h >> 29;
-        }
-        for &b in words.remainder() {
-            h ^= b as u64;
-            h = h.wrapping_mul(PRIME);
-        }
-        // The part boundary counts: "ab" + "c" differs from "a" + "bc".
-        h ^= part.len() as u64;
-        h = h.wrapping_mul(PRIME);
+        h.update(part);
+        h.end_part();
     }
-    h
+    h.value()
+}
+
+const PRIME: u64 = 0x0000_0100_0000_01B3;
+
+/// [`checksum`] fed piece by piece: the parts' bytes in any slices, each part closed by
+/// [`Checksum::end_part`].
+pub struct Checksum {
+    h: u64,
+    buf: [u8; 8],
+    held: usize,
+    len: u64,
+}
+
+impl Default for Checksum {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Checksum {
+    /// Before any part.
+    pub fn new() -> Checksum {
+        Checksum { h: 0xCBF2_9CE4_8422_2325, buf: [0; 8], held: 0, len: 0 }
+    }
+
+    fn word(&mut self, w: u64) {
+        self.h ^= w;
+        self.h = self.h.wrapping_mul(PRIME);
+        self.h ^= self.h >> 29;
+    }
+
+    /// More bytes of the current part.
+    pub fn update(&mut self, mut bytes: &[u8]) {
+        self.len += bytes.len() as u64;
+        if self.held > 0 {
+            let take = (8 - self.held).min(bytes.len());
+            self.buf[self.held..self.held + take].copy_from_slice(&bytes[..take]);
+            self.held += take;
+            bytes = &bytes[take..];
+            if self.held < 8 {
+                return;
+            }
+            self.word(u64::from_le_bytes(self.buf));
+            self.held = 0;
+        }
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.word(u64::from_le_bytes(w.try_into().expect("8 bytes")));
+        }
+        let rest = words.remainder();
+        self.buf[..rest.len()].copy_from_slice(rest);
+        self.held = rest.len();
+    }
+
+    /// Closes the current part: its tail bytes, then its length (the part boundary counts: "ab"
+    /// + "c" differs from "a" + "bc").
+    pub fn end_part(&mut self) {
+        for i in 0..self.held {
+            self.h ^= self.buf[i] as u64;
+            self.h = self.h.wrapping_mul(PRIME);
+        }
+        self.h ^= self.len;
+        self.h = self.h.wrapping_mul(PRIME);
+        self.held = 0;
+        self.len = 0;
+    }
+
+    /// The checksum.
+    pub fn value(&self) -> u64 {
+        self.h
+    }
 }
 
 fn padded(len: usize) -> usize {
@@ -86,25 +145,82 @@ fn fixed_header(key: &LevelKey) -> [u8; 32] {
 /// Writes a level atomically: into a temporary file beside `path`, synced, then renamed, so a
 /// crash leaves either no file or a whole one.
 pub fn write_level(path: &Path, key: &LevelKey, values: &[i8]) -> Result<(), EgdbError> {
-    let io = |e: std::io::Error| EgdbError::Io { path: path.to_path_buf(), message: e.to_string() };
-    assert_eq!(values.len() as u64, key.positions, "a level holds one value a position");
-    // SAFETY-free reinterpretation: i8 and u8 have the same size and any bit pattern is valid.
+    let mut w = LevelWriter::create(path, key)?;
     let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
-    let fixed = fixed_header(key);
-    let mut name = key.rules.clone().into_bytes();
-    name.resize(padded(name.len()), 0);
-    let sum = checksum(&[&fixed, key.rules.as_bytes(), &bytes]);
-    let tmp = path.with_extension("tmp");
-    {
-        let mut f = File::create(&tmp).map_err(io)?;
-        f.write_all(&fixed).map_err(io)?;
-        f.write_all(&sum.to_le_bytes()).map_err(io)?;
-        f.write_all(&[0u8; 8]).map_err(io)?;
-        f.write_all(&name).map_err(io)?;
-        f.write_all(&bytes).map_err(io)?;
-        f.sync_all().map_err(io)?;
+    w.write(&bytes)?;
+    w.finish()
+}
+
+/// A level file written piece by piece, values in index order, then checked for its count,
+/// checksummed, synced and renamed into place by [`LevelWriter::finish`].
+pub struct LevelWriter {
+    path: PathBuf,
+    tmp: PathBuf,
+    file: std::io::BufWriter<File>,
+    fixed: [u8; 32],
+    sum: Checksum,
+    written: u64,
+    positions: u64,
+}
+
+impl LevelWriter {
+    /// Starts the level `key` at `path` (under a temporary name until finished).
+    pub fn create(path: &Path, key: &LevelKey) -> Result<LevelWriter, EgdbError> {
+        let tmp = path.with_extension("tmp");
+        let io = |e: std::io::Error| EgdbError::Io { path: tmp.clone(), message: e.to_string() };
+        let fixed = fixed_header(key);
+        let mut name = key.rules.clone().into_bytes();
+        name.resize(padded(name.len()), 0);
+        let mut file = std::io::BufWriter::with_capacity(1 << 20, File::create(&tmp).map_err(io)?);
+        file.write_all(&fixed).map_err(io)?;
+        // The checksum, written when the values are all in.
+        file.write_all(&[0u8; 16]).map_err(io)?;
+        file.write_all(&name).map_err(io)?;
+        let mut sum = Checksum::new();
+        sum.update(&fixed);
+        sum.end_part();
+        sum.update(key.rules.as_bytes());
+        sum.end_part();
+        Ok(LevelWriter {
+            path: path.to_path_buf(),
+            tmp,
+            file,
+            fixed,
+            sum,
+            written: 0,
+            positions: key.positions,
+        })
     }
-    std::fs::rename(&tmp, path).map_err(io)
+
+    /// The next values (signed bytes as stored).
+    pub fn write(&mut self, values: &[u8]) -> Result<(), EgdbError> {
+        let io = |e: std::io::Error| EgdbError::Io { path: self.tmp.clone(), message: e.to_string() };
+        self.file.write_all(values).map_err(io)?;
+        self.sum.update(values);
+        self.written += values.len() as u64;
+        Ok(())
+    }
+
+    /// Checks the count, writes the checksum, syncs and renames the file into place.
+    pub fn finish(mut self) -> Result<(), EgdbError> {
+        use std::io::{Seek, SeekFrom};
+        if self.written != self.positions {
+            return Err(EgdbError::Corrupt {
+                path: self.path.clone(),
+                message: format!("{} values for a level of {} positions", self.written, self.positions),
+            });
+        }
+        let tmp = self.tmp.clone();
+        let io = |e: std::io::Error| EgdbError::Io { path: tmp.clone(), message: e.to_string() };
+        self.sum.end_part();
+        let mut f = self.file.into_inner().map_err(|e| io(e.into_error()))?;
+        f.seek(SeekFrom::Start(self.fixed.len() as u64)).map_err(io)?;
+        f.write_all(&self.sum.value().to_le_bytes()).map_err(io)?;
+        f.sync_all().map_err(io)?;
+        drop(f);
+        std::fs::rename(&self.tmp, &self.path)
+            .map_err(|e| EgdbError::Io { path: self.path.clone(), message: e.to_string() })
+    }
 }
 
 /// A level file mapped read-only and checked.

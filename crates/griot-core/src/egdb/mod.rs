@@ -50,12 +50,16 @@
 
 mod build;
 pub mod file;
+pub mod graph;
 pub mod rank;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-pub use build::{build, chunk_bounds, chunk_values, solve_level, BuildEvent, LevelStats};
+pub use build::{
+    build, build_with, chunk_bounds, chunk_pass, chunk_pass_values, chunk_values, solve_level, work_dir,
+    BuildEvent, BuildOptions, LevelStats,
+};
 use file::{LevelFile, LevelKey};
 use rank::Ranker;
 

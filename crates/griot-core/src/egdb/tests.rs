@@ -532,3 +532,119 @@ fn levels_solved_in_chunks_equal_levels_solved_in_memory() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+#[test]
+fn levels_solved_in_bounded_memory_equal_the_in_memory_solve() {
+    for (variant, seeds) in
+        [("abapa(holes=3)", 8u32), ("leb-bbut-ahbochen(holes=2)", 10), ("awale(holes=2)", 8)]
+    {
+        let g = sowing(variant);
+        let dir = temp_dir(&format!("bounded-{}", variant.replace(['(', ')', '='], "_")));
+        // Small chunks on three threads: many graph files, expanded out of order.
+        let options = BuildOptions { threads: 3, chunk_positions: 97 };
+        build_with(&dir, &g, seeds, &options, &mut |_| {}).unwrap();
+        let db = Egdb::open(&dir, &g).unwrap();
+        let lower = |s: u32, i: u64| db.value(s, i);
+        for s in 0..=seeds {
+            let (values, _, _) = solve_level(&g, s, &lower, &mut |_| {}).unwrap();
+            let n = level_key(&g, s).unwrap().positions;
+            let stored: Vec<i8> = (0..n).map(|i| db.value(s, i)).collect();
+            assert_eq!(values, stored, "{variant} level {s}");
+            assert!(!work_dir(&level_path(&dir, &g, s)).exists(), "the work directory is removed");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn a_level_interrupted_after_its_expansion_goes_on_from_its_work_files() {
+    let g = sowing("abapa(holes=3)");
+    let (a, b) = (temp_dir("resume-a"), temp_dir("resume-b"));
+    let options = BuildOptions { threads: 2, chunk_positions: 50 };
+    build_with(&a, &g, 7, &options, &mut |_| {}).unwrap();
+    build_with(&b, &g, 6, &options, &mut |_| {}).unwrap();
+    // Level 7's graph and a bounds file partly iterated, as a kill leaves them.
+    let db = Egdb::open(&b, &g).unwrap();
+    let lower = |s: u32, i: u64| db.value(s, i);
+    let path = level_path(&b, &g, 7);
+    let work = work_dir(&path);
+    let n = level_key(&g, 7).unwrap().positions;
+    let graphs: Vec<_> = (0..n.div_ceil(50))
+        .map(|j| {
+            graph::ChunkGraph::load_or_expand(&g, 7, j * 50, ((j + 1) * 50).min(n), &lower, &work).unwrap()
+        })
+        .collect();
+    let mut bounds = graph::bounds_file(&work, 7, n, &graphs).unwrap();
+    graphs[0].sweep(&mut graph::InPlace(&mut bounds[..]), false);
+    drop(bounds);
+    // A half-written graph chunk is redone.
+    let (meta, _) = graph::graph_paths(&work, 50, 100);
+    let bytes = std::fs::read(&meta).unwrap();
+    std::fs::write(&meta, &bytes[..bytes.len() - 5]).unwrap();
+    drop(graphs);
+    build_with(&b, &g, 7, &options, &mut |_| {}).unwrap();
+    assert_eq!(std::fs::read(level_path(&a, &g, 7)).unwrap(), std::fs::read(&path).unwrap());
+    assert!(!work.exists());
+    std::fs::remove_dir_all(&a).unwrap();
+    std::fs::remove_dir_all(&b).unwrap();
+}
+
+#[test]
+fn chunk_passes_over_kept_graphs_equal_the_in_process_build() {
+    let g = sowing("leb-bbut-ahbochen(holes=2)");
+    let dir = temp_dir("chunk-pass");
+    let db = build_to(&g, &dir, 9);
+    let lower = |s: u32, i: u64| db.value(s, i);
+    let work = dir.join("work");
+    for s in 0..=9 {
+        let n = level_key(&g, s).unwrap().positions;
+        let cuts: Vec<u64> = [0, n / 3, n / 3 + 1, n].into_iter().map(|c| c.min(n)).collect();
+        let mut bounds: Option<Vec<u8>> = None;
+        let mut passes = 0;
+        loop {
+            let mut next = Vec::new();
+            let mut changed = false;
+            for w in cuts.windows(2) {
+                let (part, c) =
+                    chunk_pass(&g, s, w[0], w[1], &lower, &work.join(s.to_string()), bounds.as_deref())
+                        .unwrap();
+                next.extend(part);
+                changed |= c;
+            }
+            passes += 1;
+            let first = bounds.is_none();
+            bounds = Some(next);
+            if !first && !changed {
+                break;
+            }
+            assert!(passes < 1000);
+        }
+        let b = bounds.unwrap();
+        let mut values = Vec::new();
+        for w in cuts.windows(2) {
+            values
+                .extend(chunk_pass_values(&g, s, w[0], w[1], &lower, &work.join(s.to_string()), &b).unwrap());
+        }
+        let stored: Vec<u8> = (0..n).map(|i| db.value(s, i) as u8).collect();
+        assert_eq!(values, stored, "level {s}");
+    }
+    let n = level_key(&g, 2).unwrap().positions;
+    assert!(chunk_pass(&g, 2, 0, n + 1, &lower, &work, None).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_checksum_fed_in_pieces_equals_the_checksum_of_the_whole() {
+    let data: Vec<u8> = (0..1000u32).map(|i| (i * 7 + 3) as u8).collect();
+    let whole = file::checksum(&[b"head", &data]);
+    for cut in [0, 1, 5, 8, 13, 999] {
+        let mut h = file::Checksum::new();
+        h.update(b"he");
+        h.update(b"ad");
+        h.end_part();
+        h.update(&data[..cut]);
+        h.update(&data[cut..]);
+        h.end_part();
+        assert_eq!(h.value(), whole, "{cut}");
+    }
+}
