@@ -175,6 +175,13 @@ def test_gateway_loop_never_stalls_under_live_games_and_a_distributed_search(
     all happen off it or asynchronously). Slow callbacks asyncio reports are shown on failure."""
     import gc
 
+    cores = os.cpu_count() or 1
+    load = os.getloadavg()[0]
+    if load > 3 * cores:
+        # Wake-up lateness then measures the machine's scheduler (and the GIL handed between
+        # starved threads) more than the loop; the run-queue correction below does not reach that.
+        pytest.skip(f"load average {load:.1f} on {cores} cores: too busy to time the event loop")
+
     from griot.services.common.server import ServerConfig, start
     from griot.services.gateway.app import Gateway as InProcessGateway
     from griot.services.gateway.config import GatewayConfig
