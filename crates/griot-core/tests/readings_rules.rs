@@ -349,7 +349,7 @@ fn capture_judged_on_the_hole_after_the_last() {
     );
     assert!(describe("adji-boto-ludii").iter().any(|l| {
         l.starts_with(
-        "Capture: when after the sowing the hole after the last hole holds 1, 3, 5 in either row, the player \
+        "Capture: when after the sowing the hole after the last hole holds 1, 3 or 5 in either row, the player \
          takes that hole, and the following holes that match, across rows."
     )
     }));
@@ -448,7 +448,7 @@ fn opening_turns_without_capture() {
     assert_ne!(g.key_bytes(&a).unwrap(), g.key_bytes(&b).unwrap());
     assert!(describe("adji-boto-ludii")
         .iter()
-        .any(|l| l == "Opening: the first 1 turn(s) of the game capture nothing."));
+        .any(|l| l == "Opening: the first turn of the game captures nothing."));
 }
 
 #[test]

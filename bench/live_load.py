@@ -1,4 +1,4 @@
-"""Load for the gateway's loop-lag test, from a process of its own: ``games`` live sessions, each
+"""Load for measuring the gateway's event-loop lag, from a process of its own: ``games`` live sessions, each
 setting a start position then playing ``moves`` random moves (one every ``pause`` seconds, the
 next once the previous update has its final evaluation), and one deep evaluation (distributed at
 that gateway). Prints one JSON line: the sessions finished, the deep evaluation's depth."""
