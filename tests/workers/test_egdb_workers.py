@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from griot import egdb
 from griot.cli import main
 from griot.egdb_build import build
+from griot.workers.task_args import SEARCH_POSITION, position_args
 from workers_stack import Stack, make_stack
 
 
@@ -167,9 +168,9 @@ def test_workers_search_with_the_databases_of_their_directory(tmp_path: Path) ->
         # GRIOT_EGDB_DIR, the setting the CLI and `griot up` share.
         s.start_worker("e1", extra_env={"GRIOT_EGDB_DIR": str(tmp_path)})
         s.wait_ready(app, 1)
-        got = app.send_task(
-            "griot.search_position", args=("abapa(holes=3)", position), kwargs={"depth": 6}
-        ).get(timeout=60)
+        got = app.send_task(SEARCH_POSITION, kwargs=position_args("abapa(holes=3)", position, depth=6)).get(
+            timeout=60
+        )
         assert (got["value"], got["nodes"]) == (exact.score.value, exact.nodes)
     finally:
         s.stop_workers()
