@@ -13,27 +13,18 @@ from griot.history import (
     repetition_outcome,
 )
 
-# Two lone seeds chase each other round the board: twelve turns bring the position back.
-CYCLE_START = "awale 0,0,0,0,0,1/0,0,0,0,0,1 20-26 S 40 -"
-CYCLE = ["f", "F", "a", "A", "b", "B", "c", "C", "d", "D", "e", "E"]
-
-
-def _play(start: str, moves: list[str]) -> list[griot.Position]:
-    out = [griot.Position(start)]
-    for m in moves:
-        out.append(out[-1].play(m))
-    return out
+from tests.history_cycle import CYCLE, CYCLE_START, played
 
 
 def test_the_cycle_returns_to_its_start_and_nothing_ends_it_without_a_history() -> None:
-    line = _play(CYCLE_START, CYCLE * 2)
+    line = played(CYCLE * 2)
     assert line[12].key == line[0].key == line[24].key
     assert line[12].turns != line[0].turns, "the turn count is not part of what repeats"
     assert all(p.outcome is None for p in line)
 
 
 def test_the_third_occurrence_ends_the_game_as_an_endless_cycle() -> None:
-    line = _play(CYCLE_START, CYCLE * 2)
+    line = played(CYCLE * 2)
     earlier = line[:-1]
     assert occurrences(line[-1], earlier) == 3
     assert occurrences(line[12], line[:12]) == 2
@@ -46,7 +37,7 @@ def test_the_third_occurrence_ends_the_game_as_an_endless_cycle() -> None:
 
 
 def test_moves_from_a_start_position_give_the_positions_before() -> None:
-    line = _play(CYCLE_START, CYCLE * 2)
+    line = played(CYCLE * 2)
     got = earlier_positions(line[-1], start_position=CYCLE_START, moves=CYCLE * 2)
     assert [str(p) for p in got] == [str(p) for p in line[:-1]]
 
@@ -59,7 +50,7 @@ def test_moves_from_the_variants_start_by_default() -> None:
 
 
 def test_positions_are_checked_move_by_move() -> None:
-    line = _play(CYCLE_START, CYCLE)
+    line = played(CYCLE)
     got = earlier_positions(line[-1], positions=[str(p) for p in line[:-1]])
     assert [p.key for p in got] == [p.key for p in line[:-1]]
     # A gap (one position left out in the middle) is refused, naming the entry.
@@ -86,7 +77,7 @@ def test_positions_are_checked_move_by_move() -> None:
     ],
 )
 def test_a_bad_history_is_refused_with_its_reason(kwargs: dict[str, object], message: str) -> None:
-    after_two = _play(CYCLE_START, ["f", "F"])[-1]
+    after_two = played(["f", "F"])[-1]
     kwargs = {"start_position": CYCLE_START, **kwargs} if "moves" in kwargs else kwargs
     with pytest.raises(HistoryError, match=message):
         earlier_positions(after_two, **kwargs)  # type: ignore[arg-type]

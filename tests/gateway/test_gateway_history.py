@@ -4,7 +4,6 @@ as the game's end, and evaluations with a history keep out of the shared cache."
 
 from __future__ import annotations
 
-import griot
 import grpc
 import pytest
 from gateway_stack import Gateway
@@ -13,19 +12,9 @@ from griot.history import HistoryError
 from griot.status import error_info
 from griot.v1 import analysis_pb2, common_pb2
 
-# Two lone seeds chase each other round the board: twelve turns bring the position back.
-CYCLE_START = "awale 0,0,0,0,0,1/0,0,0,0,0,1 20-26 S 40 -"
-CYCLE = ["f", "F", "a", "A", "b", "B", "c", "C", "d", "D", "e", "E"]
+from tests.history_cycle import CYCLE, CYCLE_START, played
 
-
-def _line(moves: list[str]) -> list[str]:
-    out = [griot.Position(CYCLE_START)]
-    for m in moves:
-        out.append(out[-1].play(m))
-    return [str(p) for p in out]
-
-
-LINE = _line(CYCLE * 2)
+LINE = [str(p) for p in played(CYCLE * 2)]
 
 
 def test_a_third_occurrence_is_the_finished_game(gateway: Gateway) -> None:

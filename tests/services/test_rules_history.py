@@ -12,16 +12,7 @@ from griot.history import HistoryError
 from griot.status import error_info
 from griot.v1 import common_pb2, rules_pb2
 
-# Two lone seeds chase each other round the board: twelve turns bring the position back.
-CYCLE_START = "awale 0,0,0,0,0,1/0,0,0,0,0,1 20-26 S 40 -"
-CYCLE = ["f", "F", "a", "A", "b", "B", "c", "C", "d", "D", "e", "E"]
-
-
-def _line(moves: list[str]) -> list[str]:
-    out = [griot.Position(CYCLE_START)]
-    for m in moves:
-        out.append(out[-1].play(m))
-    return [str(p) for p in out]
+from tests.history_cycle import CYCLE, CYCLE_START, played
 
 
 def test_a_game_played_through_apply_move_ends_at_the_third_occurrence(rules: RulesClient) -> None:
@@ -47,7 +38,7 @@ def test_a_game_played_through_apply_move_ends_at_the_third_occurrence(rules: Ru
 
 
 def test_moves_from_a_start_position_are_a_history_too(rules: RulesClient) -> None:
-    line = _line(CYCLE * 2)
+    line = [str(p) for p in played(CYCLE * 2)]
     history = common_pb2.GameHistory(start_position=CYCLE_START, moves=CYCLE * 2)
     assert rules.legal_moves(line[-1], history=history) == []
     assert rules.legal_moves(line[-1]) == ["f"]
@@ -62,7 +53,7 @@ def test_moves_from_a_start_position_are_a_history_too(rules: RulesClient) -> No
 
 
 def test_a_history_that_does_not_lead_to_the_position_is_refused(rules: RulesClient) -> None:
-    line = _line(CYCLE)
+    line = [str(p) for p in played(CYCLE)]
     gapped = line[:3] + line[4:-1]
     with pytest.raises(HistoryError, match="does not follow") as e:
         rules.legal_moves(line[-1], history=gapped)
