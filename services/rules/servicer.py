@@ -15,7 +15,7 @@ from typing import Any
 
 import griot
 import grpc
-from griot import GameOutcome, IllegalMoveError, NotationError, Position, Variant
+from griot import IllegalMoveError, NotationError, Position, Variant
 from griot.history import REPETITION, earlier_from, repetition_outcome
 from griot.messages import (
     add_event,
@@ -46,11 +46,6 @@ def _game_over(message: str) -> IllegalMoveError:
     e = IllegalMoveError(message)
     e.code = "game_over"
     return e
-
-
-def _repeated(pos: Position, earlier: list[Position]) -> GameOutcome | None:
-    """The outcome if ``pos`` ends the game by repetition (a third occurrence in ``earlier``)."""
-    return repetition_outcome(pos, earlier) if earlier else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -106,7 +101,7 @@ def _servicer_class(metrics: RpcMetrics) -> type[rules_pb2_grpc.RulesServiceServ
         ) -> rules_pb2.ListLegalMovesResponse:
             pos = Position(request.position)
             earlier = earlier_from(pos, request.history if request.HasField("history") else None)
-            if _repeated(pos, earlier) is not None:
+            if repetition_outcome(pos, earlier) is not None:
                 return rules_pb2.ListLegalMovesResponse()
             return rules_pb2.ListLegalMovesResponse(moves=_moves(pos))
 
@@ -116,14 +111,14 @@ def _servicer_class(metrics: RpcMetrics) -> type[rules_pb2_grpc.RulesServiceServ
             earlier = earlier_from(pos, request.history if request.HasField("history") else None)
             move = pos.parse_move(request.move)
             try:
-                if _repeated(pos, earlier) is not None:
+                if repetition_outcome(pos, earlier) is not None:
                     raise _game_over("the game is over: the position occurred for the third time")
                 after, events = pos.play_with_events(move)
             except IllegalMoveError as e:
                 # Name the move in the ErrorInfo (the core's message already names it in words).
                 e.move = move.text  # type: ignore[attr-defined]
                 raise
-            repeated = _repeated(after, [*earlier, pos]) if earlier else None
+            repeated = repetition_outcome(after, [*earlier, pos]) if earlier else None
             response = rules_pb2.ApplyMoveResponse(
                 move=move.text, legal_moves=[] if repeated is not None else _moves(after)
             )
@@ -150,7 +145,7 @@ def _servicer_class(metrics: RpcMetrics) -> type[rules_pb2_grpc.RulesServiceServ
                     legal=False, reason=getattr(e, "code", None) or "illegal_move", message=str(e)
                 )
             try:
-                if _repeated(pos, earlier) is not None:
+                if repetition_outcome(pos, earlier) is not None:
                     raise _game_over("the game is over: the position occurred for the third time")
                 pos.check(move)
             except IllegalMoveError as e:
