@@ -28,9 +28,7 @@ def stack() -> Iterator[Stack]:
     finally:
         os.killpg(rules.pid, signal.SIGTERM)
         rules.wait(timeout=10)
-        s.stop_workers()
-        s.broker.stop()
-        s.cache.stop()
+        s.stop()
 
 
 @pytest.fixture(scope="session")

@@ -96,9 +96,7 @@ def test_status_shows_the_counters_a_real_worker_task_wrote() -> None:
         assert report["tt_hit_rate"] == stats["hits"] / stats["probes"]
         assert not any("counters" in n for n in report["notes"])
     finally:
-        s.stop_workers()
-        s.broker.stop()
-        s.cache.stop()
+        s.stop()
 
 
 def test_unreachable_parts_are_reported_not_raised() -> None:

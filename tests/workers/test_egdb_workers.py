@@ -138,9 +138,7 @@ def test_a_build_whose_redis_restarts_mid_level_resumes_to_identical_files(tmp_p
         assert _files(across) == _files(local) and len(_files(local)) == 11
         assert not list(across.rglob("*.work"))
     finally:
-        s.stop_workers()
-        s.broker.stop()
-        s.cache.stop()
+        s.stop()
 
 
 def test_a_damaged_level_stops_the_build(two_workers: Stack, tmp_path: Path) -> None:
@@ -173,6 +171,4 @@ def test_workers_search_with_the_databases_of_their_directory(tmp_path: Path) ->
         )
         assert (got["value"], got["nodes"]) == (exact.score.value, exact.nodes)
     finally:
-        s.stop_workers()
-        s.broker.stop()
-        s.cache.stop()
+        s.stop()

@@ -4,6 +4,7 @@ processes (prefork pool). No eager mode, no fake Redis. Every fixture and test i
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import shutil
 import signal
@@ -13,6 +14,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from griot.launcher import celery_worker_argv, redis_argv, with_parent_death
@@ -206,6 +208,8 @@ class Stack:
     #: The Celery broker when it is RabbitMQ (``broker`` then holds the results only).
     rabbit: RabbitServer | None = None
     workers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    #: Every Celery app :meth:`app` made, closed by :meth:`stop` while its Redis still runs.
+    apps: list[Any] = field(default_factory=list)
     logdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="griot-workers-")))
 
     @property
@@ -219,7 +223,18 @@ class Stack:
         return self.broker.url
 
     def stop(self) -> None:
-        """Workers first, then the servers."""
+        """The callers' apps, the workers, then the servers.
+
+        A task's ``AsyncResult`` tells its backend it is done when it is collected
+        (``AsyncResult.__del__``), over the result Redis. Results held in reference cycles (a
+        ``pytest.raises`` traceback, say) are collected whenever the collector next runs, which
+        may be in a later test after this Redis is gone: the unsubscribe then fails there.
+        Collecting them now, while Redis runs, keeps each module's results its own.
+        """
+        gc.collect()
+        for app in self.apps:
+            app.close()
+        self.apps.clear()
         self.stop_workers()
         if self.rabbit is not None:
             self.rabbit.stop()
@@ -272,10 +287,12 @@ class Stack:
         old = dict(os.environ)
         os.environ.update(self.env)
         try:
-            return make_app(Settings.from_env())
+            app = make_app(Settings.from_env())
         finally:
             os.environ.clear()
             os.environ.update(old)
+        self.apps.append(app)
+        return app
 
 
 def make_stack(inflight_ms: int = 3000, visibility_timeout: int = 120, broker_kind: str = "redis") -> Stack:
@@ -316,9 +333,7 @@ def stack() -> Iterator[Stack]:
     try:
         yield s
     finally:
-        s.stop_workers()
-        s.broker.stop()
-        s.cache.stop()
+        s.stop()
 
 
 @pytest.fixture(scope="module")
