@@ -75,12 +75,11 @@ def build(
     Celery workers (the broker's URL; DIR must be visible to every worker at the same path), or in
     this process with --local."""
     console = Console()
-    if not local:
-        # Unnamed, the workers are the running `griot up`'s, and so is the directory they read.
-        up = _running_up() if broker_url is None else {}
-        broker_url = broker_url or str(up.get("broker_url") or DEFAULT_BROKER)
-        if directory is None and up.get("egdb_dir"):
-            directory = str(up["egdb_dir"])
+    # Unnamed, the workers are the running `griot up`'s, and so is the directory they read.
+    up = _running_up() if broker_url is None and not local else {}
+    broker = broker_url or str(up.get("broker_url") or DEFAULT_BROKER)
+    if directory is None and up.get("egdb_dir"):
+        directory = str(up["egdb_dir"])
     where = _dir(directory)
     if not local:
         try:
@@ -98,7 +97,7 @@ def build(
             elif e["event"] in ("kept", "written"):
                 console.print(f"level {e['seeds']:3}: {e['event']} ({e['positions']:,} positions)")
 
-        app = client_app(broker_url, result_url)
+        app = client_app(broker, result_url)
         try:
             build_across(app, variant, seeds, where, chunks=chunks, progress=report)
         finally:
