@@ -3,7 +3,7 @@ random games: the same position text, the same legal moves (whole turns: a refer
 while its ``mid_turn`` says the turn goes on) and the same outcome at every turn.
 
 The default run plays about 2,000 whole games plus random walks from hand-built H'ajeb positions in
-well under a minute; `-m slow` plays SLOW_FACTOR times as many games (tests/crosscheck.py) to the full
+well under a minute; `-m slow` plays up to SLOW_FACTOR times as many (tests/crosscheck.py) to the full
 turn limit.
 """
 
