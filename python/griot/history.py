@@ -24,8 +24,11 @@ __all__ = [
     "HistoryError",
     "earlier_from",
     "earlier_positions",
+    "follows",
     "occurrences",
+    "repeating",
     "repetition_outcome",
+    "since_last_capture",
 ]
 
 #: The most positions a history may hold (a game is cut at 2,000 turns by default).
@@ -134,6 +137,33 @@ def earlier_from(position: Position, history: HistoryMessage | None) -> list[Pos
         moves=list(history.moves),
         positions=list(history.positions),
     )
+
+
+def follows(before: Position, after: Position) -> bool:
+    """Whether one legal move leads from ``before`` to ``after`` (turn counts aside)."""
+    return _follows(before, after)
+
+
+def since_last_capture(position: Position, earlier: Sequence[Position]) -> list[Position]:
+    """The positions of ``earlier`` that ``position``'s game can still repeat: those since the last
+    change of the stores (a capture), at most :data:`MAX_HISTORY` of them. Stores only grow within
+    a round, and a new round changes the position's round field, so no position from before can
+    occur again. Games without stores keep the last :data:`MAX_HISTORY` positions."""
+    stores = position.stores
+    i = len(earlier)
+    if stores is not None:
+        while i > 0 and earlier[i - 1].stores == stores:
+            i -= 1
+    else:
+        i = 0
+    return list(earlier[max(i, len(earlier) - MAX_HISTORY) :])
+
+
+def repeating(position: Position, earlier: Iterable[Position]) -> bool:
+    """Whether the game has already repeated a position (counting ``position``)."""
+    keys = [p.key for p in earlier]
+    keys.append(position.key)
+    return len(set(keys)) < len(keys)
 
 
 def occurrences(position: Position, earlier: Iterable[Position]) -> int:

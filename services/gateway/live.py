@@ -9,11 +9,13 @@ import contextlib
 import logging
 import time
 import uuid
+from dataclasses import replace
 from typing import Any
 
 import griot
 import grpc
 from griot import redis_keys
+from griot.history import REPETITION, earlier_from, follows, repeating, since_last_capture
 from griot.messages import outcome_message
 from griot.priority import Priority
 from griot.services.gateway.auth import Guard, Principal
@@ -22,7 +24,7 @@ from griot.services.gateway.config import GatewayConfig
 from griot.services.gateway.evaluator import INTERACTIVE, Evaluator, Want, Watch
 from griot.services.gateway.metrics import GatewayMetrics
 from griot.services.gateway.outbox import Outbox, OutRecord
-from griot.services.gateway.wire import bad_request, check_want, game_over, shared_evaluation
+from griot.services.gateway.wire import bad_request, check_want, finished, shared_evaluation
 from griot.status import StatusError
 from griot.v1 import analysis_pb2
 
@@ -145,6 +147,8 @@ class LiveStream:
         self.session_id = ""
         self.update_id = 0
         self.position: griot.Position | None = None
+        #: The game's positions before ``position`` that it can still repeat (since its last capture).
+        self.earlier: list[griot.Position] = []
         self.limits = analysis_pb2.SearchLimits()
         self._limits_bytes = b""
         self.all_moves = False
@@ -158,6 +162,7 @@ class LiveStream:
         #: The session's fields as last saved, and when every field was last saved.
         self._saved_limits: bytes | None = None
         self._saved_all_moves: bool | None = None
+        self._saved_history: str | None = None
         self._saved_whole = -float("inf")
 
     async def run(self) -> None:
@@ -233,6 +238,8 @@ class LiveStream:
                 self.session_id = req.session_id
                 self.update_id = int(data[b"update_id"])
                 self.position = griot.Position(data[b"position"].decode())
+                history = data.get(b"history", b"").decode()
+                self.earlier = [griot.Position(t) for t in history.split("\n")] if history else []
                 self._limits_bytes = data.get(b"limits", b"")
                 self.limits = analysis_pb2.SearchLimits.FromString(self._limits_bytes)
                 self.all_moves = data.get(b"all_moves") == b"1"
@@ -258,14 +265,24 @@ class LiveStream:
                 return  # stale: an older update arriving late
             if which == "position":
                 new = griot.Position(req.position)
+                if req.HasField("history"):
+                    earlier = earlier_from(new, req.history)
+                elif self.position is not None and follows(self.position, new):
+                    earlier = [*self.earlier, self.position]
+                else:
+                    earlier = []
             else:
                 if self.position is None:
                     raise bad_request("a move needs a position first")
+                if req.HasField("history"):
+                    raise bad_request("a history goes with a position, not with a move")
                 try:
                     new = self.position.play(req.move)
                 except griot.IllegalMoveError as e:
                     e.move = req.move  # type: ignore[attr-defined]
                     raise
+                earlier = [*self.earlier, self.position]
+            self.earlier = since_last_capture(new, earlier)
             self.position = new
             self.update_id = req.update_id or self.update_id + 1
         assert self.position is not None
@@ -279,6 +296,9 @@ class LiveStream:
             fields["limits"] = limits
         if whole or self.all_moves != self._saved_all_moves:
             fields["all_moves"] = "1" if self.all_moves else "0"
+        history = "\n".join(str(p) for p in self.earlier)
+        if whole or history != self._saved_history:
+            fields["history"] = history
         if whole:
             fields["owner"] = self.p.name
         # Queued, not awaited: the evaluation starts in this turn of the loop (its cache lookup
@@ -287,7 +307,7 @@ class LiveStream:
         key = session_key(self.session_id)
         saved = self.s.sessions.save_soon(key, fields)
         self.out.after(saved, self.s.sessions.client.hurry)
-        self._saved_limits, self._saved_all_moves = limits, self.all_moves
+        self._saved_limits, self._saved_all_moves, self._saved_history = limits, self.all_moves, history
         if whole:
             self._saved_whole = now
         self._evaluate_current()
@@ -312,16 +332,22 @@ class LiveStream:
         text = str(pos)
         update_id = self.update_id
         out = self.out
-        over = game_over(pos)
-        if over is not None:
-            assert pos.outcome is not None
-            out.put(OutRecord(update_id, text, outcome=outcome_message(pos.outcome)))
+        end = finished(pos, self.earlier)
+        if end is not None:
+            outcome = outcome_message(end[0])
+            if end[1]:
+                outcome.reason = REPETITION
+            out.put(OutRecord(update_id, text, outcome=outcome))
             return
         # The acknowledgement: the evaluations delivered while it waits replace it.
         hold_until = self.loop.time() + self.s.config.ack_hold
         ack = OutRecord(update_id, text, hold_until=hold_until)
         out.put(ack)
         want = self._current_want()
+        if self.earlier and repeating(pos, self.earlier):
+            # Once the game has repeated a position, its searches score repetitions from its
+            # history (and leave the shared cache: such a value holds in this game only).
+            want = replace(want, history=tuple(str(p) for p in self.earlier))
 
         def deliver(item: Any) -> None:
             # Called by the flight as each result comes: queued as a record for the stream (no

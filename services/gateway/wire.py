@@ -61,14 +61,25 @@ def shared_evaluation(r: EvalResult, final: bool) -> analysis_pb2.Evaluation:
     return e
 
 
+def finished(
+    pos: griot.Position, earlier: list[griot.Position] | None = None
+) -> tuple[griot.GameOutcome, bool] | None:
+    """How the game ended at ``pos``, and whether by the repetition rule: one the rules end, or,
+    with the game's history, a position's third occurrence. None while it goes on."""
+    outcome = pos.outcome
+    if outcome is not None and not pos.legal_moves():
+        return outcome, False
+    repeated = repetition_outcome(pos, earlier) if earlier else None
+    return None if repeated is None else (repeated, True)
+
+
 def game_over(pos: griot.Position, earlier: list[griot.Position] | None = None) -> EvalResult | None:
     """The evaluation of a finished game (no search): one the rules end, or, with the game's
     history, a position's third occurrence."""
-    outcome = pos.outcome
-    if outcome is None or pos.legal_moves():
-        outcome = repetition_outcome(pos, earlier) if earlier else None
-        if outcome is None:
-            return None
+    end = finished(pos, earlier)
+    if end is None:
+        return None
+    outcome = end[0]
     value = 0 if outcome.winner is None else (griot.WIN if outcome.winner == pos.side_to_move else -griot.WIN)
     return EvalResult(depth=0, value=value, best=None)
 

@@ -4,6 +4,8 @@ as the game's end, and evaluations with a history keep out of the shared cache."
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 import pytest
 from gateway_stack import Gateway
@@ -73,3 +75,65 @@ def test_a_bad_history_is_invalid_argument(gateway: Gateway) -> None:
     assert raw.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     info = error_info(raw.value)
     assert info is not None and info.reason == "bad_history" and info.metadata["index"] == "3"
+
+
+def _live(client: AnalysisClient, updates: list[analysis_pb2.LiveSessionRequest]) -> list[Any]:
+    """Sends the updates, then closes its side: every message until the session's stream ends."""
+    return list(client.live_session(iter(updates), timeout=60))
+
+
+def test_a_live_session_ends_at_a_third_occurrence(gateway: Gateway) -> None:
+    """A session that plays the cycle twice by moves ends at the third occurrence, with the
+    repetition as the reason; the same position sent bare is a game that goes on."""
+    limits = search_limits(max_depth=2)
+    updates = [analysis_pb2.LiveSessionRequest(update_id=1, position=CYCLE_START, limits=limits)]
+    updates += [analysis_pb2.LiveSessionRequest(update_id=i + 2, move=m) for i, m in enumerate(CYCLE * 2)]
+    with AnalysisClient(gateway.target) as client:
+        msgs = _live(client, updates)
+        last = [m for m in msgs if m.update_id == len(updates)]
+        assert last and last[-1].HasField("outcome"), last
+        assert last[-1].position == LINE[-1]
+        assert (
+            last[-1].outcome.reason == "repetition"
+            and last[-1].outcome.result == common_pb2.GAME_RESULT_NORTH_WINS
+        )
+        assert not any(m.HasField("outcome") for m in msgs if m.update_id < len(updates))
+        bare = _live(client, [analysis_pb2.LiveSessionRequest(update_id=1, position=LINE[-1], limits=limits)])
+        assert not any(m.HasField("outcome") for m in bare)
+        assert bare[-1].evaluation.final
+
+
+def test_a_live_session_takes_a_history_keeps_it_and_searches_with_it(gateway: Gateway) -> None:
+    """Given the game so far with its position, the session's search sees the coming repetition
+    (North's only move repeats the position a third time and wins); resumed on a new stream, the
+    session still knows the game, and the repeating move ends it."""
+    limits = search_limits(max_depth=3)
+    first = analysis_pb2.LiveSessionRequest(
+        update_id=1,
+        position=LINE[-2],
+        limits=limits,
+        history=common_pb2.GameHistory(positions=LINE[:-2]),
+    )
+    with AnalysisClient(gateway.target) as client:
+        msgs = _live(client, [first])
+        e = msgs[-1].evaluation
+        assert e.final and not e.from_cache and e.best_move == CYCLE[-1]
+        assert e.score.WhichOneof("value") == "wins_in" and e.score.wins_in == 1
+        session_id = msgs[-1].session_id
+        again = _live(
+            client, [analysis_pb2.LiveSessionRequest(session_id=session_id, update_id=2, move=CYCLE[-1])]
+        )
+        assert again[-1].HasField("outcome") and again[-1].outcome.reason == "repetition"
+        assert again[-1].position == LINE[-1]
+        # A history goes with a position, not with a move.
+        with pytest.raises(ServiceError) as bad:
+            _live(
+                client,
+                [
+                    analysis_pb2.LiveSessionRequest(update_id=1, position=CYCLE_START, limits=limits),
+                    analysis_pb2.LiveSessionRequest(
+                        update_id=2, move="f", history=common_pb2.GameHistory(positions=[CYCLE_START])
+                    ),
+                ],
+            )
+        assert bad.value.code == grpc.StatusCode.INVALID_ARGUMENT

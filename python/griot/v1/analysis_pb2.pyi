@@ -596,6 +596,7 @@ class LiveSessionRequest(google.protobuf.message.Message):
     MOVE_FIELD_NUMBER: builtins.int
     LIMITS_FIELD_NUMBER: builtins.int
     INCLUDE_MOVE_SCORES_FIELD_NUMBER: builtins.int
+    HISTORY_FIELD_NUMBER: builtins.int
     session_id: builtins.str
     """Empty on the first message of a new session; the server's `session_id` to resume one (on the
     first message of a new stream) and on every later message.
@@ -614,6 +615,15 @@ class LiveSessionRequest(google.protobuf.message.Message):
     def limits(self) -> Global___SearchLimits:
         """Limits of the searches of this session (kept until changed)."""
 
+    @property
+    def history(self) -> griot.v1.common_pb2.GameHistory:
+        """With a `position`: the game before it (as in `EvaluateRequest.history`). The session keeps the
+        game's positions since its last capture: a `move`, or a `position` one legal move after the
+        current one, extends them; any other `position` without a history starts them anew. A third
+        occurrence ends the game (`LiveSessionResponse.outcome`, reason `repetition`); once the game
+        has repeated a position, its searches score repetitions from these positions.
+        """
+
     def __init__(
         self,
         *,
@@ -623,9 +633,10 @@ class LiveSessionRequest(google.protobuf.message.Message):
         move: builtins.str = ...,
         limits: Global___SearchLimits | None = ...,
         include_move_scores: builtins.bool = ...,
+        history: griot.v1.common_pb2.GameHistory | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["limits", b"limits", "move", b"move", "position", b"position", "update", b"update"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["include_move_scores", b"include_move_scores", "limits", b"limits", "move", b"move", "position", b"position", "session_id", b"session_id", "update", b"update", "update_id", b"update_id"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["history", b"history", "limits", b"limits", "move", b"move", "position", b"position", "update", b"update"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["history", b"history", "include_move_scores", b"include_move_scores", "limits", b"limits", "move", b"move", "position", b"position", "session_id", b"session_id", "update", b"update", "update_id", b"update_id"]) -> None: ...
     def WhichOneof(self, oneof_group: typing.Literal["update", b"update"]) -> typing.Literal["position", "move"] | None: ...
 
 Global___LiveSessionRequest: typing_extensions.TypeAlias = LiveSessionRequest
