@@ -109,6 +109,11 @@ def start_up(
         env=full_env,
         cwd=tmp_path,
     )
+    return _followed(proc, state_file)
+
+
+def _followed(proc: subprocess.Popen[str], state_file: Path) -> Up:
+    """An :class:`Up` whose lines a thread collects as ``proc`` prints them."""
     up = Up(proc, state_file)
 
     def read() -> None:
@@ -137,16 +142,7 @@ def start_make_up(tmp_path: Path, env: dict[str, str]) -> Up:
         env=full_env,
         start_new_session=True,
     )
-    up = Up(proc, state_file)
-
-    def read() -> None:
-        assert proc.stdout is not None
-        with proc.stdout:
-            for line in proc.stdout:
-                up.lines.append(line.rstrip("\n"))
-
-    threading.Thread(target=read, daemon=True).start()
-    return up
+    return _followed(proc, state_file)
 
 
 def stop_up(up: Up, sig: int = signal.SIGINT, timeout: float = 30) -> int:
