@@ -528,7 +528,10 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
         )
     stop = griot.SearchStop()
     db = databases(canonical)
-    reporter = _ProgressReporter(request.id, pos, db) if args.progress and request.id else None
+    # With a history the game may end by repetition, which the databases' results do not see: the
+    # search still uses them below its root, the result does not claim them.
+    exact_of = None if hist else pos
+    reporter = _ProgressReporter(request.id, exact_of, db) if args.progress and request.id else None
     local = search_table(canonical)
     _generation(canonical, None)  # a new search for this table, whose subtrees may continue it
     if args.search_id:
@@ -563,7 +566,7 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
         table.flush_stats()
     _observe("search_position", "complete", time.time() - started, canonical, r.nodes)
     return {
-        **_summary(r, pos, db),
+        **_summary(r, exact_of, db),
         "complete": depth is None or r.depth == depth or not pos.legal_moves() or budgeted,
         "budget_stopped": budgeted,
         "started": started,

@@ -427,6 +427,10 @@ class Evaluator:
                     await self.cache.refresh(list(self.claims), FLIGHT_TTL_MS)
 
     def _exact(self, flight: _Flight, result: EvalResult) -> None:
+        # With a history the game may end by repetition, which the databases' values do not see;
+        # a finished game's result is the rules' own.
+        if flight.want.history or result.depth == 0:
+            return
         if self.databases is not None and result.exact is None:
             result.with_databases(flight.pos, self.databases.get(flight.pos.variant.canonical))
 
