@@ -511,7 +511,8 @@ export enum ScoreSource {
   SEARCH = 2,
 
   /**
-   * The position is in the endgame databases: the result with best play is exact.
+   * The position is in the endgame databases: the result with best play is exact (for a position
+   * valued by a cycle, exact for the game in which endless play is shared out there: docs/EGDB.md).
    *
    * @generated from enum value: SCORE_SOURCE_DATABASE = 3;
    */
