@@ -24,8 +24,10 @@ sabouiyya (12 pieces each; a piece =    100         200      400      1200
 
 A proven result counts as the family's "proven result" margin (a win as +margin, a loss as
 -margin), so turning a proven win into anything else, or walking into a proven loss, is a
-blunder. A move that is the only legal one is ``forced``; a move scoring as well as the best is
-``best``; a loss below the inaccuracy threshold is ``good``.
+blunder. Where the endgame databases give both moves' final margins, the loss is the seeds given
+away (100 a seed) and any change of result (win, draw, loss) is a blunder: the search rates every
+move the databases call won alike. A move that is the only legal one is ``forced``; a move
+scoring as well as the best is ``best``; a loss below the inaccuracy threshold is ``good``.
 """
 
 from __future__ import annotations
@@ -132,6 +134,28 @@ def classify(
     return loss, analysis_pb2.MOVE_CLASSIFICATION_GOOD
 
 
+_RESULT_ORDER = {"loss": -1, "draw": 0, "win": 1}
+
+
+def _exact_loss(
+    best: dict[str, Any] | None,
+    played: dict[str, Any] | None,
+    legal_moves: int,
+    played_is_best: bool,
+    t: Thresholds,
+) -> tuple[int, analysis_pb2.MoveClassification.ValueType] | None:
+    """The loss and classification of a played move from the databases' final margins of both
+    moves (the mover's), when they give both: the seeds given away, and a blunder for any change
+    of result. None otherwise (the search's values decide)."""
+    if best is None or played is None or best.get("margin") is None or played.get("margin") is None:
+        return None
+    loss, cls = classify(100 * best["margin"], 100 * played["margin"], legal_moves, played_is_best, t)
+    order = _RESULT_ORDER.get
+    if legal_moves > 1 and (order(played.get("result", ""), 0) < order(best.get("result", ""), 0)):
+        cls = analysis_pb2.MOVE_CLASSIFICATION_BLUNDER
+    return loss, cls
+
+
 def turn_analysis(
     index: int,
     pos: Position,
@@ -146,7 +170,9 @@ def turn_analysis(
     values for the mover, classified by the game family's thresholds. ``best_exact`` and
     ``played_exact``: the endgame databases' results of the two moves for the mover, if any."""
     t = thresholds(pos.variant.id)
-    loss, cls = classify(best_value, played_value, len(pos.legal_moves()), played == best, t)
+    legal = len(pos.legal_moves())
+    exact = _exact_loss(best_exact, played_exact, legal, played == best, t)
+    loss, cls = exact or classify(best_value, played_value, legal, played == best, t)
     mover = pos.side_to_move
     return analysis_pb2.TurnAnalysis(
         turn=index,

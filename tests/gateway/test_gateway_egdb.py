@@ -124,6 +124,7 @@ def test_a_game_report_marks_its_exact_moves(setup: Setup) -> None:
     assert turn.played_score.WhichOneof("value") == "draw" and turn.played_score.final_margin == 0
     assert turn.south_score.source == common_pb2.SCORE_SOURCE_DATABASE
     assert turn.classification == analysis_pb2.MOVE_CLASSIFICATION_BLUNDER
+    assert turn.loss == 400  # the four seeds of the win given away
 
 
 def test_the_worker_and_the_gateway_report_their_databases(setup: Setup) -> None:
