@@ -335,7 +335,7 @@ def _databases_text(entry: dict[str, Any]) -> str:
     parts = [
         f"{d['rules']} levels 0-{d['max_seeds']}"
         if "max_seeds" in d
-        else f"{d['rules']} refused ({d.get('error')})"
+        else f"{d['rules']} not used: {d.get('error')}"
         for d in entry.get("databases") or []
     ]
     return f"{', '.join(parts) or 'none'} ({entry.get('dir', '?')})"
