@@ -59,25 +59,22 @@ def search_table(variant: str) -> griot.SearchTable:
     return table
 
 
-_databases: dict[str, griot.Egdb | None] = {}
-"""The endgame databases opened for each variant (None: none there, or not a rule set that has
-any), read once per process from ``GRIOT_EGDB_DIR``, the setting the CLI and the gateway read."""
+_databases: egdb.Databases | None = None
+"""The endgame databases this process uses, each variant's opened once from ``GRIOT_EGDB_DIR``
+(the setting the CLI and the gateway read)."""
+
+
+def loaded_databases() -> egdb.Databases:
+    global _databases
+    if _databases is None:
+        _databases = egdb.Databases()
+    return _databases
 
 
 def databases(variant: str) -> griot.Egdb | None:
     """The endgame databases of ``variant`` under ``GRIOT_EGDB_DIR``, if any are built; a damaged
     file is logged and the databases are not used."""
-    if variant not in _databases:
-        db: griot.Egdb | None = None
-        try:
-            db = egdb.open_databases(variant, egdb.default_dir())
-        except egdb.EgdbError as e:
-            if "refused" in str(e):
-                log.warning("endgame databases not used: %s", e)
-        except griot.GriotError:
-            db = None
-        _databases[variant] = db if db is not None and db.max_seeds is not None else None
-    return _databases[variant]
+    return loaded_databases().get(variant)
 
 
 def _generation(variant: str, search_id: Any) -> dict[str, Any]:
@@ -416,9 +413,13 @@ none, a deep one a write per depth."""
 PROGRESS_TTL_S = 3600
 
 
-def _summary(r: griot.SearchResult) -> dict[str, Any]:
-    """One completed depth as plain data: the task's result and each progress entry."""
-    return {
+def _summary(
+    r: griot.SearchResult, pos: griot.Position | None = None, db: griot.Egdb | None = None
+) -> dict[str, Any]:
+    """One completed depth as plain data: the task's result and each progress entry. With
+    databases covering ``pos``, ``exact`` is their result (:func:`griot.egdb.exact`), and each
+    move's ``exact`` its result for the mover."""
+    out: dict[str, Any] = {
         "best": str(r.best_move) if r.best_move is not None else None,
         "value": r.score.value,
         "score": str(r.score),
@@ -430,6 +431,22 @@ def _summary(r: griot.SearchResult) -> dict[str, Any]:
             {"move": m.move, "value": m.score.value, "bound": m.bound, "pv": list(m.pv)} for m in r.moves
         ],
     }
+    root = egdb.exact(db, pos) if pos is not None else None
+    if root is not None and pos is not None:
+        out["exact"] = root
+        for m in out["moves"]:
+            m["exact"] = _move_exact(db, pos, m["move"])
+    return out
+
+
+def _move_exact(db: griot.Egdb | None, pos: griot.Position, move: str) -> dict[str, Any] | None:
+    """The databases' result of playing ``move`` in ``pos``, for the mover."""
+    try:
+        child = pos.play(pos.parse_move(move))
+    except griot.GriotError:
+        return None
+    result = egdb.exact(db, child)
+    return result if child.side_to_move == pos.side_to_move else egdb.flip(result)
 
 
 class _ProgressReporter:
@@ -438,13 +455,14 @@ class _ProgressReporter:
     most every :data:`PROGRESS_EVERY` seconds. Best effort: a Redis error costs the report, never the
     search."""
 
-    def __init__(self, task_id: str) -> None:
+    def __init__(self, task_id: str, pos: griot.Position | None = None, db: griot.Egdb | None = None) -> None:
+        self.pos, self.db = pos, db
         self.key = progress_key(task_id)
         self.depths: list[dict[str, Any]] = []
         self.written = time.monotonic()  # a search shorter than PROGRESS_EVERY writes nothing
 
     def __call__(self, r: griot.SearchResult) -> None:
-        self.depths.append(_summary(r))
+        self.depths.append(_summary(r, self.pos, self.db))
         now = time.monotonic()
         if now - self.written < PROGRESS_EVERY:
             return
@@ -509,7 +527,11 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
             tt.Cache(cache_client(), canonical, s.cache_ttl), s.cache_min_depth, s.cache_plies
         )
     stop = griot.SearchStop()
-    reporter = _ProgressReporter(request.id) if args.progress and request.id else None
+    db = databases(canonical)
+    # With a history the game may end by repetition, which the databases' results do not see: the
+    # search still uses them below its root, the result does not claim them.
+    exact_of = None if hist else pos
+    reporter = _ProgressReporter(request.id, exact_of, db) if args.progress and request.id else None
     local = search_table(canonical)
     _generation(canonical, None)  # a new search for this table, whose subtrees may continue it
     if args.search_id:
@@ -535,7 +557,7 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
             history=hist,
             shared=table,
             progress=on_depth if reporter is not None or budget_stop is not None else None,
-            egdb=databases(canonical),
+            egdb=db,
         )
 
     r, interrupted = run_interruptibly(run, stop, request.id)
@@ -544,7 +566,7 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
         table.flush_stats()
     _observe("search_position", "complete", time.time() - started, canonical, r.nodes)
     return {
-        **_summary(r),
+        **_summary(r, exact_of, db),
         "complete": depth is None or r.depth == depth or not pos.legal_moves() or budgeted,
         "budget_stopped": budgeted,
         "started": started,

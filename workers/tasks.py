@@ -10,6 +10,11 @@ the GIL released, stopped by the soft time limit or the caller's cancel key, ali
 
 Bad arguments raise :class:`~griot.workers.errors.BadTaskArguments` (listed in ``throws``: no retry,
 no traceback noise); Redis or broker failures are retried with backoff (:class:`GriotTask`).
+
+The remote control command ``griot_databases`` (``app.control.broadcast("griot_databases",
+reply=True)``, what ``griot status`` asks) answers the endgame databases the worker opened at start
+from ``GRIOT_EGDB_DIR``: ``{"dir": ..., "databases": [{"rules": "abapa(holes=6)", "max_seeds":
+20}, ...]}`` (a refused rule set has ``error`` instead of ``max_seeds``).
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ from __future__ import annotations
 from typing import Any, Unpack
 
 import redis
-from celery import Task
+from celery import Task, signals
+from celery.worker.control import inspect_command
 from griot.workers import runner
 from griot.workers.app import app
 from griot.workers.errors import BadTaskArguments, InfrastructureError
@@ -57,3 +63,16 @@ def search_position(self: Task, **kwargs: Unpack[PositionArgs]) -> dict[str, Any
     """A whole search of a position: best move, score, line and per-move scores, ``complete``,
     timings and the worker that ran it."""
     return runner.position(check_position(kwargs), self.request)
+
+
+@signals.worker_init.connect
+def _open_databases(**_: Any) -> None:
+    # Before the pool forks: every pool process inherits the opened (mapped, checked) levels.
+    runner.loaded_databases().load_all()
+
+
+@inspect_command(name="griot_databases")
+def griot_databases(state: Any) -> dict[str, Any]:
+    """The endgame databases this worker opened: its directory and each rule set's levels."""
+    dbs = runner.loaded_databases()
+    return {"dir": str(dbs.directory), "databases": dbs.loaded()}

@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 import griot
-from griot import launcher, scores
+from griot import egdb, launcher, scores
 from griot import record as records
 from griot.v1 import analysis_pb2, common_pb2
 
@@ -72,6 +72,11 @@ def _seeds(centi: int) -> str:
 
 def score_text(s: common_pb2.Score) -> str:
     which = s.WhichOneof("value")
+    if s.source == common_pb2.SCORE_SOURCE_DATABASE:
+        # Exact by the endgame databases, which count no turns: the result and the final margin.
+        margin = f" by {abs(s.final_margin)}" if s.HasField("final_margin") and s.final_margin else ""
+        word = {"wins_in": "win", "loses_in": "loss"}.get(which or "", "draw")
+        return f"{word}{margin} (exact)"
     if which == "wins_in":
         return f"wins in {s.wins_in}"
     if which == "loses_in":
@@ -94,17 +99,26 @@ def score_number(s: common_pb2.Score, cap: float = 30.0) -> float:
 def local_report(rec: records.GameRecord, depth: int, on_turn: Any) -> analysis_pb2.GameReport:
     """The report computed in this process (no gateway): the same arithmetic as the gateway's."""
     positions = rec.positions()
+    db = egdb.Databases().get(positions[0].variant.canonical)
     turns = []
     for i, move in enumerate(rec.moves):
         pos = positions[i]
-        r = griot.search(pos, depth=depth, multipv=0)
+        r = griot.search(pos, depth=depth, multipv=0, egdb=db)
         by_move = {m.move: m.score.value for m in r.moves}
         played = pos.parse_move(move).text
         best = str(r.best_move) if r.best_move is not None else played
         best_v, played_v = by_move.get(best, r.score.value), by_move.get(played, r.score.value)
-        turns.append(scores.turn_analysis(i, pos, played, best, best_v, played_v))
+        exact = [_move_exact(db, pos, m) for m in (best, played)]
+        turns.append(scores.turn_analysis(i, pos, played, best, best_v, played_v, *exact))
         on_turn(turns[-1])
     return scores.game_report(positions, turns)
+
+
+def _move_exact(db: griot.Egdb | None, pos: griot.Position, move: str) -> dict[str, Any] | None:
+    """The databases' result of ``move`` in ``pos`` for the mover, if they cover it."""
+    child = pos.play(pos.parse_move(move))
+    result = egdb.exact(db, child)
+    return result if child.side_to_move == pos.side_to_move else egdb.flip(result)
 
 
 def write_graph(report: analysis_pb2.GameReport, path: Path, title: str) -> None:
@@ -240,7 +254,7 @@ def evaluate_via_gateway(
     """``griot analyze`` through the gateway: one table per completed depth."""
     from rich.live import Live
 
-    from griot.client import AnalysisClient, search_limits
+    from griot.client import AnalysisClient, score_sentence, search_limits
 
     limits = search_limits(max_depth=depth or 0, max_time=seconds)
     last = None
@@ -268,6 +282,9 @@ def evaluate_via_gateway(
         console.print(
             f"best move [bold]{last.best_move}[/bold]  score {score_text(last.score)}  pv {' '.join(last.pv)}"
         )
+        sentence = score_sentence(last.score, pos.side_to_move)
+        if sentence is not None and last.score.source == common_pb2.SCORE_SOURCE_DATABASE:
+            console.print(f"[bold green]endgame database:[/bold green] {sentence}")
 
 
 def register(group: click.Group) -> None:

@@ -12,6 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -319,9 +320,25 @@ def status(
             f"{g.get('jobs_done', 0)} done, {g.get('jobs_active', 0)} active · live sessions "
             f"{g.get('sessions_started', 0)}"
         )
+    for role, entries in report.databases.items():
+        for name, entry in sorted(entries.items()):
+            console.print(
+                f"endgame databases of {role[:-1]} {name}: {_databases_text(entry)}", highlight=False
+            )
     for note in report.notes:
         console.print(f"[dim]note: {note}[/dim]")
     sys.exit(0 if report.healthy else 1)
+
+
+def _databases_text(entry: dict[str, Any]) -> str:
+    """``abapa(holes=6) levels 0-20`` for each rule set of a databases entry, and its directory."""
+    parts = [
+        f"{d['rules']} levels 0-{d['max_seeds']}"
+        if "max_seeds" in d
+        else f"{d['rules']} not used: {d.get('error')}"
+        for d in entry.get("databases") or []
+    ]
+    return f"{', '.join(parts) or 'none'} ({entry.get('dir', '?')})"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ __all__ = [
     "AsyncRulesClient",
     "RulesClient",
     "ServiceError",
+    "score_sentence",
     "search_limits",
 ]
 
@@ -574,3 +575,20 @@ class AsyncAnalysisClient(_AsyncBase):
         req = _best_move_request(position, level, max_time, seed, history)
         result: analysis_pb2.BestMoveResponse = await self._call(self.stub.BestMove, req, timeout)
         return result
+
+
+def score_sentence(score: common_pb2.Score, side_to_move: str) -> str | None:
+    """A proven score as a person reads it: "South wins by 4 with best play" (the endgame
+    databases' final margin), "North wins with best play", "draw with best play"; ``score`` is from
+    ``side_to_move``'s point of view ("S" or "N"). None for a heuristic score."""
+    which = score.WhichOneof("value")
+    exact = score.source in (common_pb2.SCORE_SOURCE_DATABASE, common_pb2.SCORE_SOURCE_SEARCH)
+    if not exact or which is None or which == "centi":
+        return None
+    if which == "draw":
+        return "draw with best play"
+    me, other = ("South", "North") if side_to_move == "S" else ("North", "South")
+    winner = me if which == "wins_in" else other
+    if score.HasField("final_margin"):
+        return f"{winner} wins by {abs(score.final_margin)} with best play"
+    return f"{winner} wins with best play"

@@ -12,15 +12,32 @@ native core (docs/EGDB.md).
 
 from __future__ import annotations
 
+import logging
 import os
+import re
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from griot._core import Egdb, EgdbError, EgdbProbe, Position
+from griot._core import Egdb, EgdbError, EgdbProbe, GriotError, Position, Variant
 from griot._core import egdb_build as _egdb_build
 
-__all__ = ["Egdb", "EgdbError", "EgdbProbe", "build", "default_dir", "open_databases", "sentence"]
+__all__ = [
+    "Databases",
+    "Egdb",
+    "EgdbError",
+    "EgdbProbe",
+    "build",
+    "default_dir",
+    "exact",
+    "flip",
+    "open_databases",
+    "rule_sets",
+    "sentence",
+]
+
+log = logging.getLogger("griot.egdb")
 
 
 def default_dir() -> Path:
@@ -67,3 +84,107 @@ def sentence(probe: EgdbProbe, position: Position | None = None) -> str:
     me = 0 if position.side_to_move == "S" else 1
     lead = stores[me] - stores[1 - me] + probe.margin
     return f"{name} wins by {abs(lead)} with best play"
+
+
+def exact(db: Egdb | None, position: Position) -> dict[str, Any] | None:
+    """The databases' result for ``position`` as plain data (JSON), from the side to move's point
+    of view: ``{"result": "win" | "draw" | "loss", "margin": int | None}``, ``margin`` the seeds
+    the side to move ends ahead with best play, stores included, when the databases give it
+    exactly (None when only the result is exact: a store may still pass the rules' threshold).
+    None out of their range or without databases."""
+    if db is None:
+        return None
+    probe = db.probe(position)
+    if probe.kind == "out_of_range":
+        return None
+    me = position.side_to_move
+    result = "draw" if probe.winner is None else ("win" if probe.winner == me else "loss")
+    margin = None
+    if probe.kind == "exact" and probe.margin is not None:
+        stores = position.stores or (0, 0)
+        i = 0 if me == "S" else 1
+        margin = stores[i] - stores[1 - i] + probe.margin
+    return {"result": result, "margin": margin}
+
+
+def flip(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """:func:`exact`'s result from the other player's point of view."""
+    if result is None:
+        return None
+    margin = result.get("margin")
+    other = {"win": "loss", "loss": "win"}.get(result.get("result", "draw"), "draw")
+    return {"result": other, "margin": -margin if margin is not None else None}
+
+
+_DIR_NAME = re.compile(r"^([a-z0-9-]+)_holes_([0-9]+)_$")
+
+
+def rule_sets(directory: str | os.PathLike[str]) -> list[str]:
+    """The rule-set strings (``abapa(holes=6)``) that have a level 0 under ``directory``: the
+    directory names are the rule-set strings with ``(``, ``=`` and ``)`` written ``_``."""
+    root = Path(directory)
+    if not root.is_dir():
+        return []
+    found = []
+    for sub in sorted(root.iterdir()):
+        m = _DIR_NAME.match(sub.name)
+        if m and (sub / "000.egdb").exists():
+            found.append(f"{m.group(1)}(holes={m.group(2)})")
+    return found
+
+
+def _rules_of(variant: str) -> str:
+    """The rule-set string a variant's databases are filed under (its rule set and board size),
+    or the variant string itself when it names no board size."""
+    try:
+        v = Variant(variant)
+    except GriotError:
+        return variant
+    holes = v.options.get("holes")
+    return f"{v.id}(holes={holes})" if isinstance(holes, int) else variant
+
+
+class Databases:
+    """The endgame databases a process uses, opened once per rule set from one directory (default
+    :func:`default_dir`): what a worker or a gateway searches and scores with, and reports."""
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
+        self.directory = Path(directory) if directory is not None else default_dir()
+        self._open: dict[str, Egdb | None] = {}
+        self._refused: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def get(self, variant: str) -> Egdb | None:
+        """The databases of ``variant``'s rule set, if any are built; a damaged file is logged and
+        the databases are not used."""
+        key = _rules_of(variant)
+        with self._lock:
+            if key not in self._open:
+                db: Egdb | None = None
+                try:
+                    db = open_databases(variant, self.directory)
+                except EgdbError as e:
+                    if "refused" in str(e):
+                        log.warning("endgame databases not used: %s", e)
+                        self._refused[key] = str(e)
+                except GriotError:
+                    db = None
+                self._open[key] = db if db is not None and db.max_seeds is not None else None
+            return self._open[key]
+
+    def loaded(self) -> list[dict[str, Any]]:
+        """The rule sets opened so far, ``{"rules": "abapa(holes=6)", "max_seeds": 20}``, then those
+        refused, ``{"rules": ..., "error": ...}``."""
+        with self._lock:
+            seen = {db.rules: db.max_seeds for db in self._open.values() if db is not None}
+            refused = dict(self._refused)
+        return [{"rules": r, "max_seeds": n} for r, n in sorted(seen.items())] + [
+            {"rules": r, "error": e} for r, e in sorted(refused.items())
+        ]
+
+    def load_all(self) -> list[dict[str, Any]]:
+        """Opens every rule set built under the directory (each file checked once) and returns
+        :meth:`loaded`."""
+        for rules in rule_sets(self.directory):
+            self.get(rules)
+        return self.loaded()

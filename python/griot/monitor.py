@@ -13,10 +13,14 @@ Every figure is read from where the system keeps it, never from a side channel:
 - gateway: the counters every gateway replica adds to ``griot:gateway:stats`` in the cache
   (requests, evaluation-cache hits and misses, searches shared in a replica and across replicas,
   tasks sent and cancelled, requests refused, jobs and live sessions), plus ``griot:jobs:active``.
+- endgame databases: each worker's answer to the ``griot_databases`` remote control command (over
+  the broker, as the ping), and each gateway replica's ``griot:gateway:databases:<replica>`` entry
+  in the cache: the rule sets each opened and their levels.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -58,6 +62,10 @@ class StatusReport:
     tt_hit_rate: float | None = None
     tt_stats: dict[str, int] = field(default_factory=dict)
     gateway_stats: dict[str, Any] = field(default_factory=dict)
+    #: The endgame databases each worker and gateway replica opened: ``{"workers": {name: entry},
+    #: "gateways": {replica: entry}}``, an entry ``{"dir": ..., "databases": [{"rules",
+    #: "max_seeds"}]}``.
+    databases: dict[str, dict[str, Any]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -196,6 +204,38 @@ def ping_workers(broker_url: str, timeout: float = 1.0) -> tuple[list[str] | Non
     return sorted(name for reply in replies for name in reply), ""
 
 
+GATEWAY_DATABASES = "griot:gateway:databases:"
+
+
+def worker_databases(broker_url: str, timeout: float = 1.0) -> dict[str, Any]:
+    """Each answering worker's endgame databases (its ``griot_databases`` control command)."""
+    from celery import Celery
+
+    app = Celery("griot-status", broker=broker_url)
+    app.conf.broker_connection_retry_on_startup = False
+    app.conf.broker_connection_max_retries = 0
+    try:
+        replies = app.control.broadcast("griot_databases", reply=True, timeout=timeout) or []
+    finally:
+        app.close()
+    return {name: answer for reply in replies for name, answer in reply.items() if isinstance(answer, dict)}
+
+
+def gateway_databases(cache_url: str, timeout: float = 2.0) -> dict[str, Any]:
+    """Each running gateway replica's endgame databases (its entry in the cache)."""
+    client = _redis(cache_url, timeout)
+    try:
+        keys = sorted(client.scan_iter(match=GATEWAY_DATABASES + "*", count=100))
+        values = client.mget(keys) if keys else []
+        return {
+            k.decode()[len(GATEWAY_DATABASES) :]: json.loads(v)
+            for k, v in zip(keys, values, strict=True)
+            if v
+        }
+    finally:
+        client.close()
+
+
 def collect(
     *,
     rules: str | None,
@@ -225,12 +265,18 @@ def collect(
                 report.notes.append(f"queue lengths: {type(e).__name__}: {e}")
             if ask_workers:
                 report.workers, report.workers_note = ping_workers(broker_url, min(timeout, 1.0))
+                if report.workers:
+                    try:
+                        report.databases["workers"] = worker_databases(broker_url, min(timeout, 1.0))
+                    except Exception as e:  # the broker failed meanwhile
+                        report.notes.append(f"workers' databases: {type(e).__name__}: {e}")
     if cache_url:
         cache = redis_report("cache", cache_url, timeout)
         report.redis.append(cache)
         if cache.ok:
             report.tt_stats = tt_stats(cache_url, timeout)
             report.gateway_stats = gateway_stats(cache_url, timeout)
+            report.databases["gateways"] = gateway_databases(cache_url, timeout)
             hits = report.tt_stats.get(redis_keys.STAT_HITS, 0)
             misses = report.tt_stats.get(redis_keys.STAT_MISSES, 0)
             if hits + misses:

@@ -20,7 +20,9 @@ Cache key layout (engine version first: a new engine never reads an old engine's
 ``griot:inflight:<engine>:<variant>:<poskey>``    a marker (SET NX PX) while a worker searches it
 ``griot:cache:{stats}``                           hash of the workers' cache counters: ``hits``,
                                                   ``misses``, ``writes``, ``kept`` ... (HINCRBY)
-``griot:eval:<engine>:<variant>:<poskey-hex>``    the gateway's finished evaluations
+``griot:eval:v2:<engine>:<variant>:<poskey>``     the gateway's finished evaluations (``v2``: the
+                                                  value's format, which holds the endgame
+                                                  databases' results)
 ``griot:job:<id>`` / ``griot:session:<id>``       the gateway's analysis jobs and live sessions
 ``griot:progress:<task id>``                      (result backend) a search task's completed
                                                   depths so far, for the gateway's stream
@@ -44,7 +46,9 @@ PREFIX = "griot:"
 TT_PREFIX = PREFIX + "tt:"
 TT_STATS = PREFIX + "cache:{stats}"
 INFLIGHT_PREFIX = PREFIX + "inflight:"
-EVAL_PREFIX = PREFIX + "eval:"
+#: ``v2``: the evaluation's JSON holds the endgame databases' results; a gateway of the format
+#: before it would refuse their fields, so the two never share entries.
+EVAL_PREFIX = PREFIX + "eval:v2:"
 JOB_PREFIX = PREFIX + "job:"
 SESSION_PREFIX = PREFIX + "session:"
 PROGRESS_PREFIX = PREFIX + "progress:"

@@ -24,8 +24,10 @@ sabouiyya (12 pieces each; a piece =    100         200      400      1200
 
 A proven result counts as the family's "proven result" margin (a win as +margin, a loss as
 -margin), so turning a proven win into anything else, or walking into a proven loss, is a
-blunder. A move that is the only legal one is ``forced``; a move scoring as well as the best is
-``best``; a loss below the inaccuracy threshold is ``good``.
+blunder. Where the endgame databases give both moves' final margins, the loss is the seeds given
+away (100 a seed) and any change of result (win, draw, loss) is a blunder: the search rates every
+move the databases call won alike. A move that is the only legal one is ``forced``; a move
+scoring as well as the best is ``best``; a loss below the inaccuracy threshold is ``good``.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from griot import WIN_BOUND, Position, Score
+from griot.egdb import flip
 from griot.messages import PLAYERS, outcome_message
 from griot.v1 import analysis_pb2, common_pb2
 
@@ -71,13 +74,31 @@ def thresholds(game_id: str) -> Thresholds:
     return FAMILY_THRESHOLDS.get(game_id, SOWING)
 
 
-def score_message(value: int) -> common_pb2.Score:
-    """A raw value as ``griot.v1.Score`` (proven results in the side to move's own turns)."""
+def score_message(value: int, exact: dict[str, Any] | None = None) -> common_pb2.Score:
+    """A raw value as ``griot.v1.Score`` (proven results in the side to move's own turns), with its
+    source. ``exact``: the endgame databases' result for the position (:func:`griot.egdb.exact`),
+    which then decides the score: the result, and the final margin when they give it."""
     score = Score(value)
     turns = score.own_turns
+    if exact is not None:
+        out = common_pb2.Score(source=common_pb2.SCORE_SOURCE_DATABASE)
+        result = exact.get("result")
+        # The databases store results, not distances: the turns are the search's when it agrees.
+        if result == "win":
+            out.wins_in = turns if turns is not None and score.is_win else 1
+        elif result == "loss":
+            out.loses_in = turns if turns is not None and not score.is_win else 1
+        else:
+            out.draw = True
+        if exact.get("margin") is not None:
+            out.final_margin = int(exact["margin"])
+        return out
     if turns is None:
-        return common_pb2.Score(centi=value)
-    return common_pb2.Score(wins_in=turns) if score.is_win else common_pb2.Score(loses_in=turns)
+        return common_pb2.Score(centi=value, source=common_pb2.SCORE_SOURCE_HEURISTIC)
+    source = common_pb2.SCORE_SOURCE_SEARCH
+    if score.is_win:
+        return common_pb2.Score(wins_in=turns, source=source)
+    return common_pb2.Score(loses_in=turns, source=source)
 
 
 def negate(value: int) -> int:
@@ -113,13 +134,45 @@ def classify(
     return loss, analysis_pb2.MOVE_CLASSIFICATION_GOOD
 
 
+_RESULT_ORDER = {"loss": -1, "draw": 0, "win": 1}
+
+
+def _exact_loss(
+    best: dict[str, Any] | None,
+    played: dict[str, Any] | None,
+    legal_moves: int,
+    played_is_best: bool,
+    t: Thresholds,
+) -> tuple[int, analysis_pb2.MoveClassification.ValueType] | None:
+    """The loss and classification of a played move from the databases' final margins of both
+    moves (the mover's), when they give both: the seeds given away, and a blunder for any change
+    of result. None otherwise (the search's values decide)."""
+    if best is None or played is None or best.get("margin") is None or played.get("margin") is None:
+        return None
+    loss, cls = classify(100 * best["margin"], 100 * played["margin"], legal_moves, played_is_best, t)
+    order = _RESULT_ORDER.get
+    if legal_moves > 1 and (order(played.get("result", ""), 0) < order(best.get("result", ""), 0)):
+        cls = analysis_pb2.MOVE_CLASSIFICATION_BLUNDER
+    return loss, cls
+
+
 def turn_analysis(
-    index: int, pos: Position, played: str, best: str, best_value: int, played_value: int
+    index: int,
+    pos: Position,
+    played: str,
+    best: str,
+    best_value: int,
+    played_value: int,
+    best_exact: dict[str, Any] | None = None,
+    played_exact: dict[str, Any] | None = None,
 ) -> analysis_pb2.TurnAnalysis:
     """Turn ``index`` of a game: the move ``played`` in ``pos`` against the ``best`` one, with their
-    values for the mover, classified by the game family's thresholds."""
+    values for the mover, classified by the game family's thresholds. ``best_exact`` and
+    ``played_exact``: the endgame databases' results of the two moves for the mover, if any."""
     t = thresholds(pos.variant.id)
-    loss, cls = classify(best_value, played_value, len(pos.legal_moves()), played == best, t)
+    legal = len(pos.legal_moves())
+    exact = _exact_loss(best_exact, played_exact, legal, played == best, t)
+    loss, cls = exact or classify(best_value, played_value, legal, played == best, t)
     mover = pos.side_to_move
     return analysis_pb2.TurnAnalysis(
         turn=index,
@@ -127,11 +180,14 @@ def turn_analysis(
         position=str(pos),
         played_move=played,
         best_move=best,
-        best_score=score_message(best_value),
-        played_score=score_message(played_value),
+        best_score=score_message(best_value, best_exact),
+        played_score=score_message(played_value, played_exact),
         loss=loss,
         classification=cls,
-        south_score=score_message(played_value if mover == "S" else -played_value),
+        south_score=score_message(
+            played_value if mover == "S" else -played_value,
+            played_exact if mover == "S" else flip(played_exact),
+        ),
     )
 
 

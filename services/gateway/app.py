@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import dataclasses
 import gc
+import json
 import logging
 import os
 import socket
@@ -15,6 +16,7 @@ from collections.abc import Awaitable
 from typing import Any, Protocol
 
 import grpc
+from griot import egdb
 from griot.services.common.rpc import RpcMetrics
 from griot.services.common.server import ServiceSpec
 from griot.services.gateway.auth import ApiKeyInterceptor, Guard, KeyStore
@@ -24,7 +26,7 @@ from griot.services.gateway.config import GatewayConfig
 from griot.services.gateway.dispatch import Dispatcher
 from griot.services.gateway.evaluator import Evaluator
 from griot.services.gateway.jobs import Jobs
-from griot.services.gateway.metrics import GatewayMetrics
+from griot.services.gateway.metrics import DATABASES_EVERY, DATABASES_PREFIX, GatewayMetrics
 from griot.services.gateway.servicer import SERVICE_NAME, servicer_class
 from griot.v1 import analysis_pb2_grpc
 from griot.workers.app import make_app
@@ -66,7 +68,10 @@ class Gateway:
         self.cache_batch = Batcher(self.cache_batch_redis)
         self.dispatcher = Dispatcher(self.celery, self.config, self.metrics, self.result_redis)
         self.cache = EvalCache(self.cache_batch, self.config.eval_ttl)
-        self.evaluator = Evaluator(self.dispatcher, self.cache, self.config, self.metrics, self.replica)
+        self.databases = egdb.Databases()
+        self.evaluator = Evaluator(
+            self.dispatcher, self.cache, self.config, self.metrics, self.replica, self.databases
+        )
         self.jobs = Jobs(self.cache_redis, self.evaluator, self.config, self.metrics, self.replica)
         servicer = servicer_class(rpc_metrics)(
             self.evaluator,
@@ -94,6 +99,10 @@ class Gateway:
         self.jobs.start()
         loop = asyncio.get_running_loop()
         self._background.append(loop.create_task(self.metrics.flush_forever(self.cache_redis)))
+        # Every rule set's levels are opened (and their files checked) once, before the first
+        # evaluation needs them.
+        loaded = await asyncio.to_thread(self.databases.load_all)
+        self._background.append(loop.create_task(self._report_databases()))
         log.info(
             "gateway ready",
             extra={
@@ -101,8 +110,21 @@ class Gateway:
                 "auth": self.keys.enabled,
                 "queues": [self.config.interactive_queue, self.config.batch_queue],
                 "window": self.config.window,
+                "databases": loaded,
             },
         )
+
+    async def _report_databases(self) -> None:
+        """Keeps :data:`~griot.services.gateway.metrics.DATABASES_PREFIX` of this replica current
+        for ``griot status`` (best effort)."""
+        key = DATABASES_PREFIX + self.replica
+        while True:
+            entry = {"dir": str(self.databases.directory), "databases": self.databases.loaded()}
+            try:
+                await self.cache_redis.set(key, json.dumps(entry), ex=int(3 * DATABASES_EVERY))
+            except Exception as e:  # Redis down: reported again on the next round
+                log.debug("databases report failed: %s", e)
+            await asyncio.sleep(DATABASES_EVERY)
 
     async def on_stop(self) -> None:
         for t in self._background:

@@ -1,12 +1,14 @@
 """The evaluation cache: finished evaluations by position, in the cache Redis, deeper wins.
 
-Key: ``griot:eval:<engine version>:<canonical variant>:<position key hex>``
-(:func:`griot.redis_keys.eval_key`): the engine version first, so a new engine never reads an old
-engine's results; the exact position key bytes, so no two positions share an entry. Value: one
-JSON object (:class:`EvalResult`). Replacement is atomic in Redis (:data:`STORE_SCRIPT`, EVALSHA):
-a result replaces the entry only when it is deeper, or as deep and with every move scored where the
-entry has not. A position too close to its variant's turn limit is never cached (its key does not
-hold the turn count, and the limit changes its value), as in the workers' transposition cache.
+Key: ``griot:eval:v2:<engine version>:<canonical variant>:<position key hex>``
+(:func:`griot.redis_keys.eval_key`): the value's format (``v2``: with the endgame databases'
+results), so a replica of another format never reads it, then the engine version, so a new engine
+never reads an old engine's results; the exact position key bytes, so no two positions share an
+entry. Value: one JSON object (:class:`EvalResult`; unknown fields are ignored when read).
+Replacement is atomic in Redis (:data:`STORE_SCRIPT`, EVALSHA): a result replaces the entry only
+when it is deeper, or as deep and with every move scored where the entry has not. A position too
+close to its variant's turn limit is never cached (its key does not hold the turn count, and the
+limit changes its value), as in the workers' transposition cache.
 
 Single flight across replicas: ``griot:gwflight:<engine>:<variant>:<key hex>`` holds
 ``<depth>,<all moves 0/1>,<replica>,<time>`` (set if absent with a TTL, refreshed while the search
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import griot
-from griot import redis_keys
+from griot import egdb, redis_keys
 from griot.services.gateway.batch import Batcher
 
 FLIGHT_PREFIX = "griot:gwflight:"
@@ -110,12 +112,16 @@ class EvalResult:
     nodes: int = 0
     time: float = 0.0
     from_cache: bool = False
+    #: The endgame databases' result for the position (:func:`griot.egdb.exact`), if they cover it.
+    exact: dict[str, Any] | None = None
+    #: Each root move's result by the databases, for the mover, where they cover it.
+    move_exact: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Its ``griot.v1.Evaluation`` messages once built, by ``final`` (a result fans out to every
     #: subscriber of its flight: built once, copied into each one's response).
     messages: dict[bool, Any] = field(default_factory=dict, repr=False, compare=False)
 
     def encode(self) -> str:
-        d = {
+        d: dict[str, Any] = {
             "depth": self.depth,
             "value": self.value,
             "best": self.best,
@@ -125,12 +131,17 @@ class EvalResult:
             "nodes": self.nodes,
             "time": self.time,
         }
+        if self.exact is not None:
+            d["exact"] = self.exact
+        if self.move_exact:
+            d["move_exact"] = self.move_exact
         return json.dumps(d, separators=(",", ":"))
 
     @classmethod
     def decode(cls, raw: bytes | str) -> EvalResult:
         d = json.loads(raw)
-        return cls(**d, from_cache=True)
+        known = {k: v for k, v in d.items() if k in _STORED}
+        return cls(**known, from_cache=True)
 
     @classmethod
     def from_task(cls, r: dict[str, Any], all_moves: bool) -> EvalResult:
@@ -145,10 +156,30 @@ class EvalResult:
             all=1 if all_moves else 0,
             nodes=int(r.get("nodes") or 0),
             time=float(r.get("time") or 0.0),
+            exact=r.get("exact"),
+            move_exact={m["move"]: m["exact"] for m in r.get("moves") or [] if m.get("exact") is not None},
         )
+
+    def with_databases(self, pos: griot.Position, db: griot.Egdb | None) -> EvalResult:
+        """Fills in the databases' results a search did not carry (a worker without them, the
+        distributed search): the position's and each scored move's."""
+        if db is None or self.exact is not None:
+            return self
+        self.exact = egdb.exact(db, pos)
+        if self.exact is not None:
+            for move, *_ in self.moves:
+                child = pos.play(pos.parse_move(move))
+                e = egdb.exact(db, child)
+                e = e if child.side_to_move == pos.side_to_move else egdb.flip(e)
+                if e is not None:
+                    self.move_exact[move] = e
+        return self
 
     def answers(self, depth: int, all_moves: bool) -> bool:
         return self.depth >= depth and (bool(self.all) or not all_moves)
+
+
+_STORED = ("depth", "value", "best", "pv", "moves", "all", "nodes", "time", "exact", "move_exact")
 
 
 def cacheable(pos: griot.Position, depth: int) -> bool:

@@ -35,6 +35,7 @@ from typing import Any
 
 import griot
 import grpc
+from griot import egdb
 from griot.priority import Priority
 from griot.services.gateway.cache import EvalCache, EvalResult, Lookup, cacheable, flight_key
 from griot.services.gateway.config import GatewayConfig
@@ -174,7 +175,11 @@ class Evaluator:
         config: GatewayConfig,
         metrics: GatewayMetrics,
         replica: str,
+        databases: egdb.Databases | None = None,
     ) -> None:
+        #: The endgame databases this gateway scores with, besides the workers' results: what a
+        #: worker without them or the distributed search leaves out (:meth:`EvalResult.with_databases`).
+        self.databases = databases
         self.dispatcher = dispatcher
         self.cache = cache
         self.config = config
@@ -403,6 +408,7 @@ class Evaluator:
         pos = flight.pos
         if result.depth <= 0 or not _shared(pos, flight.want, result.depth):
             return
+        self._exact(flight, result)
         release = self.replica if flight.claimed else None
         try:
             await self.cache.put(pos, result, release=release)
@@ -420,7 +426,17 @@ class Evaluator:
                 with contextlib.suppress(Exception):
                     await self.cache.refresh(list(self.claims), FLIGHT_TTL_MS)
 
+    def _exact(self, flight: _Flight, result: EvalResult) -> None:
+        # With a history the game may end by repetition, which the databases' values do not see;
+        # a finished game's result is the rules' own.
+        if flight.want.history or result.depth == 0:
+            return
+        if self.databases is not None and result.exact is None:
+            result.with_databases(flight.pos, self.databases.get(flight.pos.variant.canonical))
+
     def _publish(self, flight: _Flight, item: Any) -> None:
+        if isinstance(item, tuple) and isinstance(item[0], EvalResult):
+            self._exact(flight, item[0])
         if item is _END or isinstance(item, BaseException) or item[1]:
             flight.closed = True
         for w in list(flight.subscribers):

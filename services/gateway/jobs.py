@@ -316,7 +316,16 @@ class Jobs:
             played_value = best_value
         else:
             played_value = await self._played_value(spec, pos, played)
-        return scores.turn_analysis(index, pos, played, best_move, best_value, played_value)
+        return scores.turn_analysis(
+            index,
+            pos,
+            played,
+            best_move,
+            best_value,
+            played_value,
+            result.move_exact.get(best_move, result.exact),
+            result.move_exact.get(played),
+        )
 
     async def _played_value(self, spec: JobSpec, pos: griot.Position, played: str) -> int:
         """The value, for the mover, of a played move the search's per-move scores do not name. In

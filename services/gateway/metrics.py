@@ -18,6 +18,12 @@ STATS_KEY = "griot:gateway:stats"
 ``dedup_local``, ``dedup_remote``, ``tasks_sent``, ``tasks_cancelled``, ``rejected``,
 ``jobs_started``, ``jobs_resumed``, ``jobs_done``, ``sessions_started``, ``sessions_resumed``."""
 
+DATABASES_PREFIX = "griot:gateway:databases:"
+"""``<prefix><replica>``: JSON ``{"dir": ..., "databases": [{"rules", "max_seeds"}]}``, the endgame
+databases the replica scores with, rewritten every :data:`DATABASES_EVERY` seconds with a TTL of
+three times that (a stopped replica's entry expires)."""
+DATABASES_EVERY = 20.0
+
 SEARCH_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
 

@@ -138,7 +138,9 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         assert result is not None
         move = scores.choose(level, result.moves, result.best, request.seed) or str(pos.legal_moves()[0])
         value = next((v for m, v, _ in result.moves if m == move), result.value)
-        return analysis_pb2.BestMoveResponse(move=move, score=scores.score_message(value), depth=result.depth)
+        exact = result.move_exact.get(move, result.exact if move == result.best else None)
+        score = scores.score_message(value, exact)
+        return analysis_pb2.BestMoveResponse(move=move, score=score, depth=result.depth)
 
     # -- AnalyzeGame -----------------------------------------------------------------------------
 

@@ -38,7 +38,7 @@ def evaluation(r: EvalResult, final: bool) -> analysis_pb2.Evaluation:
     """An :class:`EvalResult` as a message (move scores only when every move was scored)."""
     e = analysis_pb2.Evaluation(
         depth=r.depth,
-        score=scores.score_message(r.value),
+        score=scores.score_message(r.value, r.exact),
         best_move=r.best or "",
         pv=r.pv,
         nodes=r.nodes,
@@ -49,7 +49,7 @@ def evaluation(r: EvalResult, final: bool) -> analysis_pb2.Evaluation:
     e.elapsed.FromNanoseconds(int(r.time * 1e9))
     if r.all:
         for move, value, _bound in r.moves:
-            e.move_scores.add(move=move, score=scores.score_message(value))
+            e.move_scores.add(move=move, score=scores.score_message(value, r.move_exact.get(move)))
     return e
 
 

@@ -13,6 +13,7 @@ import griot
 import pytest
 from griot import scores
 from griot.priority import Priority
+from griot.v1 import analysis_pb2
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,6 +29,24 @@ def test_score_message_counts_proven_results_in_the_movers_turns() -> None:
     loss = {n: scores.score_message(-griot.WIN + n) for n in (0, 1, 2, 5)}
     assert {n: m.loses_in for n, m in loss.items()} == {0: 0, 1: 0, 2: 1, 5: 2}
     assert all(m.WhichOneof("value") == "loses_in" for m in loss.values())
+
+
+def test_exact_margins_classify_a_move_by_the_seeds_it_gives_away() -> None:
+    """Where the databases give both moves' final margins, a move that still wins loses the seeds
+    it gives away (the search's values rate both moves alike), and a change of result is a
+    blunder whatever the seeds."""
+    pos = griot.Position("abapa(holes=3) 2,1,1/1,1,0 9-9 S 11 -")  # three legal moves
+    win_by = lambda n: {"result": "win", "margin": n}  # noqa: E731
+    same = scores.turn_analysis(0, pos, "a", "c", griot.WIN - 1, griot.WIN - 1, win_by(4), win_by(2))
+    assert (same.loss, same.classification) == (200, analysis_pb2.MOVE_CLASSIFICATION_INACCURACY)
+    assert same.best_score.final_margin == 4 and same.played_score.final_margin == 2
+    assert same.south_score.final_margin == 2  # South moved: South's view is the mover's
+    drawn = {"result": "draw", "margin": 0}
+    draw = scores.turn_analysis(0, pos, "a", "c", griot.WIN - 1, 0, win_by(4), drawn)
+    assert (draw.loss, draw.classification) == (400, analysis_pb2.MOVE_CLASSIFICATION_BLUNDER)
+    # Without the databases' margins, the search's values decide as before.
+    plain = scores.turn_analysis(0, pos, "a", "c", griot.WIN - 1, griot.WIN - 1)
+    assert plain.classification == analysis_pb2.MOVE_CLASSIFICATION_BEST
 
 
 def _queues_seen(env_queues: str | None) -> dict[str, list[str]]:

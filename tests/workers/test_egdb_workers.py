@@ -170,5 +170,36 @@ def test_workers_search_with_the_databases_of_their_directory(tmp_path: Path) ->
             timeout=60
         )
         assert (got["value"], got["nodes"]) == (exact.score.value, exact.nodes)
+        # The result carries the databases' result, stores included.
+        assert got["exact"] == {"result": "draw", "margin": 0}
+        won = "abapa(holes=3) 2,1,1/1,1,0 9-9 S 11 -"
+        pos = griot.Position(won)
+        assert egdb.sentence(db.probe(pos), pos) == "South wins by 4 with best play"
+        every = app.send_task(
+            SEARCH_POSITION, kwargs=position_args("abapa(holes=3)", won, depth=4, multipv=0)
+        ).get(timeout=60)
+        assert every["exact"] == egdb.exact(db, pos) == {"result": "win", "margin": 4}
+        # Each move's result for the mover: the best keeps the win by 4, the others draw.
+        assert sorted((m["move"], m["exact"]["result"], m["exact"]["margin"]) for m in every["moves"]) == [
+            ("a", "draw", 0),
+            ("b", "draw", 0),
+            ("c", "win", 4),
+        ]
+        # Out of the databases' range (24 seeds on the board): no exact result.
+        start = "abapa(holes=3) 4,4,4/4,4,4 0-0 S 0 -"
+        heuristic = app.send_task(
+            SEARCH_POSITION, kwargs=position_args("abapa(holes=3)", start, depth=4)
+        ).get(timeout=60)
+        assert "exact" not in heuristic and "exact" not in heuristic["moves"][0]
+        # The worker says which databases it opened: over the control channel, as `griot status` asks.
+        replies = app.control.broadcast("griot_databases", reply=True, timeout=5)
+        assert [next(iter(r.values())) for r in replies] == [
+            {"dir": str(tmp_path), "databases": [{"rules": "abapa(holes=3)", "max_seeds": 6}]}
+        ]
+        from griot import monitor
+
+        report = monitor.collect(rules=None, gateway=None, broker_url=s.broker_url, cache_url=None)
+        (entry,) = report.databases["workers"].values()
+        assert entry["databases"] == [{"rules": "abapa(holes=3)", "max_seeds": 6}]
     finally:
         s.stop()

@@ -321,6 +321,9 @@ def make_stack(inflight_ms: int = 3000, visibility_timeout: int = 120, broker_ki
         "GRIOT_TASK_HARD_LIMIT": "90",
         "GRIOT_VISIBILITY_TIMEOUT": str(visibility_timeout),
         "GRIOT_INFLIGHT_TTL_MS": str(inflight_ms),
+        # No endgame databases a developer built in the default directory: a test that wants some
+        # gives its own directory.
+        "GRIOT_EGDB_DIR": os.path.join(tempfile.gettempdir(), "griot-tests-no-egdb"),
         # This tree first, then the caller's path (a core built from this tree, say).
         "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
     }

@@ -143,6 +143,38 @@ cycle.
 """
 Global___TurnEventKind: typing_extensions.TypeAlias = TurnEventKind
 
+class _ScoreSource:
+    ValueType = typing.NewType("ValueType", builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _ScoreSourceEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_ScoreSource.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    SCORE_SOURCE_UNSPECIFIED: _ScoreSource.ValueType  # 0
+    """Not reported (a server older than the field)."""
+    SCORE_SOURCE_HEURISTIC: _ScoreSource.ValueType  # 1
+    """The search's estimate at its depth: a heuristic margin, or a draw it could not prove."""
+    SCORE_SOURCE_SEARCH: _ScoreSource.ValueType  # 2
+    """A result the search proved by reaching the game's end on every line."""
+    SCORE_SOURCE_DATABASE: _ScoreSource.ValueType  # 3
+    """The position is in the endgame databases: the result with best play is exact (for a position
+    valued by a cycle, exact for the game in which endless play is shared out there: docs/EGDB.md).
+    """
+
+class ScoreSource(_ScoreSource, metaclass=_ScoreSourceEnumTypeWrapper):
+    """Where a `Score`'s value comes from."""
+
+SCORE_SOURCE_UNSPECIFIED: ScoreSource.ValueType  # 0
+"""Not reported (a server older than the field)."""
+SCORE_SOURCE_HEURISTIC: ScoreSource.ValueType  # 1
+"""The search's estimate at its depth: a heuristic margin, or a draw it could not prove."""
+SCORE_SOURCE_SEARCH: ScoreSource.ValueType  # 2
+"""A result the search proved by reaching the game's end on every line."""
+SCORE_SOURCE_DATABASE: ScoreSource.ValueType  # 3
+"""The position is in the endgame databases: the result with best play is exact (for a position
+valued by a cycle, exact for the game in which endless play is shared out there: docs/EGDB.md).
+"""
+Global___ScoreSource: typing_extensions.TypeAlias = ScoreSource
+
 @typing.final
 class GameOutcome(google.protobuf.message.Message):
     """How a finished game ended."""
@@ -336,6 +368,8 @@ class Score(google.protobuf.message.Message):
     WINS_IN_FIELD_NUMBER: builtins.int
     LOSES_IN_FIELD_NUMBER: builtins.int
     DRAW_FIELD_NUMBER: builtins.int
+    SOURCE_FIELD_NUMBER: builtins.int
+    FINAL_MARGIN_FIELD_NUMBER: builtins.int
     centi: builtins.int
     """Heuristic margin in centi-units: 100 = one seed (or piece) of margin for the side to move;
     negative when the side to move is behind.
@@ -348,6 +382,17 @@ class Score(google.protobuf.message.Message):
     """Proven loss for the side to move in this many turns (0 = the game is already lost)."""
     draw: builtins.bool
     """Proven draw with best play."""
+    source: Global___ScoreSource.ValueType
+    """Where the value comes from; unset from servers older than this field. From the endgame
+    databases, the result is exact whatever the search's depth, and `wins_in` / `loses_in` count
+    the turns to the positions the databases decide, not to the game's end (the databases store
+    results, not distances).
+    """
+    final_margin: builtins.int
+    """With best play by both, how many seeds (or pieces) the side to move ends the game ahead of its
+    opponent, stores included (negative: behind; 0: a draw), as in "South wins by 4 with best
+    play". Set only when the endgame databases give the exact final margin.
+    """
     def __init__(
         self,
         *,
@@ -355,9 +400,14 @@ class Score(google.protobuf.message.Message):
         wins_in: builtins.int = ...,
         loses_in: builtins.int = ...,
         draw: builtins.bool = ...,
+        source: Global___ScoreSource.ValueType = ...,
+        final_margin: builtins.int | None = ...,
     ) -> None: ...
-    def HasField(self, field_name: typing.Literal["centi", b"centi", "draw", b"draw", "loses_in", b"loses_in", "value", b"value", "wins_in", b"wins_in"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["centi", b"centi", "draw", b"draw", "loses_in", b"loses_in", "value", b"value", "wins_in", b"wins_in"]) -> None: ...
+    def HasField(self, field_name: typing.Literal["_final_margin", b"_final_margin", "centi", b"centi", "draw", b"draw", "final_margin", b"final_margin", "loses_in", b"loses_in", "value", b"value", "wins_in", b"wins_in"]) -> builtins.bool: ...
+    def ClearField(self, field_name: typing.Literal["_final_margin", b"_final_margin", "centi", b"centi", "draw", b"draw", "final_margin", b"final_margin", "loses_in", b"loses_in", "source", b"source", "value", b"value", "wins_in", b"wins_in"]) -> None: ...
+    @typing.overload
+    def WhichOneof(self, oneof_group: typing.Literal["_final_margin", b"_final_margin"]) -> typing.Literal["final_margin"] | None: ...
+    @typing.overload
     def WhichOneof(self, oneof_group: typing.Literal["value", b"value"]) -> typing.Literal["centi", "wins_in", "loses_in", "draw"] | None: ...
 
 Global___Score: typing_extensions.TypeAlias = Score

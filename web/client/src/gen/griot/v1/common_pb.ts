@@ -23,7 +23,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file griot/v1/common.proto.
  */
 export const file_griot_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChVncmlvdC92MS9jb21tb24ucHJvdG8SCGdyaW90LnYxIm0KC0dhbWVPdXRjb21lEiQKBnJlc3VsdBgBIAEoDjIULmdyaW90LnYxLkdhbWVSZXN1bHQSEwoLc291dGhfc2NvcmUYAiABKAUSEwoLbm9ydGhfc2NvcmUYAyABKAUSDgoGcmVhc29uGAQgASgJIoECCgxQb3NpdGlvbkluZm8SEAoIbm90YXRpb24YASABKAkSDwoHdmFyaWFudBgCIAEoCRIMCgRib2R5GAMgASgJEiYKDHNpZGVfdG9fbW92ZRgEIAEoDjIQLmdyaW90LnYxLlBsYXllchINCgV0dXJucxgFIAEoDRImCgdvdXRjb21lGAYgASgLMhUuZ3Jpb3QudjEuR2FtZU91dGNvbWUSDQoFY2VsbHMYByADKAUSGAoLc291dGhfc3RvcmUYCCABKAVIAIgBARIYCgtub3J0aF9zdG9yZRgJIAEoBUgBiAEBQg4KDF9zb3V0aF9zdG9yZUIOCgxfbm9ydGhfc3RvcmUiRwoLR2FtZUhpc3RvcnkSFgoOc3RhcnRfcG9zaXRpb24YASABKAkSDQoFbW92ZXMYAiADKAkSEQoJcG9zaXRpb25zGAMgAygJIp4BCglUdXJuRXZlbnQSJQoEa2luZBgBIAEoDjIXLmdyaW90LnYxLlR1cm5FdmVudEtpbmQSIAoGcGxheWVyGAIgASgOMhAuZ3Jpb3QudjEuUGxheWVyEhEKBGNlbGwYAyABKA1IAIgBARINCgVjZWxscxgEIAMoDRINCgVzZWVkcxgFIAEoDRIOCgZkZXRhaWwYBiABKAlCBwoFX2NlbGwiWAoFU2NvcmUSDwoFY2VudGkYASABKBFIABIRCgd3aW5zX2luGAIgASgNSAASEgoIbG9zZXNfaW4YAyABKA1IABIOCgRkcmF3GAQgASgISABCBwoFdmFsdWUqRAoGUGxheWVyEhYKElBMQVlFUl9VTlNQRUNJRklFRBAAEhAKDFBMQVlFUl9TT1VUSBABEhAKDFBMQVlFUl9OT1JUSBACKncKCkdhbWVSZXN1bHQSGwoXR0FNRV9SRVNVTFRfVU5TUEVDSUZJRUQQABIaChZHQU1FX1JFU1VMVF9TT1VUSF9XSU5TEAESGgoWR0FNRV9SRVNVTFRfTk9SVEhfV0lOUxACEhQKEEdBTUVfUkVTVUxUX0RSQVcQAyqpAgoNVHVybkV2ZW50S2luZBIfChtUVVJOX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIXChNUVVJOX0VWRU5UX0tJTkRfTEFQEAESGwoXVFVSTl9FVkVOVF9LSU5EX0NBUFRVUkUQAhIlCiFUVVJOX0VWRU5UX0tJTkRfQ0FQVFVSRV9GT1JGRUlURUQQAxIYChRUVVJOX0VWRU5UX0tJTkRfUEFTUxAEEhkKFVRVUk5fRVZFTlRfS0lORF9QTEFDRRAFEhgKFFRVUk5fRVZFTlRfS0lORF9TVEVQEAYSGAoUVFVSTl9FVkVOVF9LSU5EX0ZJTEwQBxIYChRUVVJOX0VWRU5UX0tJTkRfTk9URRAIEhcKE1RVUk5fRVZFTlRfS0lORF9DVVQQCWIGcHJvdG8z");
+  fileDesc("ChVncmlvdC92MS9jb21tb24ucHJvdG8SCGdyaW90LnYxIm0KC0dhbWVPdXRjb21lEiQKBnJlc3VsdBgBIAEoDjIULmdyaW90LnYxLkdhbWVSZXN1bHQSEwoLc291dGhfc2NvcmUYAiABKAUSEwoLbm9ydGhfc2NvcmUYAyABKAUSDgoGcmVhc29uGAQgASgJIoECCgxQb3NpdGlvbkluZm8SEAoIbm90YXRpb24YASABKAkSDwoHdmFyaWFudBgCIAEoCRIMCgRib2R5GAMgASgJEiYKDHNpZGVfdG9fbW92ZRgEIAEoDjIQLmdyaW90LnYxLlBsYXllchINCgV0dXJucxgFIAEoDRImCgdvdXRjb21lGAYgASgLMhUuZ3Jpb3QudjEuR2FtZU91dGNvbWUSDQoFY2VsbHMYByADKAUSGAoLc291dGhfc3RvcmUYCCABKAVIAIgBARIYCgtub3J0aF9zdG9yZRgJIAEoBUgBiAEBQg4KDF9zb3V0aF9zdG9yZUIOCgxfbm9ydGhfc3RvcmUiRwoLR2FtZUhpc3RvcnkSFgoOc3RhcnRfcG9zaXRpb24YASABKAkSDQoFbW92ZXMYAiADKAkSEQoJcG9zaXRpb25zGAMgAygJIp4BCglUdXJuRXZlbnQSJQoEa2luZBgBIAEoDjIXLmdyaW90LnYxLlR1cm5FdmVudEtpbmQSIAoGcGxheWVyGAIgASgOMhAuZ3Jpb3QudjEuUGxheWVyEhEKBGNlbGwYAyABKA1IAIgBARINCgVjZWxscxgEIAMoDRINCgVzZWVkcxgFIAEoDRIOCgZkZXRhaWwYBiABKAlCBwoFX2NlbGwiqwEKBVNjb3JlEg8KBWNlbnRpGAEgASgRSAASEQoHd2luc19pbhgCIAEoDUgAEhIKCGxvc2VzX2luGAMgASgNSAASDgoEZHJhdxgEIAEoCEgAEiUKBnNvdXJjZRgFIAEoDjIVLmdyaW90LnYxLlNjb3JlU291cmNlEhkKDGZpbmFsX21hcmdpbhgGIAEoEUgBiAEBQgcKBXZhbHVlQg8KDV9maW5hbF9tYXJnaW4qRAoGUGxheWVyEhYKElBMQVlFUl9VTlNQRUNJRklFRBAAEhAKDFBMQVlFUl9TT1VUSBABEhAKDFBMQVlFUl9OT1JUSBACKncKCkdhbWVSZXN1bHQSGwoXR0FNRV9SRVNVTFRfVU5TUEVDSUZJRUQQABIaChZHQU1FX1JFU1VMVF9TT1VUSF9XSU5TEAESGgoWR0FNRV9SRVNVTFRfTk9SVEhfV0lOUxACEhQKEEdBTUVfUkVTVUxUX0RSQVcQAyqpAgoNVHVybkV2ZW50S2luZBIfChtUVVJOX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIXChNUVVJOX0VWRU5UX0tJTkRfTEFQEAESGwoXVFVSTl9FVkVOVF9LSU5EX0NBUFRVUkUQAhIlCiFUVVJOX0VWRU5UX0tJTkRfQ0FQVFVSRV9GT1JGRUlURUQQAxIYChRUVVJOX0VWRU5UX0tJTkRfUEFTUxAEEhkKFVRVUk5fRVZFTlRfS0lORF9QTEFDRRAFEhgKFFRVUk5fRVZFTlRfS0lORF9TVEVQEAYSGAoUVFVSTl9FVkVOVF9LSU5EX0ZJTEwQBxIYChRUVVJOX0VWRU5UX0tJTkRfTk9URRAIEhcKE1RVUk5fRVZFTlRfS0lORF9DVVQQCSp7CgtTY29yZVNvdXJjZRIcChhTQ09SRV9TT1VSQ0VfVU5TUEVDSUZJRUQQABIaChZTQ09SRV9TT1VSQ0VfSEVVUklTVElDEAESFwoTU0NPUkVfU09VUkNFX1NFQVJDSBACEhkKFVNDT1JFX1NPVVJDRV9EQVRBQkFTRRADYgZwcm90bzM");
 
 /**
  * How a finished game ended.
@@ -295,6 +295,25 @@ export type Score = Message<"griot.v1.Score"> & {
     value: boolean;
     case: "draw";
   } | { case: undefined; value?: undefined };
+
+  /**
+   * Where the value comes from; unset from servers older than this field. From the endgame
+   * databases, the result is exact whatever the search's depth, and `wins_in` / `loses_in` count
+   * the turns to the positions the databases decide, not to the game's end (the databases store
+   * results, not distances).
+   *
+   * @generated from field: griot.v1.ScoreSource source = 5;
+   */
+  source: ScoreSource;
+
+  /**
+   * With best play by both, how many seeds (or pieces) the side to move ends the game ahead of its
+   * opponent, stores included (negative: behind; 0: a draw), as in "South wins by 4 with best
+   * play". Set only when the endgame databases give the exact final margin.
+   *
+   * @generated from field: optional sint32 final_margin = 6;
+   */
+  finalMargin?: number | undefined;
 };
 
 /**
@@ -463,4 +482,46 @@ export enum TurnEventKind {
  */
 export const TurnEventKindSchema: GenEnum<TurnEventKind> = /*@__PURE__*/
   enumDesc(file_griot_v1_common, 2);
+
+/**
+ * Where a `Score`'s value comes from.
+ *
+ * @generated from enum griot.v1.ScoreSource
+ */
+export enum ScoreSource {
+  /**
+   * Not reported (a server older than the field).
+   *
+   * @generated from enum value: SCORE_SOURCE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The search's estimate at its depth: a heuristic margin, or a draw it could not prove.
+   *
+   * @generated from enum value: SCORE_SOURCE_HEURISTIC = 1;
+   */
+  HEURISTIC = 1,
+
+  /**
+   * A result the search proved by reaching the game's end on every line.
+   *
+   * @generated from enum value: SCORE_SOURCE_SEARCH = 2;
+   */
+  SEARCH = 2,
+
+  /**
+   * The position is in the endgame databases: the result with best play is exact (for a position
+   * valued by a cycle, exact for the game in which endless play is shared out there: docs/EGDB.md).
+   *
+   * @generated from enum value: SCORE_SOURCE_DATABASE = 3;
+   */
+  DATABASE = 3,
+}
+
+/**
+ * Describes the enum griot.v1.ScoreSource.
+ */
+export const ScoreSourceSchema: GenEnum<ScoreSource> = /*@__PURE__*/
+  enumDesc(file_griot_v1_common, 3);
 
