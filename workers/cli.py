@@ -67,12 +67,17 @@ class _Tasks:
             self.loop.close()
 
 
-def _result(meta: dict[str, Any], what: str) -> dict[str, Any]:
+def _result(future: concurrent.futures.Future[Any], what: str, error: type[Exception]) -> dict[str, Any]:
+    """The result of a task that succeeded; ``error`` names a failed one or an unreachable cluster."""
+    try:
+        meta = future.result()
+    except ClusterUnavailable as e:
+        raise error(f"{what}: {e}") from None
     if meta.get("status") != "SUCCESS":
         info = meta.get("result")
         if isinstance(info, dict):
             info = f"{info.get('exc_type', 'error')}: {info.get('exc_message', '')}"
-        raise ClusterUnavailable(f"{what} failed on the workers: {info}")
+        raise error(f"{what} failed on the workers: {info}")
     result = meta["result"]
     assert isinstance(result, dict)
     return result
@@ -99,10 +104,7 @@ def games_runner(app: Any) -> match.GamesRunner:
                 )
                 futures.append(tasks.run(PLAY_GAME, kwargs, f"game {n} of {len(jobs)}"))
             for n, ((opening, a_south), f) in enumerate(zip(jobs, futures, strict=True), start=1):
-                try:
-                    r = _result(f.result(), f"game {n}")
-                except ClusterUnavailable as e:
-                    raise match.MatchError(str(e)) from None
+                r = _result(f, f"game {n}", match.MatchError)
                 yield match.GameResult(
                     opening, a_south, list(r["moves"]), float(r["south_points"]), r["reason"]
                 )
@@ -132,7 +134,7 @@ def book_evaluator(app: Any, table_mb: int = books.BUILD_HASH_MB) -> books.Evalu
                 futures.append(tasks.run(SEARCH_POSITION, kwargs, f"book depth {r.depth}"))
             out = []
             for r, f in zip(requests, futures, strict=True):
-                res = _result(f.result(), f"the search of {r.position}")
+                res = _result(f, f"the search of {r.position}", books.BookError)
                 moves = [(str(m["move"]), int(m["value"])) for m in res.get("moves", [])]
                 out.append(books.EvalResult(res.get("best"), int(res["value"]), moves))
             return out

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 from griot import book as books
 from griot.cli import main
-from griot.match import EngineSpec, game_record, run_match
+from griot.match import EngineSpec, MatchError, game_record, run_match
 from griot.record import dumps
 from griot.workers.cli import games_runner
 from workers_stack import Stack
@@ -55,6 +55,14 @@ def test_a_ten_game_match_on_the_workers_plays_the_local_games(two_workers: Stac
     assert across.stats.points == local.stats.points
     assert across.stats.games == 10 and sum(across.stats.wdl) == 10
     assert len({tuple(g.opening) for g in across.games}) == 5
+
+
+def test_a_game_that_fails_on_a_worker_fails_the_match_with_its_reason(two_workers: Stack) -> None:
+    a = EngineSpec.parse("griot;depth=2;book=/nonexistent/abapa.book")
+    with pytest.raises(MatchError, match=r"game 1 failed on the workers: MatchError.*abapa\.book"):
+        run_match(
+            ABAPA, a, EngineSpec.parse("griot;depth=1"), games=2, games_runner=games_runner(two_workers.app())
+        )
 
 
 def test_the_match_command_runs_its_games_on_the_workers(two_workers: Stack) -> None:
