@@ -135,6 +135,12 @@ def book_evaluator(app: Any, table_mb: int = books.BUILD_HASH_MB) -> books.Evalu
             out = []
             for r, f in zip(requests, futures, strict=True):
                 res = _result(f, f"the search of {r.position}", books.BookError)
+                if not res.get("complete", False):
+                    # Stopped by the soft time limit: a shallower value has no place in the book.
+                    raise books.BookError(
+                        f"the search of {r.position} did not finish depth {r.depth} in the workers' "
+                        "time limit (GRIOT_TASK_SOFT_LIMIT)"
+                    )
                 moves = [(str(m["move"]), int(m["value"])) for m in res.get("moves", [])]
                 out.append(books.EvalResult(res.get("best"), int(res["value"]), moves))
             return out
