@@ -1,8 +1,9 @@
 """The README's examples run as written: each ```python block is a doctest session, and each ```sh
 block says how it is checked in the comment above it (``<!-- readme-test: KIND -->``): ``run``
-blocks run here, line by line; ``with griot up`` blocks run against a started stack
-(tests/ops/test_up.py); ``newcomer`` is the install a newcomer does (tests/ops/test_newcomer.py);
-``manual`` says why a block is not run (it never ends, or takes minutes)."""
+blocks run here, line by line; ``with griot up`` blocks run against a started stack, and ``worker
+with griot up`` joins one until stopped (tests/ops/test_up.py); ``newcomer`` is the install a
+newcomer does (tests/ops/test_newcomer.py); ``make`` is a checkout's two commands (``make up`` runs
+in tests/ops/test_up.py, ``make test`` is what CI runs); ``manual`` says why a block is not run."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 BLOCKS = re.findall(r"```python\n(.*?)```", README, re.S)
 SHELL = re.compile(r"(?:<!-- readme-test: (?P<kind>[^>]*?) -->\n)?```sh\n(?P<body>.*?)```", re.S)
-KINDS = ("run", "with griot up", "newcomer", "manual")
+KINDS = ("run", "with griot up", "worker with griot up", "newcomer", "make", "manual")
 
 
 def shell_blocks(kind: str) -> list[str]:
@@ -70,3 +71,12 @@ def test_a_readme_shell_block_runs(index: int, tmp_path: Path) -> None:
         )
         assert result.returncode == 0, f"{line}\n{result.stdout}\n{result.stderr}"
         assert result.stdout.strip() and "Traceback" not in result.stderr, (line, result.stderr)
+
+
+def test_the_make_block_is_the_two_commands_ci_and_the_up_test_run() -> None:
+    """``make test`` is the command CI runs (``.ci/run``); ``make up`` runs in tests/ops/test_up.py."""
+    (block,) = shell_blocks("make")
+    commands = [line.split("#", 1)[0].strip() for line in block.splitlines() if line.strip()]
+    assert commands == ["make up", "make test"]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert "make test" in [line.strip() for line in ci]

@@ -39,6 +39,8 @@ __all__ = [
     "egdb_write_level",
     "families",
     "register_rule_file",
+    "score_bound_to_child",
+    "score_from_child",
     "search",
 ]
 
@@ -47,6 +49,12 @@ WIN: Final[int]
 WIN_BOUND: Final[int]
 MAX_PLIES: Final[int]
 INFINITE: Final[int]
+
+def score_bound_to_child(value: int) -> int:
+    """A window bound of a node as its child sees it, one ply lower, within ±INFINITE."""
+
+def score_from_child(value: int) -> int:
+    """A child's value as its parent sees it, one ply higher."""
 
 class GriotError(ValueError):
     """Base of every error Griot raises for bad input."""

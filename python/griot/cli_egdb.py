@@ -20,6 +20,16 @@ __all__ = ["egdb_group", "register"]
 _DIR_HELP = "Directory of the databases [GRIOT_EGDB_DIR, default ~/.cache/griot/egdb]."
 
 
+DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
+
+
+def _running_up() -> dict[str, Any]:
+    """The running ``griot up``'s endpoints, or nothing."""
+    from griot import launcher
+
+    return launcher.read_state() or {}
+
+
 def _dir(directory: str | None) -> Path:
     return Path(directory) if directory else egdb.default_dir()
 
@@ -44,9 +54,9 @@ def egdb_group() -> None:
 @click.option(
     "--broker-url",
     envvar="GRIOT_BROKER_URL",
-    default="redis://127.0.0.1:6379/0",
-    show_default=True,
-    help="The workers' Celery broker [GRIOT_BROKER_URL].",
+    default=None,
+    help="The workers' Celery broker [GRIOT_BROKER_URL; default: the running `griot up`'s, else "
+    "redis://127.0.0.1:6379/0].",
 )
 @click.option(
     "--result-url", envvar="GRIOT_RESULT_URL", default="", help="Their result backend [GRIOT_RESULT_URL]."
@@ -58,13 +68,18 @@ def build(
     chunks: int,
     threads: int | None,
     directory: str | None,
-    broker_url: str,
+    broker_url: str | None,
     result_url: str,
 ) -> None:
     """Build VARIANT's levels 0..SEEDS, keeping the levels already built (resumable): across the
     Celery workers (the broker's URL; DIR must be visible to every worker at the same path), or in
     this process with --local."""
     console = Console()
+    # Unnamed, the workers are the running `griot up`'s, and so is the directory they read.
+    up = _running_up() if broker_url is None and not local else {}
+    broker = broker_url or str(up.get("broker_url") or DEFAULT_BROKER)
+    if directory is None and up.get("egdb_dir"):
+        directory = str(up["egdb_dir"])
     where = _dir(directory)
     if not local:
         try:
@@ -82,7 +97,7 @@ def build(
             elif e["event"] in ("kept", "written"):
                 console.print(f"level {e['seeds']:3}: {e['event']} ({e['positions']:,} positions)")
 
-        app = client_app(broker_url, result_url)
+        app = client_app(broker, result_url)
         try:
             build_across(app, variant, seeds, where, chunks=chunks, progress=report)
         finally:

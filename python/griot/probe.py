@@ -1,14 +1,16 @@
-"""Health probes for containers: ``python -m griot.probe grpc HOST:PORT [SERVICE]`` or
-``python -m griot.probe redis URL``. Exit status 0 when healthy, 1 otherwise (one line on stderr).
+"""Health probes for containers: ``python -m griot.probe grpc HOST:PORT [SERVICE]``,
+``python -m griot.probe redis URL`` or ``python -m griot.probe http URL`` (a 200 answer). Exit
+status 0 when healthy, 1 otherwise (one line on stderr).
 
 Docker Compose healthchecks use it (the slim image has no grpc_health_probe); Kubernetes uses its
-native ``grpc`` probes instead.
+native ``grpc`` and ``httpGet`` probes instead.
 """
 
 from __future__ import annotations
 
 import sys
 
+from griot.launch.processes import http_ok
 from griot.launcher import grpc_health, redis_ping
 
 
@@ -21,8 +23,11 @@ def main(argv: list[str] | None = None) -> int:
     elif len(args) == 2 and args[0] == "redis":
         ok = redis_ping(args[1], timeout=2.0)
         detail = "PONG" if ok else "no answer"
+    elif len(args) == 2 and args[0] == "http":
+        ok = http_ok(args[1], timeout=2.0)
+        detail = "200" if ok else "no 200 answer"
     else:
-        print("usage: python -m griot.probe grpc HOST:PORT [SERVICE] | redis URL", file=sys.stderr)
+        print("usage: python -m griot.probe grpc HOST:PORT [SERVICE] | redis URL | http URL", file=sys.stderr)
         return 2
     print(f"{args[0]} {args[1]}: {detail}", file=sys.stderr)
     return 0 if ok else 1

@@ -24,8 +24,8 @@ def _env(name: str, default: str) -> str:
     return os.environ.get(f"GRIOT_WEB_{name}", default)
 
 
-def parse_args(argv: list[str] | None = None) -> WebConfig:
-    """Flags, with defaults from GRIOT_WEB_* variables."""
+def build_parser() -> argparse.ArgumentParser:
+    """The web server's flags, with defaults from GRIOT_WEB_* variables."""
     p = argparse.ArgumentParser(
         prog="python -m griot.services.web",
         description="Griot web server: RulesService and AnalysisService over the Connect protocol "
@@ -54,15 +54,42 @@ def parse_args(argv: list[str] | None = None) -> WebConfig:
         help="comma-separated origins allowed cross-origin, '*' for any; empty: same origin only "
         "[GRIOT_WEB_CORS_ORIGINS]",
     )
-    p.add_argument("--max-receive-bytes", type=int, default=int(_env("MAX_RECEIVE_BYTES", "65536")))
-    p.add_argument("--max-send-bytes", type=int, default=int(_env("MAX_SEND_BYTES", "4194304")))
     p.add_argument(
-        "--max-concurrent-rpcs", default=_env("MAX_CONCURRENT_RPCS", "1024"), help="'off' = no limit"
+        "--max-receive-bytes",
+        type=int,
+        default=int(_env("MAX_RECEIVE_BYTES", "65536")),
+        help="[GRIOT_WEB_MAX_RECEIVE_BYTES]",
     )
-    p.add_argument("--grace-seconds", type=float, default=float(_env("GRACE_SECONDS", "5")))
-    p.add_argument("--log-level", default=_env("LOG_LEVEL", "INFO"))
-    p.add_argument("--log-format", choices=["json", "text"], default=_env("LOG_FORMAT", "json"))
-    a = p.parse_args(argv)
+    p.add_argument(
+        "--max-send-bytes",
+        type=int,
+        default=int(_env("MAX_SEND_BYTES", "4194304")),
+        help="[GRIOT_WEB_MAX_SEND_BYTES]",
+    )
+    p.add_argument(
+        "--max-concurrent-rpcs",
+        default=_env("MAX_CONCURRENT_RPCS", "1024"),
+        help="'off' = no limit [GRIOT_WEB_MAX_CONCURRENT_RPCS]",
+    )
+    p.add_argument(
+        "--grace-seconds",
+        type=float,
+        default=float(_env("GRACE_SECONDS", "5")),
+        help="[GRIOT_WEB_GRACE_SECONDS]",
+    )
+    p.add_argument("--log-level", default=_env("LOG_LEVEL", "INFO"), help="[GRIOT_WEB_LOG_LEVEL]")
+    p.add_argument(
+        "--log-format",
+        choices=["json", "text"],
+        default=_env("LOG_FORMAT", "json"),
+        help="[GRIOT_WEB_LOG_FORMAT]",
+    )
+    return p
+
+
+def parse_args(argv: list[str] | None = None) -> WebConfig:
+    """The configuration from the flags and GRIOT_WEB_* variables."""
+    a = build_parser().parse_args(argv)
     mcr = None if str(a.max_concurrent_rpcs).lower() in ("off", "none", "") else int(a.max_concurrent_rpcs)
     return WebConfig(
         host=a.host,

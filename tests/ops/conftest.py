@@ -121,6 +121,34 @@ def start_up(
     return up
 
 
+def start_make_up(tmp_path: Path, env: dict[str, str]) -> Up:
+    """Runs the README's ``make up`` from the checkout (its installs, the board's build, then `griot
+    up` with the settings in ``env``, ``GRIOT_*`` variables for its options), in a session of its
+    own: stop it with ``os.killpg``, as Ctrl-C stops a terminal's foreground group."""
+    state_file = tmp_path / "up.json"
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("GRIOT_")}
+    full_env.update({"GRIOT_STATE_FILE": str(state_file), "PYTHONUNBUFFERED": "1", **env})
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        ["make", "--no-print-directory", "-C", str(root), f"PYTHON={sys.executable}", "up"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=full_env,
+        start_new_session=True,
+    )
+    up = Up(proc, state_file)
+
+    def read() -> None:
+        assert proc.stdout is not None
+        with proc.stdout:
+            for line in proc.stdout:
+                up.lines.append(line.rstrip("\n"))
+
+    threading.Thread(target=read, daemon=True).start()
+    return up
+
+
 def stop_up(up: Up, sig: int = signal.SIGINT, timeout: float = 30) -> int:
     if up.proc.poll() is None:
         up.proc.send_signal(sig)

@@ -189,6 +189,10 @@ def _allowed_env(component: str) -> set[str]:
         from griot.services.gateway.config import build_parser
 
         allowed |= set(re.findall(r"\[(GRIOT_[A-Z_]+)", build_parser().format_help()))
+    if component == "web":
+        from griot.services.web.__main__ import build_parser as web_parser
+
+        allowed |= set(re.findall(r"\[(GRIOT_[A-Z_]+)", web_parser().format_help()))
     return allowed
 
 
@@ -223,6 +227,7 @@ COMPONENT_NAMES = {
     "rules": ("rules", "griot-rules"),
     "gateway": ("gateway", "griot-gateway"),
     "worker": ("worker", "griot-worker"),
+    "web": ("web", "griot-web"),
 }
 
 
@@ -287,6 +292,8 @@ def test_ports_queues_and_redis_roles_match() -> None:
     assert ports["griot-rules"] == {defaults.rules_port, defaults.rules_metrics_port}
     assert ports["griot-gateway"] == {defaults.gateway_port, defaults.gateway_metrics_port}
     assert ports["griot-worker"] == {defaults.worker_metrics_port}
+    assert compose["web"]["ports"] == [f"{defaults.web_port}:{defaults.web_port}"]
+    assert ports["griot-web"] == {defaults.web_port}
     queues = ",".join(redis_keys.DEFAULT_QUEUES)
     assert queues in compose["worker"]["command"] and queues in containers["griot-worker"]["command"]
     assert _compose()["x-env"]["GRIOT_QUEUES"] == queues

@@ -9,6 +9,7 @@ import ipaddress
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -24,7 +25,7 @@ from griot.client import AnalysisClient, RulesClient
 from griot.launcher import redis_ping
 from griot.v1 import analysis_pb2
 
-from .conftest import Up, needs_redis, pid_alive, start_up, stop_up, wait_gone
+from .conftest import Up, needs_redis, pid_alive, start_make_up, start_up, stop_up, wait_gone
 
 pytestmark = needs_redis
 
@@ -290,11 +291,70 @@ def _readme_blocks(kind: str) -> list[str]:
     return re.findall(pattern, readme, re.S)
 
 
+def _a_readme_worker_joins(up: Up, state: dict[str, str], env: dict[str, str], tmp_path: Path) -> None:
+    """The README's command for one more worker, on this stack's two Redis servers: `griot status`
+    counts it, and it stops with its process group."""
+    (block,) = _readme_blocks("worker with griot up")
+    script = block.replace("redis://127.0.0.1:6379/0", state["broker_url"]).replace(
+        "redis://127.0.0.1:6380/0", state["cache_url"]
+    )
+    assert state["broker_url"] in script and state["cache_url"] in script, script
+    before = len(json.loads(_status(up.state_file, "--json").stdout)["workers"])
+    with open(tmp_path / "worker.log", "wb") as log:
+        worker = subprocess.Popen(
+            ["bash", "-c", script], env=env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 90
+        while len(json.loads(_status(up.state_file, "--json").stdout)["workers"]) != before + 1:
+            assert worker.poll() is None, (tmp_path / "worker.log").read_text()
+            assert time.monotonic() < deadline, (tmp_path / "worker.log").read_text()
+            time.sleep(0.5)
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(timeout=30)
+    assert wait_gone([worker.pid], timeout=20) == []
+
+
+@pytest.mark.timeout(900)
+def test_make_up_runs_the_system_with_the_board(tmp_path: Path) -> None:
+    """The README's first command from a checkout: `make up` installs, builds the board and runs
+    `griot up`, whose web server serves the board and whose gateway evaluates; Ctrl-C stops all."""
+    missing = [tool for tool in ("make", "npm") if shutil.which(tool) is None]
+    if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"make up needs {missing} in CI")
+        pytest.skip(f"make up needs {missing}")
+    ports = ("RULES_PORT", "RULES_METRICS_PORT", "GATEWAY_PORT", "GATEWAY_METRICS_PORT", "UP_WEB_PORT")
+    env = {f"GRIOT_{p}": "0" for p in (*ports, "WORKER_METRICS_PORT")}
+    env.update({"GRIOT_WORKERS": "1", "GRIOT_STOP_TIMEOUT": "20", "GRIOT_START_TIMEOUT": "60"})
+    up = start_make_up(tmp_path, env)
+    pids: list[int] = []
+    try:
+        up.wait_for("griot is up", 600)
+        state = json.loads(up.state_file.read_text())
+        pids = list(state["components"].values())
+        page = urllib.request.urlopen(state["web"] + "/", timeout=10).read().decode()
+        assert "<title>" in page and "/assets/" in page, page[:500]
+        pos = "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -"
+        with AnalysisClient(state["gateway"], timeout=30) as client:
+            msgs = list(client.evaluate(pos, analysis_pb2.SearchLimits(max_depth=6), timeout=120))
+        assert msgs[-1].evaluation.final and msgs[-1].evaluation.depth == 6
+    finally:
+        if up.proc.poll() is None:
+            os.killpg(up.proc.pid, signal.SIGINT)
+        up.proc.wait(timeout=60)
+    assert "stopped:" in up.output(), up.output()
+    assert wait_gone(pids, timeout=20) == [], up.output()
+
+
 def test_the_console_is_quiet_and_status_fits_80_columns(tmp_path: Path) -> None:
     """Without --verbose the console says what started, then only warnings and errors, each once:
     an evaluation through the gateway prints no task line. `griot status` then fits 80 columns,
-    and the README's commands for a running system work."""
-    up = start_up(tmp_path, "--workers", "2", env={"GRIOT_STOP_TIMEOUT": "20"})
+    and the README's commands for a running system work, a worker joining it among them."""
+    egdb_dir = str(tmp_path / "egdb")  # the stack's and the README's commands', not ~/.cache
+    up = start_up(tmp_path, "--workers", "2", env={"GRIOT_STOP_TIMEOUT": "20", "GRIOT_EGDB_DIR": egdb_dir})
     try:
         up.wait_for("griot is up", 90)
         state = json.loads(up.state_file.read_text())
@@ -324,6 +384,7 @@ def test_the_console_is_quiet_and_status_fits_80_columns(tmp_path: Path) -> None
 
         # The README's commands for a running system, on this stack's addresses.
         env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+        env["GRIOT_EGDB_DIR"] = egdb_dir
         blocks = _readme_blocks("with griot up")
         assert blocks
         for block in blocks:
@@ -335,6 +396,9 @@ def test_the_console_is_quiet_and_status_fits_80_columns(tmp_path: Path) -> None
                     ["bash", "-c", line], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
                 )
                 assert result.returncode == 0 and result.stdout.strip(), (line, result.stdout, result.stderr)
+        # `griot egdb build` without a broker named used this stack's workers, into its directory.
+        assert sorted(p.name for p in Path(egdb_dir).rglob("*.egdb"))[-1] == "012.egdb"
+        _a_readme_worker_joins(up, state, env, tmp_path)
     finally:
         code = stop_up(up, timeout=60)
     assert code == 0, up.output()

@@ -54,7 +54,8 @@ from typing import Any
 
 import griot
 from celery import Celery
-from griot import INFINITE, WIN, WIN_BOUND
+from griot import INFINITE, WIN
+from griot._core import score_bound_to_child, score_from_child
 from griot.workers.client import ClientRunner, TaskRunner
 from griot.workers.distributed.schedule import SubtreeQueue, TaskStats
 from griot.workers.errors import SearchDeadlineExceeded, TaskFailed
@@ -65,25 +66,12 @@ log = logging.getLogger(__name__)
 EXACT, LOWER, UPPER = "exact", "lower", "upper"
 
 
-# -- score arithmetic (the core's score.rs) --------------------------------------------------
+# -- score arithmetic: the core's (search::score), one ply at a time ----------------------------
 
-
-def to_child(v: int) -> int:
-    """A parent-relative bound as seen one ply lower (``score::to_table(v, 1)``)."""
-    if v >= WIN_BOUND:
-        return min(v + 1, INFINITE)
-    if v <= -WIN_BOUND:
-        return max(v - 1, -INFINITE)
-    return v
-
-
-def from_child(v: int) -> int:
-    """A child's node-relative value as seen from its parent (``score::from_table(v, 1)``)."""
-    if v >= WIN_BOUND:
-        return v - 1
-    if v <= -WIN_BOUND:
-        return v + 1
-    return v
+#: A parent-relative window bound as its child sees it, one ply lower, within ±INFINITE.
+to_child = score_bound_to_child
+#: A child's node-relative value as its parent sees it, one ply higher.
+from_child = score_from_child
 
 
 def window_bound(v: int, alpha: int, beta: int) -> str:

@@ -130,29 +130,9 @@ pub fn option_specs() -> Vec<OptionSpec> {
     ]
 }
 
-/// The option specs with the defaults of the reading the spec asks for (`ludii=true` changes
-/// the defaults of `chain_max` and `first_pass_starts`, so the canonical string lists only what
-/// differs from that reading).
-fn resolved_specs(spec: &VariantSpec) -> Result<Vec<OptionSpec>, VariantError> {
-    let mut specs = option_specs();
-    let ludii = Variant::resolve(
-        &VariantSpec {
-            id: spec.id.clone(),
-            options: spec.options.iter().filter(|(k, _)| k == "ludii").cloned().collect(),
-        },
-        &specs,
-    )?
-    .flag("ludii");
-    if ludii {
-        for s in specs.iter_mut() {
-            match s.name.as_str() {
-                "chain_max" => s.default = OptionValue::Int(LUDII_CHAIN_MAX),
-                "first_pass_starts" => s.default = OptionValue::Bool(true),
-                _ => {}
-            }
-        }
-    }
-    Ok(specs)
+/// The options `ludii=true` sets: the defaults of the Digital Ludeme Project's reading.
+fn ludii_reading() -> [(&'static str, OptionValue); 2] {
+    [("chain_max", OptionValue::Int(LUDII_CHAIN_MAX)), ("first_pass_starts", OptionValue::Bool(true))]
 }
 
 /// Where the match stands.
@@ -259,7 +239,7 @@ fn bit(i: usize) -> u8 {
 impl BechiGame {
     /// The game for a variant spec whose id is `bechi`.
     pub fn new(spec: &VariantSpec) -> Result<BechiGame, VariantError> {
-        let variant = Variant::resolve(spec, &resolved_specs(spec)?)?;
+        let variant = Variant::resolve_with_reading(spec, &option_specs(), "ludii", &ludii_reading())?;
         let h = variant.int("holes") as usize;
         Ok(BechiGame {
             h,

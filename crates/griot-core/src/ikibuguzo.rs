@@ -398,28 +398,12 @@ pub fn option_specs() -> Vec<OptionSpec> {
     ]
 }
 
-/// The option specs with the defaults of the reading the spec asks for (`ludii=true` changes the
-/// defaults of the options it names, so the canonical string lists only what differs from it).
-fn resolved_specs(spec: &VariantSpec) -> Result<Vec<OptionSpec>, VariantError> {
-    let mut specs = option_specs();
-    let only_reading = VariantSpec {
-        id: spec.id.clone(),
-        options: spec.options.iter().filter(|(k, _)| k == "ludii").cloned().collect(),
-    };
-    if Variant::resolve(&only_reading, &specs)?.flag("ludii") {
-        for s in specs.iter_mut() {
-            if let Some((_, v)) = LUDII_READING.iter().find(|(name, _)| *name == s.name) {
-                s.default = OptionValue::Bool(*v);
-            }
-        }
-    }
-    Ok(specs)
-}
-
 impl IkibuguzoGame {
     /// The game for `spec` (id `ikibuguzo`).
     pub fn new(spec: &VariantSpec) -> Result<IkibuguzoGame, VariantError> {
-        let variant = Variant::resolve(spec, &resolved_specs(spec)?)?;
+        let reading: Vec<(&str, OptionValue)> =
+            LUDII_READING.iter().map(|(name, v)| (*name, OptionValue::Bool(*v))).collect();
+        let variant = Variant::resolve_with_reading(spec, &option_specs(), "ludii", &reading)?;
         Ok(IkibuguzoGame {
             end_holes_win: variant.flag("end_holes_win"),
             cw_play_captures: variant.flag("cw_play_captures"),

@@ -198,6 +198,41 @@ impl Variant {
         Ok(Variant::from_parts(spec.id.clone(), options, defaults))
     }
 
+    /// Resolves `spec` for a game with a reading: the flag option `flag` (a source's reading of
+    /// the game, e.g. `ludii`) changes the defaults of the options in `reading`. One game may then
+    /// be spelled with the flag or without it (`bechi(ludii=true)` and
+    /// `bechi(chain_max=6,first_pass_starts=true)`); its canonical string is the spelling with
+    /// fewer options (without the flag on a tie), so that every spelling of the same rules has the
+    /// same canonical string, and shares its cache entries and position keys.
+    pub fn resolve_with_reading(
+        spec: &VariantSpec,
+        specs: &[OptionSpec],
+        flag: &str,
+        reading: &[(&str, OptionValue)],
+    ) -> Result<Variant, VariantError> {
+        let mut read_specs = specs.to_vec();
+        for s in read_specs.iter_mut() {
+            if let Some((_, v)) = reading.iter().find(|(name, _)| *name == s.name) {
+                s.default = v.clone();
+            }
+        }
+        let only_flag = VariantSpec {
+            id: spec.id.clone(),
+            options: spec.options.iter().filter(|(k, _)| k == flag).cloned().collect(),
+        };
+        let asked = Variant::resolve(&only_flag, specs)?.flag(flag);
+        let rules = Variant::resolve(spec, if asked { &read_specs } else { specs })?;
+        let spelled = |on: bool, with: &[OptionSpec]| {
+            let mut options = rules.options.clone();
+            options.insert(flag.to_string(), OptionValue::Bool(on));
+            let defaults = with.iter().map(|s| (s.name.clone(), s.default.clone())).collect();
+            Variant::from_parts(spec.id.clone(), options, defaults)
+        };
+        let (without, with) = (spelled(false, specs), spelled(true, &read_specs));
+        let listed = |v: &Variant| v.options.iter().filter(|(k, v2)| v.defaults.get(*k) != Some(*v2)).count();
+        Ok(if listed(&with) < listed(&without) { with } else { without })
+    }
+
     fn from_parts(
         id: String,
         options: BTreeMap<String, OptionValue>,

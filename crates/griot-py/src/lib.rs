@@ -1226,6 +1226,19 @@ fn run_bench<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     Ok(out)
 }
 
+/// A window bound of a node as its child sees it, one ply lower, within ±INFINITE (the core's
+/// `score::bound_to_child`): the distributed search splits windows with it.
+#[pyfunction]
+fn score_bound_to_child(value: i32) -> i32 {
+    engine::score::bound_to_child(value)
+}
+
+/// A child's value as its parent sees it, one ply higher (the core's `score::value_from_child`).
+#[pyfunction]
+fn score_from_child(value: i32) -> i32 {
+    engine::score::value_from_child(value)
+}
+
 /// The native module: re-exported by the `griot` package.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -1247,6 +1260,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SearchStop>()?;
     m.add_class::<SearchTable>()?;
     m.add_function(wrap_pyfunction!(search, m)?)?;
+    m.add_function(wrap_pyfunction!(score_bound_to_child, m)?)?;
+    m.add_function(wrap_pyfunction!(score_from_child, m)?)?;
     m.add_class::<Egdb>()?;
     m.add_class::<EgdbProbe>()?;
     m.add_function(wrap_pyfunction!(egdb_build, m)?)?;

@@ -63,6 +63,19 @@ pub fn from_table(v: Value, ply: u32) -> Value {
     }
 }
 
+/// A window bound of a node as its child sees it, one ply lower (`to_table(v, 1)`), kept within
+/// `±INFINITE`: an open window stays open. The distributed search splits windows with it.
+#[inline]
+pub fn bound_to_child(v: Value) -> Value {
+    to_table(v, 1).clamp(-INFINITE, INFINITE)
+}
+
+/// A child's value as its parent sees it, one ply higher (`from_table(v, 1)`).
+#[inline]
+pub fn value_from_child(v: Value) -> Value {
+    from_table(v, 1)
+}
+
 /// A score a user reads: a margin, or a proven win or loss in a number of turns.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Score {
@@ -166,6 +179,20 @@ mod tests {
         assert_eq!(to_table(win_in(8), 5), win_in(3));
         assert_eq!(Score::from_value(loss_in(4)), Score::LossIn(4));
         assert_eq!(Score::from_value(-150).to_string(), "-1.50");
+    }
+
+    #[test]
+    fn one_ply_steps_keep_open_windows_open() {
+        // A win found 3 turns below the parent is a win in 2 below the child, and back.
+        assert_eq!(bound_to_child(win_in(3)), win_in(2));
+        assert_eq!(value_from_child(win_in(2)), win_in(3));
+        assert_eq!(bound_to_child(loss_in(3)), loss_in(2));
+        assert_eq!(value_from_child(loss_in(2)), loss_in(3));
+        assert_eq!((bound_to_child(-250), value_from_child(-250)), (-250, -250));
+        // An open bound stays open rather than passing INFINITE.
+        assert_eq!(bound_to_child(INFINITE), INFINITE);
+        assert_eq!(bound_to_child(-INFINITE), -INFINITE);
+        assert_eq!(bound_to_child(WIN), INFINITE);
     }
 
     #[test]
