@@ -66,6 +66,10 @@ def test_the_build_backs_up_the_leaves_values_by_minimax() -> None:
             if e
         )
         assert entry.value == best
+    # A proven loss of the child's mover is the parent's win, one turn further away.
+    after = START.play("a")
+    assert books.backed_up(START, after, -(griot.WIN - 3)) == griot.WIN - 4
+    assert books.backed_up(START, after, 250) == -250
     # A leaf is the search's own answer.
     leaf = START.play("a").play("A")
     found = book.probe(leaf)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import griot
+from griot._core import score_from_child
 
 __all__ = [
     "FORMAT_VERSION",
@@ -227,12 +228,7 @@ def local_evaluator(hash_mb: int = BUILD_HASH_MB) -> Evaluator:
 def backed_up(parent: griot.Position, child: griot.Position, child_value: int) -> int:
     """The value for ``parent``'s mover of a move to ``child`` valued ``child_value`` for its own
     mover: negated when the turn passes, a proven result one turn further away."""
-    value = -child_value if child.side_to_move != parent.side_to_move else child_value
-    if value >= griot.WIN_BOUND:
-        value -= 1
-    elif value <= -griot.WIN_BOUND:
-        value += 1
-    return value
+    return score_from_child(-child_value if child.side_to_move != parent.side_to_move else child_value)
 
 
 def build(
