@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import sys
 import threading
 from collections.abc import Coroutine, Generator, Sequence
@@ -152,6 +153,9 @@ def book_evaluator(app: Any, table_mb: int = books.BUILD_HASH_MB) -> books.Evalu
 
 def main(argv: Sequence[str] | None = None) -> None:
     """The ``griot`` command, its ``--workers`` options run here."""
+    # The task client's warnings while it retries an unreachable broker come every half second:
+    # the command says once, at the end, what failed.
+    logging.basicConfig(level=logging.ERROR, format="%(message)s")
     griot_main(
         args=list(argv) if argv is not None else sys.argv[1:],
         obj={"games_runner": games_runner, "book_evaluator": book_evaluator},

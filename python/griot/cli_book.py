@@ -86,8 +86,11 @@ def build(
         elif e["event"] == "leaves":
             click.echo(f"searching {e['positions']} leaves to depth {depth}")
 
-    book = books.build(canonical, plies, depth, evaluate, width=width, progress=report)
-    book.write(target)
+    try:
+        book = books.build(canonical, plies, depth, evaluate, width=width, progress=report)
+        book.write(target)
+    except (books.BookError, OSError) as e:
+        raise click.ClickException(str(e)) from None
     click.echo(f"{len(book)} positions in {target}")
 
 
