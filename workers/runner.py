@@ -26,12 +26,12 @@ import griot
 import redis
 from celery import signals
 from celery.exceptions import SoftTimeLimitExceeded
-from griot import egdb, redis_keys
+from griot import egdb, match, redis_keys
 from griot.redis_keys import progress_key
 from griot.workers import cache as tt
 from griot.workers import metrics
 from griot.workers.app import app
-from griot.workers.task_args import SEARCH_TASKS, PositionSearch, SubtreeSearch
+from griot.workers.task_args import ALIVE_TASKS, GameSetup, PositionSearch, SubtreeSearch
 
 log = logging.getLogger("griot.workers.tasks")
 
@@ -154,7 +154,7 @@ def _task_received(request: Any = None, **_: Any) -> None:
     visibility timeout; with it the caller sees the key expire without a result and sends the
     task again (a duplicate of a task that was only slow to start is harmless)."""
     task_id = getattr(request, "id", None)
-    if not task_id or getattr(request, "name", "") not in SEARCH_TASKS:
+    if not task_id or getattr(request, "name", "") not in ALIVE_TASKS:
         return
     try:
         app.backend.client.set(
@@ -342,7 +342,7 @@ def subtree(args: SubtreeSearch, request: Any) -> dict[str, Any]:
     iterations: list[int] = []  # the depths the search completed (resumed: from past 1)
 
     def run() -> griot.SearchResult:
-        return griot.search(
+        result: griot.SearchResult = griot.search(
             pos,
             depth=depth,
             time=time_limit,
@@ -356,6 +356,7 @@ def subtree(args: SubtreeSearch, request: Any) -> dict[str, Any]:
             egdb=databases(canonical),
             **generation,
         )
+        return result
 
     m = metrics.get()
     if m:
@@ -520,22 +521,27 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
         time_limit = max(0.05, min(time_limit or left, left))
     s = settings()
     canonical = pos.variant.canonical
-    use_cache = depth is None or depth >= s.cache_min_depth
+    # ``table_mb``: a search of its own, the same as an in-process one (no shared or kept table).
+    own = args.table_mb is not None
+    use_cache = not own and (depth is None or depth >= s.cache_min_depth)
     table = None
     if use_cache and not pos.near_turn_limit(depth or 40):
         table = tt.RedisTable(
             tt.Cache(cache_client(), canonical, s.cache_ttl), s.cache_min_depth, s.cache_plies
         )
     stop = griot.SearchStop()
-    db = databases(canonical)
+    db = None if own else databases(canonical)
     # With a history the game may end by repetition, which the databases' results do not see: the
     # search still uses them below its root, the result does not claim them.
     exact_of = None if hist else pos
     reporter = _ProgressReporter(request.id, exact_of, db) if args.progress and request.id else None
-    local = search_table(canonical)
-    _generation(canonical, None)  # a new search for this table, whose subtrees may continue it
-    if args.search_id:
-        _table_search[canonical] = args.search_id
+    if args.table_mb is not None:
+        local = griot.SearchTable(args.table_mb)
+    else:
+        local = search_table(canonical)
+        _generation(canonical, None)  # a new search for this table, whose subtrees may continue it
+        if args.search_id:
+            _table_search[canonical] = args.search_id
 
     budget_stop = _BudgetStop(stop, budget, args.min_depth or 1, depth) if budget is not None else None
 
@@ -575,3 +581,47 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
         "node": request.hostname,
         "interrupted": interrupted,
     }
+
+
+def game(args: GameSetup, request: Any) -> dict[str, Any]:
+    """``griot.play_game`` (:class:`~griot.workers.task_args.GameArgs`): one game of a match
+    between two in-process engines (new tables), as :func:`griot.match.play_game` plays it: the
+    moves, South's points and how it ended. The caller's cancel or the soft time limit stops it
+    between two moves (the task then fails: half a game is no result)."""
+    started = time.time()
+    stop = griot.SearchStop()
+
+    def play() -> match.GameResult:
+        south, north = _StoppablePlayer(args.south, stop), _StoppablePlayer(args.north, stop)
+        return match.play_game(args.variant, args.opening, south, north, repetitions=args.repetitions)
+
+    result, interrupted = run_interruptibly(play, stop, request.id)
+    if interrupted:
+        raise GameStopped("the game was stopped before its end (cancelled or out of time)")
+    return {
+        "moves": result.moves,
+        "south_points": result.south_points,
+        "reason": result.reason,
+        "started": started,
+        "finished": time.time(),
+        "worker": socket.gethostname(),
+        "node": request.hostname,
+    }
+
+
+class GameStopped(RuntimeError):
+    """A game task stopped before the game's end."""
+
+
+class _StoppablePlayer(match.GriotPlayer):
+    """The match's in-process engine, which gives up (a forfeit, then the task fails) at its next
+    move once the task's ``stop`` is set."""
+
+    def __init__(self, spec: match.EngineSpec, stop: griot.SearchStop) -> None:
+        super().__init__(spec)
+        self.task_stop = stop
+
+    def choose(self, positions: list[griot.Position], moves: list[str]) -> str:
+        if self.task_stop.is_set:
+            raise match.MatchError("stopped")
+        return super().choose(positions, moves)

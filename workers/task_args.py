@@ -2,12 +2,13 @@
 them (the gateway's evaluator and dispatcher, the distributed search, the task client).
 
 The arguments travel as JSON keyword arguments (plain data, Griot's notation for positions):
-:class:`SubtreeArgs` for ``griot.search_subtree`` and :class:`PositionArgs` for
-``griot.search_position``. A caller builds them with :func:`subtree_args` / :func:`position_args`,
-which check the plain fields (types and ranges) at once, where the mistake is; the task checks them
-whole with :func:`check_subtree` / :func:`check_position` (the same checks, plus the positions parsed
-by the core), which return the parsed arguments. Bad arguments raise
-:class:`~griot.workers.errors.BadTaskArguments`: the task fails without a retry.
+:class:`SubtreeArgs` for ``griot.search_subtree``, :class:`PositionArgs` for
+``griot.search_position`` and :class:`GameArgs` for ``griot.play_game`` (one game of a match). A
+caller builds them with :func:`subtree_args` / :func:`position_args`, which check the plain fields
+(types and ranges) at once, where the mistake is; the task checks them whole with
+:func:`check_subtree` / :func:`check_position` (the same checks, plus the positions parsed by the
+core), which return the parsed arguments; :func:`game_args` and :func:`check_game` likewise. Bad
+arguments raise :class:`~griot.workers.errors.BadTaskArguments`: the task fails without a retry.
 """
 
 from __future__ import annotations
@@ -18,21 +19,28 @@ from typing import Any, Required, TypedDict
 
 import griot
 from griot import INFINITE
+from griot.match import EngineSpec, MatchError
 from griot.workers.errors import BadTaskArguments
 
 __all__ = [
+    "ALIVE_TASKS",
     "MAX_DEPTH",
     "MAX_HISTORY",
     "MAX_NODES",
+    "PLAY_GAME",
     "SEARCH_POSITION",
     "SEARCH_SUBTREE",
     "SEARCH_TASKS",
+    "GameArgs",
+    "GameSetup",
     "PositionArgs",
     "PositionSearch",
     "SubtreeArgs",
     "SubtreeSearch",
+    "check_game",
     "check_position",
     "check_subtree",
+    "game_args",
     "position_args",
     "subtree_args",
 ]
@@ -40,6 +48,11 @@ __all__ = [
 SEARCH_SUBTREE = "griot.search_subtree"
 SEARCH_POSITION = "griot.search_position"
 SEARCH_TASKS = (SEARCH_SUBTREE, SEARCH_POSITION)
+PLAY_GAME = "griot.play_game"
+#: The tasks whose worker keeps an alive key while they run (a caller re-sends one whose worker died).
+ALIVE_TASKS = (*SEARCH_TASKS, PLAY_GAME)
+#: Largest table a task searches with when the caller names its size (MB).
+MAX_TABLE_MB = 4096
 
 MAX_DEPTH = 120
 MAX_HISTORY = 4096
@@ -71,7 +84,10 @@ class PositionArgs(TypedDict, total=False):
     """``griot.search_position``: a whole search of ``position`` to ``depth``, for ``time_limit``
     seconds or ``nodes`` nodes (one at least); ``multipv`` exact root moves (0: all);
     ``progress``: report the completed depths; ``budget`` (seconds) and ``min_depth``: stop before
-    an iteration foreseen to end past the budget once ``min_depth`` is done."""
+    an iteration foreseen to end past the budget once ``min_depth`` is done. ``table_mb``: search
+    with a new table of that many MB, without the shared cache and the endgame databases, so that
+    the answer is the one an in-process ``griot.search(..., hash_mb=table_mb)`` gives (what an
+    opening book built on the workers needs to equal the one built in process)."""
 
     variant: Required[str]
     position: Required[str]
@@ -85,6 +101,20 @@ class PositionArgs(TypedDict, total=False):
     search_id: str | None
     budget: float | None
     min_depth: int | None
+    table_mb: int | None
+
+
+class GameArgs(TypedDict, total=False):
+    """``griot.play_game``: one game of a match, from ``variant``'s start through ``opening`` (moves
+    in Griot's notation), between two in-process engines given as match specs
+    (:class:`griot.match.EngineSpec`: ``griot;depth=6``), ``south`` moving first; ``repetitions``:
+    the occurrence of a position that ends the game (3 by default)."""
+
+    variant: Required[str]
+    opening: Required[list[str]]
+    south: Required[str]
+    north: Required[str]
+    repetitions: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +148,18 @@ class PositionSearch:
     search_id: str | None
     budget: float | None
     min_depth: int | None
+    table_mb: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameSetup:
+    """:class:`GameArgs` checked: the variant, the opening (legal from the start), both engines."""
+
+    variant: griot.Variant
+    opening: list[str]
+    south: EngineSpec
+    north: EngineSpec
+    repetitions: int
 
 
 # -- the checks -------------------------------------------------------------------------------
@@ -259,13 +301,64 @@ def _position_search(args: Mapping[str, Any], parse: bool) -> PositionSearch | N
     if min_depth is not None:
         min_depth = _int("min_depth", min_depth, 1, depth or MAX_DEPTH)
     search_id = _search_id(args.get("search_id"))
+    table_mb = args.get("table_mb")
+    if table_mb is not None:
+        table_mb = _int("table_mb", table_mb, 1, MAX_TABLE_MB)
     history = _history(args.get("history"), pos.variant.canonical if pos is not None else None)
     deadline = _deadline(args.get("deadline"))
     if pos is None:
         return None
     return PositionSearch(
-        pos, depth, time_limit, multipv, history, deadline, nodes, progress, search_id, budget, min_depth
+        pos,
+        depth,
+        time_limit,
+        multipv,
+        history,
+        deadline,
+        nodes,
+        progress,
+        search_id,
+        budget,
+        min_depth,
+        table_mb,
     )
+
+
+def _engine(side: str, text: Any) -> EngineSpec:
+    if not isinstance(text, str):
+        raise BadTaskArguments(f"{side} must be an engine spec string, got {text!r}")
+    try:
+        spec = EngineSpec.parse(text)
+    except MatchError as e:
+        raise BadTaskArguments(f"{side}: {e}") from None
+    if spec.command is not None:
+        raise BadTaskArguments(f"{side}: a worker plays Griot's own engine only, not {text!r}")
+    return spec
+
+
+def _game(args: Mapping[str, Any], parse: bool) -> GameSetup | None:
+    _known(args, GameArgs, ("variant", "opening", "south", "north"))
+    variant, opening = args["variant"], args["opening"]
+    if not isinstance(variant, str):
+        raise BadTaskArguments("variant must be a string")
+    if not isinstance(opening, list | tuple) or not all(isinstance(m, str) for m in opening):
+        raise BadTaskArguments("opening must be a list of moves (strings)")
+    if len(opening) > MAX_HISTORY:
+        raise BadTaskArguments(f"opening must hold at most {MAX_HISTORY} moves")
+    south, north = _engine("south", args["south"]), _engine("north", args["north"])
+    repetitions = _int("repetitions", args.get("repetitions", 3), 2, 1000)
+    if not parse:
+        return None
+    try:
+        game = griot.Variant(variant)
+        pos = game.start()
+        for m in opening:
+            pos = pos.play(pos.parse_move(m))
+    except griot.GriotError as e:
+        raise BadTaskArguments(f"{type(e).__name__}: {e}") from None
+    if pos.is_over:
+        raise BadTaskArguments("the opening ends the game")
+    return GameSetup(game, list(opening), south, north, repetitions)
 
 
 def check_subtree(args: Mapping[str, Any]) -> SubtreeSearch:
@@ -278,6 +371,13 @@ def check_subtree(args: Mapping[str, Any]) -> SubtreeSearch:
 def check_position(args: Mapping[str, Any]) -> PositionSearch:
     """The task's check of its arguments: all of them, the positions parsed."""
     checked = _position_search(args, parse=True)
+    assert checked is not None
+    return checked
+
+
+def check_game(args: Mapping[str, Any]) -> GameSetup:
+    """The task's check of its arguments: the variant parsed and the opening played."""
+    checked = _game(args, parse=True)
     assert checked is not None
     return checked
 
@@ -333,6 +433,7 @@ def position_args(
     search_id: str | None = None,
     budget: float | None = None,
     min_depth: int | None = None,
+    table_mb: int | None = None,
 ) -> dict[str, Any]:
     """The keyword arguments (:class:`PositionArgs`) of a ``griot.search_position`` task, the
     optional ones only when given, checked but for the positions' notation (the worker parses
@@ -349,7 +450,25 @@ def position_args(
         "search_id": search_id,
         "budget": budget,
         "min_depth": min_depth,
+        "table_mb": table_mb,
     }
     args.update({k: v for k, v in given.items() if v is not None})
     _position_search(args, parse=False)
+    return args
+
+
+def game_args(
+    variant: str,
+    opening: Sequence[str],
+    south: str,
+    north: str,
+    *,
+    repetitions: int | None = None,
+) -> dict[str, Any]:
+    """The keyword arguments (:class:`GameArgs`) of a ``griot.play_game`` task, checked but for
+    the opening's legality (the worker plays it)."""
+    args: dict[str, Any] = dict(variant=variant, opening=list(opening), south=south, north=north)
+    if repetitions is not None:
+        args["repetitions"] = repetitions
+    _game(args, parse=False)
     return args

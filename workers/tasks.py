@@ -6,7 +6,10 @@ the GIL released, stopped by the soft time limit or the caller's cancel key, ali
   distributed search, with a window; returns the fail-soft value and its bound.
 - ``griot.search_position`` (:class:`~griot.workers.task_args.PositionArgs`): a whole search of a
   position (best move, score, line, per-move scores), for shallow or batch work; with
-  ``progress`` its completed depths are reported in Redis as they come.
+  ``progress`` its completed depths are reported in Redis as they come; with ``table_mb`` it is
+  a search of its own (a new table, no shared cache): the in-process search's answer.
+- ``griot.play_game`` (:class:`~griot.workers.task_args.GameArgs`): one game of a match between
+  two configurations of the engine (``griot match --workers``).
 
 Bad arguments raise :class:`~griot.workers.errors.BadTaskArguments` (listed in ``throws``: no retry,
 no traceback noise); Redis or broker failures are retried with backoff (:class:`GriotTask`).
@@ -28,10 +31,13 @@ from griot.workers import runner
 from griot.workers.app import app
 from griot.workers.errors import BadTaskArguments, InfrastructureError
 from griot.workers.task_args import (
+    PLAY_GAME,
     SEARCH_POSITION,
     SEARCH_SUBTREE,
+    GameArgs,
     PositionArgs,
     SubtreeArgs,
+    check_game,
     check_position,
     check_subtree,
 )
@@ -76,3 +82,10 @@ def griot_databases(state: Any) -> dict[str, Any]:
     """The endgame databases this worker opened: its directory and each rule set's levels."""
     dbs = runner.loaded_databases()
     return {"dir": str(dbs.directory), "databases": dbs.loaded()}
+
+
+@app.task(base=GriotTask, name=PLAY_GAME, bind=True)
+def play_game(self: Task, **kwargs: Unpack[GameArgs]) -> dict[str, Any]:
+    """One game of a match: ``moves`` (from the start, the opening included), ``south_points``
+    (1, 1/2 or 0), ``reason`` (how it ended), timings and the worker that played it."""
+    return runner.game(check_game(kwargs), self.request)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 from griot._core import (
     ENGINE_VERSION,
@@ -47,6 +47,9 @@ from griot._core import (
 )
 from griot._core import best_move as _best_move
 from griot._core import search as _search
+
+if TYPE_CHECKING:
+    from griot.book import Book, BookResult
 
 __all__ = [
     "ENGINE_VERSION",
@@ -164,6 +167,7 @@ def _position(position: Position | str) -> Position:
     return position if isinstance(position, Position) else Position(position)
 
 
+@overload
 def search(
     position: Position | str,
     depth: int | None = None,
@@ -185,7 +189,59 @@ def search(
     egdb: Egdb | None = None,
     clock: tuple[float, float] | None = None,
     moves_to_go: int | None = None,
-) -> SearchResult:
+    book: None = None,
+) -> SearchResult: ...
+
+
+@overload
+def search(
+    position: Position | str,
+    depth: int | None = None,
+    time: float | None = None,
+    nodes: int | None = None,
+    multipv: int = 1,
+    *,
+    hash_mb: int = 16,
+    eval: str = "tuned",
+    progress: Callable[[SearchResult], object] | None = None,
+    stop: SearchStop | None = None,
+    history: Sequence[Position | str] = (),
+    window: tuple[int, int] | None = None,
+    shared: Any = None,
+    table: SearchTable | None = None,
+    new_generation: bool = True,
+    iteration_windows: Sequence[tuple[int, int, int]] = (),
+    resume: bool = False,
+    egdb: Egdb | None = None,
+    clock: tuple[float, float] | None = None,
+    moves_to_go: int | None = None,
+    book: Book,
+) -> SearchResult | BookResult: ...
+
+
+def search(
+    position: Position | str,
+    depth: int | None = None,
+    time: float | None = None,
+    nodes: int | None = None,
+    multipv: int = 1,
+    *,
+    hash_mb: int = 16,
+    eval: str = "tuned",
+    progress: Callable[[SearchResult], object] | None = None,
+    stop: SearchStop | None = None,
+    history: Sequence[Position | str] = (),
+    window: tuple[int, int] | None = None,
+    shared: Any = None,
+    table: SearchTable | None = None,
+    new_generation: bool = True,
+    iteration_windows: Sequence[tuple[int, int, int]] = (),
+    resume: bool = False,
+    egdb: Egdb | None = None,
+    clock: tuple[float, float] | None = None,
+    moves_to_go: int | None = None,
+    book: Book | None = None,
+) -> SearchResult | BookResult:
     """Searches ``position`` with the native engine, the GIL released.
 
     Limits: ``depth`` (turns), ``time`` (seconds), ``nodes``, ``clock=(seconds left,
@@ -215,7 +271,9 @@ def search(
     deepening from 1 again (a subtree task whose previous depth's task left its subtree in the
     kept table); without such an entry the search deepens from 1. ``egdb``: endgame databases
     (``griot.egdb.open_databases``) whose exact results replace the search below every node in
-    their range.
+    their range. ``book``: an opening book (:class:`griot.book.Book`); a position it holds is
+    answered from it without a search, as a :class:`griot.book.BookResult` (the same attributes,
+    ``from_book`` True).
 
         >>> r = search("abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=6, multipv=0)
         >>> sorted(m.move for m in r.moves)
@@ -223,8 +281,15 @@ def search(
     """
     if depth is None and time is None and nodes is None and clock is None and stop is None:
         raise ValueError("give a limit (depth, time, nodes or clock) or a stop handle")
+    pos = _position(position)
+    if book is not None:
+        entry = book.probe(pos)
+        if entry is not None:
+            from griot.book import book_result
+
+            return book_result(pos, entry)
     return _search(
-        _position(position),
+        pos,
         depth=depth,
         time=time,
         nodes=nodes,

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 import griot
-from griot import cli_ops
+from griot import cli_ops, cli_workers
 from griot.launch.components import SERVER_EXTRA
 from griot.positions import position_arg
 from griot.render import board_table, describe
@@ -163,7 +163,10 @@ cli_ops.register(main)  # up, status, play
     default=None,
     help="Write every game as a record into this folder.",
 )
+@cli_workers.workers_options
+@click.pass_context
 def match(
+    ctx: click.Context,
     engine_a: str,
     engine_b: str,
     variant: str,
@@ -174,15 +177,30 @@ def match(
     repetitions: int,
     sprt: str | None,
     records_dir: Path | None,
+    workers: bool,
+    broker_url: str,
+    result_url: str,
 ) -> None:
     """Play engine A against engine B over varied openings, colours swapped, and print A's score
     with its 95% interval and Elo.
 
     An engine is 'griot' or 'uci:COMMAND', then ';key=value' settings: time (s a move), depth,
-    nodes, eval, hash, name. Example: griot match 'griot;time=0.1' 'griot;time=0.1;eval=material'
+    nodes, eval, hash, book (an opening book's path), name. Example:
+    griot match 'griot;time=0.1' 'griot;time=0.1;eval=material'. With --workers each game is a
+    task on the Celery workers (Griot's engine only; a depth-limited match plays the same games).
     """
     from griot import match as m
     from griot.record import dump
+
+    games_runner = None
+    if workers:
+        make_runner = cli_workers.runner(ctx, "games_runner")
+        if make_runner is None:
+            cli_workers.rerun_on_workers(ctx)
+            return
+        client = cli_workers.app(broker_url, result_url)
+        ctx.call_on_close(client.close)
+        games_runner = make_runner(client)
 
     try:
         a, b = m.EngineSpec.parse(engine_a), m.EngineSpec.parse(engine_b)
@@ -218,6 +236,7 @@ def match(
             sprt=test,
             repetitions=repetitions,
             on_game=on_game,
+            games_runner=games_runner,
         )
     except m.MatchError as e:
         raise click.ClickException(str(e)) from None
@@ -235,18 +254,25 @@ def match(
 @main.command()
 @click.option("--variant", default="abapa", show_default=True, help="A two-row sowing variant with stores.")
 @click.option("--hash", "hash_mb", type=click.IntRange(1, 4096), default=64, show_default=True, help="MB.")
-def uci(variant: str, hash_mb: int) -> None:
+@click.option(
+    "--book",
+    "book_path",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="An opening book (griot book build): a position in it is answered from it.",
+)
+def uci(variant: str, hash_mb: int, book_path: str | None) -> None:
     """Speak the Oware engine protocol (UCI as Oware GUIs use it) on stdin and stdout."""
     from griot import uci as protocol
 
     try:
-        engine = protocol.UciEngine(sys.stdout, variant, hash_mb=hash_mb)
+        engine = protocol.UciEngine(sys.stdout, variant, hash_mb=hash_mb, book=book_path)
     except protocol.UciError as e:
-        raise click.BadParameter(str(e), param_hint="--variant") from None
+        raise click.BadParameter(str(e), param_hint="--variant or --book") from None
     engine.run(sys.stdin)
 
 
-for _module in ("griot.cli_search", "griot.cli_egdb"):
+for _module in ("griot.cli_search", "griot.cli_egdb", "griot.cli_book"):
     __import__(_module)
     sys.modules[_module].register(main)
 

@@ -10,8 +10,15 @@ do: it ends as soon as the games say, with the error rates asked for, whether A 
 Engines are described by a spec string: ``griot`` (the engine in this process) or ``uci:COMMAND``
 (any program speaking the Oware engine protocol, ``griot uci`` among them), then ``;key=value``
 settings: ``time`` (seconds a move), ``depth``, ``nodes``, ``eval`` (Griot only: ``tuned``,
-``material``, ``learned`` or weights), ``hash`` (MB) and ``name``. For example
-``griot;time=0.1;eval=material`` or ``uci:java -jar Aalina.jar;time=0.1;name=Aalina``.
+``material``, ``learned`` or weights), ``hash`` (MB), ``book`` (Griot only: an opening book's
+path, :mod:`griot.book`) and ``name``. For example ``griot;time=0.1;eval=material`` or
+``uci:java -jar Aalina.jar;time=0.1;name=Aalina``.
+
+The games may be played elsewhere: ``run_match(..., games_runner=...)`` hands the list of games
+(opening, colours) to a runner that yields their results in that order; the Celery workers'
+runner (``griot match --workers``) plays each game as a task. The openings are the same seeded
+ones, and the engine's tables are new for each game either way, so a depth- or node-limited
+match plays the same games on the workers as in this process.
 
 The referee is Griot's rules: a move an engine gives is checked, an illegal one or no answer loses the
 game, and a position's third occurrence ends the game as the variant's endless cycle.
@@ -26,12 +33,13 @@ import shlex
 import subprocess
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import griot
+from griot.book import Book, BookError
 from griot.record import GameRecord
 from griot.uci import to_dialect, to_griot_letter
 
@@ -41,13 +49,14 @@ __all__ = [
     "MatchError",
     "MatchStats",
     "Sprt",
+    "game_jobs",
     "openings",
     "play_game",
     "run_match",
 ]
 
 #: Settings an engine spec may carry.
-_KEYS = ("time", "timing", "depth", "nodes", "eval", "hash", "name")
+_KEYS = ("time", "timing", "depth", "nodes", "eval", "hash", "book", "name")
 #: Extra seconds an external engine has to answer beyond its budget before it forfeits the game.
 ANSWER_GRACE_S = 10.0
 #: Seconds an external engine has to start and answer ``uci`` and ``isready`` (a JVM on a busy
@@ -74,6 +83,8 @@ class EngineSpec:
     #: plays the last completed depth (as ``griot uci`` does); ``search`` gives the time to the
     #: search's own limit, which does not start a depth it does not expect to finish.
     timing: str = "deadline"
+    #: An opening book (its path): a position in it is answered from it, without a search.
+    book: str = ""
 
     @staticmethod
     def parse(text: str) -> EngineSpec:
@@ -101,6 +112,7 @@ class EngineSpec:
                 hash_mb=int(values.get("hash", "64")),
                 name=values.get("name", ""),
                 timing=values.get("timing", "deadline"),
+                book=values.get("book", ""),
             )
         except ValueError as e:
             raise MatchError(f"{text!r}: {e}") from None
@@ -110,7 +122,23 @@ class EngineSpec:
             raise MatchError(f"{text!r}: give time=, depth= or nodes=")
         if command is not None and spec.nodes is not None:
             raise MatchError(f"{text!r}: an external engine takes time= or depth=, not nodes=")
+        if command is not None and spec.book:
+            raise MatchError(f"{text!r}: book= is Griot's own (an external engine has its own book)")
         return spec
+
+    @property
+    def text(self) -> str:
+        """The spec string of this configuration (:meth:`parse` gives it back): what a game task
+        carries to a worker."""
+        head = "griot" if self.command is None else "uci:" + shlex.join(self.command)
+        settings = [
+            f"{k}={v!r}" if isinstance(v, float) else f"{k}={v}"
+            for k, v in (("time", self.time), ("depth", self.depth), ("nodes", self.nodes))
+            if v is not None
+        ]
+        settings += [f"eval={self.eval}", f"hash={self.hash_mb}", f"timing={self.timing}"]
+        settings += [f"{k}={v}" for k, v in (("book", self.book), ("name", self.name)) if v]
+        return ";".join([head, *settings])
 
     @property
     def label(self) -> str:
@@ -121,6 +149,7 @@ class EngineSpec:
         ]
         who = "griot" if self.command is None else " ".join(self.command)
         extra = [] if self.command is not None or self.eval == "tuned" else [f"eval={self.eval}"]
+        extra += ["book"] if self.book else []
         return f"{who} ({', '.join(limits + extra)})"
 
 
@@ -147,12 +176,19 @@ class GriotPlayer:
     def __init__(self, spec: EngineSpec) -> None:
         self.spec = spec
         self.table = griot.SearchTable(spec.hash_mb)
+        try:
+            self.book = Book.load(spec.book) if spec.book else None
+        except (OSError, BookError) as e:
+            raise MatchError(f"{spec.label}: {e}") from None
 
     def choose(self, positions: list[griot.Position], moves: list[str]) -> str:
         pos = positions[-1]
         legal = pos.legal_moves()
         if len(legal) == 1:
             return str(legal[0])
+        entry = self.book.probe(pos) if self.book is not None else None
+        if entry is not None:
+            return entry.best
         stop = griot.SearchStop()
         own_clock = self.spec.timing == "search"
         timer = None
@@ -346,6 +382,26 @@ def play_game(
         seen[pos.key] += 1
 
 
+#: One game of a match: its opening and whether engine A plays South.
+Job = tuple[list[str], bool]
+#: Plays a match's games elsewhere: given the variant, both engines, the games and the repetition
+#: rule, yields each game's result in the games' order (None for a game it did not play); stops
+#: early (and stops what it started) when the iteration is closed.
+GamesRunner = Callable[
+    [griot.Variant, EngineSpec, EngineSpec, list[Job], int], Generator["GameResult | None", None, None]
+]
+
+
+def game_jobs(variant: griot.Variant, games: int, plies: int, seed: int) -> list[Job]:
+    """The games of a match: ``games`` rounded up to pairs, each seeded opening with A as South
+    then as North."""
+    pairs = (games + 1) // 2
+    starts = openings(variant, plies, seed)
+    return [
+        (opening, a_south) for opening in (next(starts) for _ in range(pairs)) for a_south in (True, False)
+    ]
+
+
 def openings(variant: griot.Variant, plies: int, seed: int) -> Iterator[list[str]]:
     """Random openings of ``plies`` moves, seeded, each leaving a game still to play."""
     rng = random.Random(seed)
@@ -477,9 +533,10 @@ def run_match(
     sprt: Sprt | None = None,
     repetitions: int = 3,
     on_game: Callable[[GameResult, MatchStats], None] | None = None,
+    games_runner: GamesRunner | None = None,
 ) -> MatchResult:
     """Plays up to ``games`` games (rounded up to pairs: each opening with both colours), ``concurrency``
-    at a time, stopping early when ``sprt`` reaches a verdict."""
+    at a time (or through ``games_runner``), stopping early when ``sprt`` reaches a verdict."""
     if games < 1:
         raise MatchError("games must be at least 1")
     for spec in (a, b):
@@ -487,11 +544,7 @@ def run_match(
             geometry = variant.geometry
             if geometry["rows"] != 2 or len(geometry["cells"]) != 12:
                 raise MatchError(f"{spec.label}: the engine protocol speaks 2x6 sowing games only")
-    pairs = (games + 1) // 2
-    starts = openings(variant, plies, seed)
-    jobs = [
-        (opening, a_south) for opening in (next(starts) for _ in range(pairs)) for a_south in (True, False)
-    ]
+    jobs = game_jobs(variant, games, plies, seed)
     stats = MatchStats()
     done: list[GameResult] = []
     verdict: str | None = None
@@ -523,10 +576,22 @@ def run_match(
         south, north = (engine_a, engine_b) if a_south else (engine_b, engine_a)
         return play_game(variant, opening, south, north, a_is_south=a_south, repetitions=repetitions)
 
-    with contextlib.ExitStack() as closing, ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        closing.callback(_close_all, started)
-        for result in pool.map(one, jobs):
-            if result is None or verdict is not None:
+    with contextlib.ExitStack() as closing:
+        results: Iterable[GameResult | None]
+        if games_runner is not None:
+            if a.command is not None or b.command is not None:
+                raise MatchError("the workers play Griot's own engine only (griot;...)")
+            results = closing.enter_context(
+                contextlib.closing(games_runner(variant, a, b, jobs, repetitions))
+            )
+        else:
+            closing.callback(_close_all, started)  # after the pool is done with them
+            pool = closing.enter_context(ThreadPoolExecutor(max_workers=max(1, concurrency)))
+            results = pool.map(one, jobs)
+        for result in results:
+            if verdict is not None:
+                break
+            if result is None:
                 continue  # not started, or finished after the verdict: never half a pair
             with lock:
                 done.append(result)

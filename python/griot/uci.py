@@ -17,8 +17,11 @@ The dialect's notation differs from Griot's:
   ``4-4-4-4-4-4-4-4-4-4-4-4-0-0-S``.
 
 The game is ``abapa`` unless ``--variant`` or ``setoption name Variant`` names another two-row
-sowing variant whose moves are plain hole letters. The moves played since the start (or since the
-``fen``) are the game's history: a search sees a repetition as the game's end, as the rules do.
+sowing variant whose moves are plain hole letters. An opening book (``--book PATH`` or ``setoption
+name Book value PATH``; an empty value drops it) answers the positions it holds without a search:
+one ``info`` line with the book's depth and value, then ``bestmove``. The moves played since the
+start (or since the ``fen``) are the game's history: a search sees a repetition as the game's end,
+as the rules do.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 import griot
+from griot.book import Book, BookError, BookResult, book_result
 
 __all__ = ["GoLimits", "UciEngine", "go_budget", "parse_go"]
 
@@ -164,7 +168,9 @@ class _Game:
 class UciEngine:
     """Reads commands, one a line, and answers on ``out``; searches run on a thread of their own."""
 
-    def __init__(self, out: TextIO, variant: str = "abapa", *, hash_mb: int = 64) -> None:
+    def __init__(
+        self, out: TextIO, variant: str = "abapa", *, hash_mb: int = 64, book: str | None = None
+    ) -> None:
         self._out = out
         self._write_lock = threading.Lock()
         self._hash_mb = hash_mb
@@ -175,6 +181,22 @@ class UciEngine:
         self._deadline_timer: threading.Timer | None = None
         self._ponder_budget: float | None = None
         self._table = griot.SearchTable(hash_mb)
+        self._book: Book | None = None
+        self._book_path = ""
+        if book:
+            self._load_book(book)
+
+    def _load_book(self, path: str) -> None:
+        if not path:
+            self._book, self._book_path = None, ""
+            return
+        try:
+            book = Book.load(path)
+        except (OSError, BookError) as e:
+            raise UciError(f"book: {e}") from None
+        if book.variant != self._variant.canonical:
+            raise UciError(f"book: {path} is a book of {book.variant}, not {self._variant.canonical}")
+        self._book, self._book_path = book, path
 
     # -- the protocol -------------------------------------------------------------------------
 
@@ -219,6 +241,7 @@ class UciEngine:
         self._send("id author the Griot developers")
         self._send(f"option name Hash type spin default {self._hash_mb} min 1 max 4096")
         self._send(f"option name Variant type string default {self._variant.id}")
+        self._send(f"option name Book type string default {self._book_path or '<empty>'}")
         self._send("uciok")
 
     def _new_game(self, _: list[str]) -> None:
@@ -245,6 +268,10 @@ class UciEngine:
         elif name == "variant":
             self._variant = self._check_variant(value)
             self._game = _Game(self._variant.start())
+            if self._book is not None and self._book.variant != self._variant.canonical:
+                self._book, self._book_path = None, ""
+        elif name == "book":
+            self._load_book("" if value == "<empty>" else value)
         else:
             raise UciError(f"setoption: unknown option {m.group(1).strip()!r}")
 
@@ -315,8 +342,12 @@ class UciEngine:
         ponder: str | None = None
         if not pos.is_over:
             moves = pos.legal_moves()
+            entry = self._book.probe(pos) if self._book is not None else None
             if len(moves) == 1 and not (limits.infinite or limits.ponder):
                 best = str(moves[0])
+            elif entry is not None:
+                self._send(self._info(book_result(pos, entry), started) + " string book")
+                best = entry.best
             else:
                 clock = None if limits.ponder else go_clock(limits, pos.side_to_move)
                 result = griot.search(
@@ -345,7 +376,7 @@ class UciEngine:
         self._send(text)
 
     @staticmethod
-    def _info(result: griot.SearchResult, started: float) -> str:
+    def _info(result: griot.SearchResult | BookResult, started: float) -> str:
         score = result.score
         if score.kind == "margin":
             value = f"cp {score.centi}"
@@ -416,6 +447,8 @@ class UciEngine:
             self._out.flush()
 
 
-def main(variant: str = "abapa", hash_mb: int = 64, lines: TextIO | None = None) -> None:
+def main(
+    variant: str = "abapa", hash_mb: int = 64, lines: TextIO | None = None, book: str | None = None
+) -> None:
     """Runs the protocol on standard input and output."""
-    UciEngine(sys.stdout, variant, hash_mb=hash_mb).run(lines or sys.stdin)
+    UciEngine(sys.stdout, variant, hash_mb=hash_mb, book=book).run(lines or sys.stdin)

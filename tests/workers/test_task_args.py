@@ -8,8 +8,10 @@ import pytest
 from griot.workers.errors import BadTaskArguments
 from griot.workers.task_args import (
     MAX_DEPTH,
+    check_game,
     check_position,
     check_subtree,
+    game_args,
     position_args,
     subtree_args,
 )
@@ -63,6 +65,11 @@ def test_a_built_position_call_leaves_out_what_is_not_given() -> None:
             "min_depth must be an integer in [1, 5]",
         ),
         (lambda: position_args("abapa", START, depth=5, search_id=7), "search_id must be a string"),  # type: ignore[arg-type]
+        (lambda: position_args("abapa", START, depth=5, table_mb=0), "table_mb must be an integer"),
+        (lambda: game_args("abapa", [], "uci:x;depth=2", "griot;depth=1"), "Griot's own engine only"),
+        (lambda: game_args("abapa", [], "griot", "griot;depth=1"), "south: 'griot': give time="),
+        (lambda: game_args("abapa", [3], "griot;depth=2", "griot;depth=1"), "list of moves"),  # type: ignore[list-item]
+        (lambda: game_args("abapa", [], "griot;depth=2", "griot;depth=1", repetitions=1), "repetitions"),
     ],
 )
 def test_a_caller_s_mistake_is_refused_when_it_builds_the_call(build: object, message: str) -> None:
@@ -83,3 +90,22 @@ def test_the_task_refuses_what_only_parsing_finds_and_names_it() -> None:
         check_position({"variant": "abapa", "position": START, "depth": 3, "colour": "red"})
     with pytest.raises(BadTaskArguments, match="missing arguments alpha, beta"):
         check_subtree({"variant": "abapa", "position": START, "depth": 3})
+
+
+def test_a_game_call_is_the_one_the_task_checks_and_its_opening_is_played() -> None:
+    args = game_args("abapa", ["c", "C"], "griot;depth=2;hash=4", "griot;depth=1", repetitions=2)
+    assert args == {
+        "variant": "abapa",
+        "opening": ["c", "C"],
+        "south": "griot;depth=2;hash=4",
+        "north": "griot;depth=1",
+        "repetitions": 2,
+    }
+    setup = check_game(args)
+    assert setup.variant.canonical == "abapa" and setup.opening == ["c", "C"] and setup.repetitions == 2
+    assert (setup.south.depth, setup.south.hash_mb, setup.north.depth) == (2, 4, 1)
+    with pytest.raises(BadTaskArguments, match=r"IllegalMoveError|NotationError"):
+        check_game(game_args("abapa", ["c", "c"], "griot;depth=2", "griot;depth=1"))
+    with pytest.raises(BadTaskArguments, match="unknown arguments colour"):
+        check_game({**args, "colour": "red"})
+    assert check_position(position_args("abapa", START, depth=3, table_mb=8)).table_mb == 8
