@@ -85,9 +85,17 @@ def test_distributed_subtrees_count_against_the_callers_quota(narrow: Gateway, s
         args=("long", "x", long_one, search_limits(max_depth=30, max_time=8, max_nodes=10**11)),
     )
     runs.start()
+    # In flight is counted before the broker's send returns, sent after: wait for both, so that the
+    # count of sent tasks below starts from the long search's.
     _wait(
         "the long search at the workers",
-        lambda: "long" in outcomes or narrow.metric("griot_gateway_inflight_searches") == 1,
+        lambda: (
+            "long" in outcomes
+            or (
+                narrow.metric("griot_gateway_inflight_searches") == 1
+                and narrow.metric("griot_gateway_tasks_total", event="sent") == sent_before + 1
+            )
+        ),
     )
     assert "long" not in outcomes, outcomes
     waits = threading.Thread(target=evaluate, args=("waiting", "x", waiting, search_limits(max_depth=8)))
