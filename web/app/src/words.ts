@@ -80,11 +80,13 @@ export function outcomeText(outcome: GameOutcome, sideToMove: Player, turns: num
  */
 export function scoreWords(score: Score | undefined, mover: Player, unit = "seed"): string {
   const v = score?.value;
+  // The endgame databases' exact final margin, when the score carries one.
+  const by = score?.finalMargin !== undefined && score.finalMargin !== 0 ? ` by ${amount(Math.abs(score.finalMargin), unit)}` : "";
   switch (v?.case) {
     case "winsIn":
-      return `${sideName(mover)} wins with best play`;
+      return `${sideName(mover)} wins${by} with best play`;
     case "losesIn":
-      return `${sideName(opponent(mover))} wins with best play`;
+      return `${sideName(opponent(mover))} wins${by} with best play`;
     case "draw":
       return "a draw with best play";
     case "centi": {

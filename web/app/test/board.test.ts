@@ -7,6 +7,7 @@ import {
   MoveClassification,
   Player,
   ScoreSchema,
+  ScoreSource,
   TurnAnalysisSchema,
   TurnEventKind,
   TurnEventSchema,
@@ -377,6 +378,14 @@ describe("results in words", () => {
     expect(scoreWords(score({ value: { case: "winsIn", value: 3 } }), Player.SOUTH)).toBe("South wins with best play");
     expect(scoreWords(score({ value: { case: "losesIn", value: 2 } }), Player.SOUTH)).toBe("North wins with best play");
     expect(scoreWords(score({ value: { case: "draw", value: true } }), Player.NORTH)).toBe("a draw with best play");
+    // The endgame databases' final margin, from the mover's side.
+    const exact = { source: ScoreSource.DATABASE, finalMargin: -4 };
+    expect(scoreWords(score({ value: { case: "losesIn", value: 1 }, ...exact }), Player.SOUTH)).toBe(
+      "North wins by 4 seeds with best play",
+    );
+    expect(scoreWords(score({ value: { case: "winsIn", value: 1 }, source: ScoreSource.DATABASE, finalMargin: 1 }), Player.NORTH)).toBe(
+      "North wins by 1 seed with best play",
+    );
     expect(scoreWords(score({ value: { case: "centi", value: -150 } }), Player.NORTH)).toBe("South ahead by 1.5 seeds");
     expect(scoreWords(score({ value: { case: "centi", value: 0 } }), Player.NORTH)).toBe("level");
   });

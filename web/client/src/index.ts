@@ -14,7 +14,7 @@ import { type Client, Code, ConnectError, createClient, type Interceptor, type T
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { BinaryReader } from "@bufbuild/protobuf/wire";
 import { AnalysisService } from "./gen/griot/v1/analysis_pb.js";
-import { Player, type Score } from "./gen/griot/v1/common_pb.js";
+import { Player, type Score, ScoreSource } from "./gen/griot/v1/common_pb.js";
 import { RulesService } from "./gen/griot/v1/rules_pb.js";
 
 export * from "./gen/griot/v1/common_pb.js";
@@ -129,13 +129,15 @@ export function isOffline(err: unknown): boolean {
 /** A score for people: `+1.50` / `-0.25` (seeds), `win in 3`, `loss in 2`, `draw`. */
 export function scoreText(score: Score | undefined): string {
   const v = score?.value;
+  // From the endgame databases: the exact final margin, not a count of turns.
+  const margin = score?.source === ScoreSource.DATABASE ? score.finalMargin : undefined;
   switch (v?.case) {
     case "centi":
       return `${v.value >= 0 ? "+" : "-"}${(Math.abs(v.value) / 100).toFixed(2)}`;
     case "winsIn":
-      return `win in ${v.value}`;
+      return margin !== undefined ? `win by ${Math.abs(margin)} (exact)` : `win in ${v.value}`;
     case "losesIn":
-      return `loss in ${v.value}`;
+      return margin !== undefined ? `loss by ${Math.abs(margin)} (exact)` : `loss in ${v.value}`;
     case "draw":
       return "draw";
     default:

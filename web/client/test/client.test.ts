@@ -12,6 +12,7 @@ import {
   PositionInfoSchema,
   RulesService,
   ScoreSchema,
+  ScoreSource,
   scoreText,
   southValue,
 } from "../src/index.js";
@@ -105,6 +106,10 @@ describe("helpers", () => {
     expect(scoreText(win)).toBe("win in 3");
     expect(southValue(win, Player.NORTH)).toBe(-2400);
     expect(scoreText(create(ScoreSchema, { value: { case: "draw", value: true } }))).toBe("draw");
+    const exact = create(ScoreSchema, { value: { case: "winsIn", value: 1 }, source: ScoreSource.DATABASE, finalMargin: 4 });
+    expect(scoreText(exact)).toBe("win by 4 (exact)");
+    const searched = create(ScoreSchema, { value: { case: "losesIn", value: 2 }, source: ScoreSource.SEARCH });
+    expect(scoreText(searched)).toBe("loss in 2");
     expect(southValue(undefined, Player.SOUTH)).toBeUndefined();
     expect(toBinary(ScoreSchema, centi).length).toBeGreaterThan(0);
   });
