@@ -60,6 +60,9 @@ class GatewayConfig:
     eval_ttl: int = 7 * 24 * 3600
     #: Seconds a live session's acknowledgement of an update waits for an evaluation to carry.
     ack_hold: float = 0.05
+    #: Opening books (``griot book build`` files, comma-separated) that answer ``BestMove`` at
+    #: full strength in the positions they hold.
+    books: str | None = None
 
 
 def _env(name: str, default: Any) -> Any:
@@ -122,6 +125,11 @@ def add_gateway_arguments(parser: argparse.ArgumentParser) -> None:
         "--api-keys-file",
         default=_env("API_KEYS_FILE", None),
         help=f"API keys, one 'key name [limit=value ...]' a line; unset = no auth [{PREFIX}_API_KEYS_FILE]",
+    )
+    parser.add_argument(
+        "--books",
+        default=_env("BOOKS", None),
+        help=f"opening book files, comma-separated: BestMove at levels 9-10 plays from them [{PREFIX}_BOOKS]",
     )
     parser.add_argument(
         "--tls-cert", default=_env("TLS_CERT", None), help=f"PEM certificate chain [{PREFIX}_TLS_CERT]"

@@ -7,6 +7,7 @@ one place (:mod:`griot.services.common.rpc`)."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -16,7 +17,8 @@ import griot
 import grpc
 from griot import record as records
 from griot import scores
-from griot.history import earlier_from, repetition_outcome
+from griot.book import Book, BookError
+from griot.history import earlier_from, repeating, repetition_outcome
 from griot.priority import Priority
 from griot.services.common.rpc import RpcMetrics, server_stream, unary_async
 from griot.services.gateway.auth import Guard, Principal
@@ -36,6 +38,8 @@ from griot.services.gateway.wire import (
 )
 from griot.status import StatusError
 from griot.v1 import analysis_pb2, analysis_pb2_grpc
+
+log = logging.getLogger("griot.gateway")
 
 SERVICE_NAME: str = analysis_pb2.DESCRIPTOR.services_by_name["AnalysisService"].full_name
 
@@ -59,6 +63,7 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         self.guard = guard
         self.config = config
         self.metrics = metrics
+        self.books = load_books(config.books)
 
     # -- request checking ------------------------------------------------------------------------
 
@@ -112,6 +117,15 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
                 grpc.StatusCode.INVALID_ARGUMENT, "game_over", "the game is over: no move to choose"
             )
         level = scores.LEVELS[request.level]
+        # At full strength a booked position plays the book's move, unless the game has repeated
+        # a position (the move could then end it by repetition, which the book does not know).
+        booked = self.books.get(pos.variant.canonical)
+        entry = booked.probe(pos) if booked is not None and level.margin == 0 else None
+        if entry is not None and not (earlier and repeating(pos, earlier)):
+            self.metrics.count("book_moves")
+            return analysis_pb2.BestMoveResponse(
+                move=entry.best, score=scores.score_message(entry.value), depth=entry.depth, book=True
+            )
         limits = analysis_pb2.SearchLimits(max_depth=min(level.depth, p.limits.max_depth))
         seconds = level.time
         if request.HasField("max_time"):
@@ -216,6 +230,22 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
         p = self.guard.caller(context)
         self.metrics.count("requests")
         await self.live.run(p, context)
+
+
+def load_books(paths: str | None) -> dict[str, Book]:
+    """The opening books named (comma-separated files) by variant; a file that cannot be read
+    stops the gateway at start with the book's own message."""
+    books: dict[str, Book] = {}
+    for path in filter(None, (p.strip() for p in (paths or "").split(","))):
+        try:
+            book = Book.load(path)
+        except (OSError, BookError) as e:
+            raise SystemExit(f"opening book: {e}") from None
+        if book.variant in books:
+            raise SystemExit(f"two opening books for {book.variant}: give one a variant")
+        books[book.variant] = book
+        log.info("opening book %s: %s, %d positions, depth %d", path, book.variant, len(book), book.depth)
+    return books
 
 
 def servicer_class(metrics: RpcMetrics) -> type[AnalysisServicer]:

@@ -730,10 +730,15 @@ class BestMoveResponse(google.protobuf.message.Message):
     MOVE_FIELD_NUMBER: builtins.int
     SCORE_FIELD_NUMBER: builtins.int
     DEPTH_FIELD_NUMBER: builtins.int
+    BOOK_FIELD_NUMBER: builtins.int
     move: builtins.str
     """The chosen move, in move notation."""
     depth: builtins.int
     """The depth searched."""
+    book: builtins.bool
+    """The move comes from the gateway's opening book (at levels 9 and 10): its score and depth are
+    the book's, searched when the book was built.
+    """
     @property
     def score(self) -> griot.v1.common_pb2.Score:
         """Its score from the mover's point of view."""
@@ -744,8 +749,9 @@ class BestMoveResponse(google.protobuf.message.Message):
         move: builtins.str = ...,
         score: griot.v1.common_pb2.Score | None = ...,
         depth: builtins.int = ...,
+        book: builtins.bool = ...,
     ) -> None: ...
     def HasField(self, field_name: typing.Literal["score", b"score"]) -> builtins.bool: ...
-    def ClearField(self, field_name: typing.Literal["depth", b"depth", "move", b"move", "score", b"score"]) -> None: ...
+    def ClearField(self, field_name: typing.Literal["book", b"book", "depth", b"depth", "move", b"move", "score", b"score"]) -> None: ...
 
 Global___BestMoveResponse: typing_extensions.TypeAlias = BestMoveResponse
