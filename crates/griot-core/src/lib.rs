@@ -13,12 +13,14 @@
 #![warn(missing_docs)]
 
 pub mod bechi;
+pub mod bench;
 pub mod egdb;
 pub mod error;
 pub mod game;
 pub mod ikibuguzo;
 pub mod notation;
 pub mod registry;
+pub mod rng;
 pub mod sabouiyya;
 pub mod search;
 pub mod sowing;

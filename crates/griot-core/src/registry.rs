@@ -17,6 +17,8 @@ use crate::search::{Bound, Hooks, Limits, RootMove, Score, SearchOptions, Search
 use crate::sowing::{self, RuleSet, SowingGame};
 use crate::variant::{OptionSpec, Variant, VariantSpec};
 
+pub use crate::rng::SplitMix64;
+
 /// The rule files shipped with Griot, as (file name, text).
 pub const BUILTIN_RULE_FILES: &[(&str, &str)] = &[
     ("2-4.toml", include_str!("../rules/2-4.toml")),
@@ -839,26 +841,6 @@ impl AnyGame {
     /// returns the total number of turns played (a benchmark of move generation and play).
     pub fn random_playouts(&self, pos: &AnyPosition, count: u32, seed: u64) -> Result<u64, Error> {
         with_pos!(self, pos, g, p, _w => Ok(random_playouts(g, p, count, seed)))
-    }
-}
-
-/// A small, fast, deterministic generator (SplitMix64) for playouts and tests.
-#[derive(Clone, Debug)]
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number below `n` (n > 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
     }
 }
 

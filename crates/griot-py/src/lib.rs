@@ -1211,7 +1211,7 @@ fn best_move(
 #[pyfunction]
 #[pyo3(name = "bench")]
 fn run_bench<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-    let lines = core(py, py.detach(engine::bench::run))?;
+    let lines = core(py, py.detach(griot_core::bench::run))?;
     let out = PyList::empty(py);
     for l in lines {
         let d = PyDict::new(py);

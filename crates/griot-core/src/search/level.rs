@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::engine::{Limits, SearchOptions, SearchResult};
 use super::score::{Bound, WIN_BOUND};
-use crate::registry::SplitMix64;
+use crate::rng::SplitMix64;
 
 /// Lowest and highest level.
 pub const LEVELS: std::ops::RangeInclusive<u8> = 1..=10;

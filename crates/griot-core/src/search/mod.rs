@@ -14,7 +14,6 @@
 //! - [`reference`]: plain minimax, the search's test oracle;
 //! - [`bench`]: the fixed bench whose node count is the search's signature.
 
-pub mod bench;
 pub mod engine;
 pub mod eval;
 pub mod learned;

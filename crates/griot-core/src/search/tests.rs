@@ -269,7 +269,7 @@ fn levels_play_legal_seeded_moves() {
 /// or the rules changes it; update it deliberately, in the same commit, with the reason.
 #[test]
 fn bench_signature() {
-    let lines = bench::run().unwrap();
+    let lines = crate::bench::run().unwrap();
     let total: u64 = lines.iter().map(|l| l.nodes).sum();
     assert_eq!(total, BENCH_SIGNATURE, "{lines:#?}");
 }

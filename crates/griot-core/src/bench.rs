@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use crate::error::Error;
 use crate::registry;
 
-use super::engine::{Hooks, Limits, SearchOptions};
+use crate::search::engine::{Hooks, Limits, SearchOptions};
 
 /// The bench positions: variant, moves played from its start, depth.
 pub const BENCH_POSITIONS: &[(&str, &str, u32)] = &[
