@@ -17,8 +17,8 @@ from tests.reference import erherhe
 # (variant, games, turns a game at most). Random matches last some hundred turns; a short turn
 # limit exercises the limit's scores as well.
 RUNS = [
-    ("erherhe", 60, 2000),
-    ("erherhe(holes=4)", 60, 2000),
+    ("erherhe", 15, 2000),
+    ("erherhe(holes=4)", 25, 2000),
     ("erherhe(holes=3,seeds=3)", 60, 2000),
     ("erherhe(max_turns=50)", 40, 2000),
 ]

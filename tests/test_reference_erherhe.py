@@ -11,7 +11,10 @@ from tests.reference import erherhe
 
 def test_start_and_variant_strings() -> None:
     assert erherhe.start("erherhe") == "erherhe 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -"
-    assert erherhe.start("erherhe(max_turns=9,holes=4)") == "erherhe(holes=4,max_turns=9) 4,4,4,4/4,4,4,4 0-0 S 0 -"
+    assert (
+        erherhe.start("erherhe(max_turns=9,holes=4)")
+        == "erherhe(holes=4,max_turns=9) 4,4,4,4/4,4,4,4 0-0 S 0 -"
+    )
     for bad in ("erherhe(holes=17)", "erherhe(colour=2)", "abapa"):
         with pytest.raises(ValueError):
             erherhe.start(bad)
@@ -34,7 +37,18 @@ def test_neighbours_out_of_play_are_not_taken() -> None:
 
 def test_the_refill_alternates_until_two_passes_in_a_row() -> None:
     pos = "erherhe 0,0,0,0,0,0/0,0,0,0,0,0 18-30 S 32 refill"
-    for mv in ["fill:a", "fill:A", "fill:b", "fill:B", "fill:c", "fill:C", "fill:d", "fill:D", "fill:e", "fill:E"]:
+    for mv in [
+        "fill:a",
+        "fill:A",
+        "fill:b",
+        "fill:B",
+        "fill:c",
+        "fill:C",
+        "fill:d",
+        "fill:D",
+        "fill:e",
+        "fill:E",
+    ]:
         assert erherhe.legal_moves(pos) == [mv]
         pos = erherhe.play(pos, mv)
     assert pos == "erherhe 4,4,4,4,2,0/4,4,4,4,4,0 0-10 S 42 refill"
