@@ -679,9 +679,23 @@ impl SowingGame {
             return self.capture(p, last, origin, clockwise, p.to_move, trace);
         }
         // Legality judged per lap and holes out of play need work every other game would pay for
-        // on each lap or seed: they get their own copies of the lap loop.
+        // on each lap or seed: they get their own copies of the lap loop, chosen out of line.
+        if self.lap_loop == 0 {
+            self.apply_laps::<T, false, false>(p, mv, trace)
+        } else {
+            self.apply_special_laps(p, mv, trace)
+        }
+    }
+
+    /// [`SowingGame::apply`] with legality judged per lap or holes out of play.
+    #[inline(never)]
+    fn apply_special_laps<T: Trace>(
+        &self,
+        p: &mut SowingPosition,
+        mv: SowingMove,
+        trace: &mut T,
+    ) -> TurnInfo {
         match self.lap_loop {
-            0 => self.apply_laps::<T, false, false>(p, mv, trace),
             1 => self.apply_laps::<T, true, false>(p, mv, trace),
             2 => self.apply_laps::<T, false, true>(p, mv, trace),
             _ => self.apply_laps::<T, true, true>(p, mv, trace),
