@@ -312,6 +312,15 @@ fn valid_positions() -> Vec<String> {
         }
         out.push(g.format_position(&pos).unwrap());
     }
+    // A match of rounds: holes out of play, a refill, a refill after a pass.
+    out.extend(
+        [
+            "erherhe 0,0,0,0,1,3/4,4,4,4,2,0 18-8 N 31 off=abcdF",
+            "erherhe 4,0,0,0,0,0/0,0,0,0,0,0 14-30 N 33 refill",
+            "erherhe 4,4,4,4,2,0/4,4,4,4,4,0 0-10 N 43 refill,passed",
+        ]
+        .map(String::from),
+    );
     out
 }
 
