@@ -47,3 +47,17 @@ def test_analyze_piped_ends_the_table_before_the_best_move() -> None:
     lines = result.output.splitlines()
     best = [line for line in lines if "best move" in line]
     assert best and best[-1].startswith("best move "), result.output
+
+
+def test_show_says_the_refill_and_the_holes_out_of_play() -> None:
+    # A rule file played in rounds: griot show names the refill between rounds and the holes out
+    # of play, and lists the one refill move.
+    out = CliRunner().invoke(
+        main, ["show", "erherhe", "-p", "erherhe 4,0,0,0,0,0/0,0,0,0,0,0 14-30 N 33 refill"]
+    )
+    assert out.exit_code == 0, out.output
+    assert "between rounds: refilling" in out.output and "fill:A" in out.output
+    out = CliRunner().invoke(
+        main, ["show", "erherhe", "-p", "erherhe 0,0,0,0,1,3/4,4,4,4,2,0 18-8 N 31 off=abcdF"]
+    )
+    assert "out of play: abcdF" in out.output

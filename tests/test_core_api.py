@@ -33,6 +33,7 @@ BUILTIN = [
     "awale",
     "dakar",
     "darra",
+    "erherhe",
     "french-wari",
     "halusa",
     "jodu",

@@ -116,6 +116,8 @@ def test_damaged_and_unqualified_databases_are_refused(tmp_path: Path) -> None:
         egdb.build("oware", 2, tmp_path)
     with pytest.raises(egdb.EgdbError, match="two-row sowing"):
         egdb.build("bechi", 2, tmp_path)
+    with pytest.raises(egdb.EgdbError, match="match of rounds"):
+        egdb.build("erherhe", 2, tmp_path)
     assert isinstance(egdb.EgdbError("x"), griot.GriotError)
 
 

@@ -68,6 +68,13 @@ def describe(pos: Position) -> str:
         parts.append(f"round {bechi['round']} ({bechi['phase']}) · aside S {carry_s} - N {carry_n}")
         if bechi.get("passed", "-") != "-":
             parts.append(f"{'South' if bechi['passed'] == 'S' else 'North'} passed first")
+    if bechi is None:
+        # Rule files played in rounds: the refill between rounds and the holes out of play.
+        for flag in str(pos).rsplit(" ", 1)[-1].split(","):
+            if flag == "refill":
+                parts.append("between rounds: refilling")
+            elif flag.startswith("off="):
+                parts.append(f"out of play: {flag[len('off=') :]}")
     outcome = pos.outcome
     if outcome is None:
         parts.append(f"{'South' if pos.side_to_move == 'S' else 'North'} to move")

@@ -109,7 +109,8 @@ pub enum EndReason {
     Blocked,
     /// A player captured both opposing inner-row end holes in one turn (Ikibuguzo).
     EndHoles,
-    /// A player could not fill a hole between rounds and lost the match (Béchi).
+    /// A player could not fill a hole between rounds and lost the match (Béchi), or held too few
+    /// seeds when a round ended (rule files with `[rounds]`).
     MatchLost,
 }
 

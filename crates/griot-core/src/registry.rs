@@ -39,6 +39,7 @@ pub const BUILTIN_RULE_FILES: &[(&str, &str)] = &[
     ("songo-duala.toml", include_str!("../rules/songo-duala.toml")),
     ("vai-lung-thlan.toml", include_str!("../rules/vai-lung-thlan.toml")),
     ("wouri.toml", include_str!("../rules/wouri.toml")),
+    ("erherhe.toml", include_str!("../rules/erherhe.toml")),
     ("readings/jodu-ludii.toml", include_str!("../rules/readings/jodu-ludii.toml")),
     ("readings/halusa-ludii.toml", include_str!("../rules/readings/halusa-ludii.toml")),
     ("readings/ot-tjin-ludii.toml", include_str!("../rules/readings/ot-tjin-ludii.toml")),

@@ -96,6 +96,7 @@ fn candidate_moves(n: usize) -> Vec<String> {
             for suffix in ["", ":cw", ":ccw"] {
                 out.push(format!("{label}{suffix}"));
             }
+            out.push(format!("fill:{label}"));
         }
     }
     out
@@ -251,7 +252,7 @@ proptest! {
 
 #[test]
 fn every_builtin_variant_plays_random_games_from_its_default_start() {
-    // Deterministic sweep: each of the 18 variants and 5 readings with default options, a few games
+    // Deterministic sweep: each of the 19 variants and 5 readings with default options, a few games
     // each.
     let mut rng = registry::SplitMix64(7);
     for f in builtin_families() {
@@ -260,7 +261,7 @@ fn every_builtin_variant_plays_random_games_from_its_default_start() {
             random_game(&f.id, &choices, 5).unwrap_or_else(|e| panic!("{}: {e}", f.id));
         }
     }
-    assert_eq!(builtin_families().len(), 23);
+    assert_eq!(builtin_families().len(), 24);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -311,6 +312,15 @@ fn valid_positions() -> Vec<String> {
         }
         out.push(g.format_position(&pos).unwrap());
     }
+    // A match of rounds: holes out of play, a refill, a refill after a pass.
+    out.extend(
+        [
+            "erherhe 0,0,0,0,1,3/4,4,4,4,2,0 18-8 N 31 off=abcdF",
+            "erherhe 4,0,0,0,0,0/0,0,0,0,0,0 14-30 N 33 refill",
+            "erherhe 4,4,4,4,2,0/4,4,4,4,4,0 0-10 N 43 refill,passed",
+        ]
+        .map(String::from),
+    );
     out
 }
 

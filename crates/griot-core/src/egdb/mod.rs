@@ -31,7 +31,8 @@
 //! giving the remaining seeds to the last capturer (Darra, Oware, Wouri, any file with
 //! `last-capturer`):
 //! the last capturer is part of the state, not of the board. Not the rule sets with an opening
-//! (`[opening]`: the holes still to sow and the turns played are state too). Not Béchi (a match of rounds, filling
+//! (`[opening]`: the holes still to sow and the turns played are state too), nor those played in
+//! rounds (`[rounds]`: the stores refill the rows). Not Béchi (a match of rounds, filling
 //! holes from the stores between rounds: its state is the stores), Ikibuguzo (four rows, scripted
 //! opening) and Sabou'iyya (not a sowing game).
 //!
@@ -149,6 +150,9 @@ pub fn qualifies(game: &SowingGame) -> Result<(), EgdbError> {
     }
     if r.opening.any() {
         return no("the opening's rules read the holes still to sow and the turns played, which the board does not show");
+    }
+    if r.rounds.is_some() {
+        return no("it is a match of rounds: the stores refill the rows between rounds, so the stores and the holes out of play are state the board does not show");
     }
     Ok(())
 }

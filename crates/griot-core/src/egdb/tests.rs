@@ -408,6 +408,9 @@ fn rule_sets_that_read_the_last_capturer_do_not_qualify() {
     // An opening reads state the board does not show.
     let e = qualifies(&sowing("adji-boto-ludii")).unwrap_err();
     assert!(e.to_string().contains("opening"), "{e}");
+    // So do the stores and holes out of play of a match of rounds.
+    let e = qualifies(&sowing("erherhe")).unwrap_err();
+    assert!(e.to_string().contains("rounds"), "{e}");
     for v in ["abapa", "awale", "leb-bbut-ahbochen(holes=2)", "kale", "dakar", "2-4", "jodu", "nyakun"] {
         assert!(qualifies(&sowing(v)).is_ok(), "{v}");
     }

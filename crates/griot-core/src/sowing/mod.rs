@@ -34,6 +34,12 @@
 //! - Opening (`[opening]`): the holes still to be sown in the opening are part of the position
 //!   (flag `opening=`), and so are the turns played while captures are still off; a player none of
 //!   whose holes still to sow can be played may sow any hole (docs/rules/readings.md).
+//! - Rounds (`[rounds]`, docs/rules/erherhe.md): after a sowing that leaves either row empty each
+//!   player takes their own row and the refill begins (flag `refill`); the turns keep alternating,
+//!   each refill turn one move (`fill:<hole>` into the leftmost empty hole, or `pass`); two passes
+//!   in a row (flag `passed` after the first) start the round, the holes still empty out of play
+//!   (`off=`, one bit a hole in the marks word), skipped by the sowing. A refill that begins with a
+//!   store below `lose_below` is the end of the match.
 //! - "The player who performed the last capture" is the last player to take seeds by any capture
 //!   (flow captures included, in the order they happened); if nobody has captured, each player takes
 //!   their own row. Only variants whose rules read it record it (flag `cap=`). "The player who did the last move" is the opponent of the player to move.
@@ -48,8 +54,8 @@ use crate::notation;
 use crate::variant::{Allowed, OptionSpec, Variant, VariantSpec};
 pub use rules::RuleSet;
 use rules::{
-    Chain, Direction, FlowTaker, GrandSlam, NeitherCanMove, Playable, RelayMode, Remaining, Scoring,
-    Starving, Stuck, StuckResult, Target, Territory,
+    Chain, Direction, EmptyHoles, FlowTaker, GrandSlam, NeitherCanMove, Playable, RelayMode, Remaining,
+    Rounds, Scoring, Starving, Stuck, StuckResult, Target, Territory,
 };
 
 /// Largest number of holes on a board (both rows).
@@ -61,6 +67,13 @@ const FLAG_CAP_SOUTH: u8 = 1;
 const FLAG_CAP_NORTH: u8 = 2;
 const FLAG_CAP_MASK: u8 = 3;
 const FLAG_CYCLE: u8 = 4;
+/// With `[rounds]`: the players are refilling their rows between rounds.
+const FLAG_REFILL: u8 = 8;
+/// With `[rounds]`, during a refill: the last turn was a pass.
+const FLAG_PASSED: u8 = 16;
+/// The flags after which a position is not an ordinary position of play: one test on the common
+/// path.
+const FLAGS_SPECIAL: u8 = FLAG_CYCLE | FLAG_REFILL;
 
 /// A position of a two-row sowing game: 48 bytes, `Copy`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -75,8 +88,8 @@ pub struct SowingPosition {
     pub to_move: Player,
     flags: u8,
     /// One bit a hole (bit `i` for hole `i`), only on boards of at most 32 holes: with
-    /// `opening.each_hole_once`, the holes still to be sown in the opening. Zero in every other
-    /// rule set.
+    /// `opening.each_hole_once`, the holes still to be sown in the opening; with `[rounds]`, the
+    /// holes out of play for the round. Zero in every other rule set.
     marks: u32,
 }
 
@@ -106,9 +119,30 @@ impl SowingPosition {
     pub fn opening_holes(&self) -> u32 {
         self.marks
     }
+
+    /// With `[rounds]`: the holes out of play for the round, one bit a hole.
+    pub fn holes_out_of_play(&self) -> u32 {
+        self.marks
+    }
+
+    /// With `[rounds]`: whether the players are refilling their rows between rounds.
+    pub fn is_refill(&self) -> bool {
+        self.flags & FLAG_REFILL != 0
+    }
 }
 
-/// A sowing move: a hole and a direction, or a pass. One byte.
+/// With `[rounds]`, during a refill: what the player to move does, or that the match is over.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum RefillTurn {
+    /// A player held too few seeds when the round ended: the match is over.
+    Over,
+    /// The player puts seeds into this hole.
+    Place(usize),
+    /// The player has a full row or an empty store.
+    Pass,
+}
+
+/// A sowing move: a hole and a direction, a refill of a hole between rounds, or a pass. One byte.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct SowingMove(u8);
 
@@ -116,6 +150,8 @@ impl SowingMove {
     /// Missing the turn.
     pub const PASS: SowingMove = SowingMove(0xFF);
     const CW: u8 = 0x80;
+    /// Set in passes and refills: one test tells them from sowings.
+    const SPECIAL: u8 = 0x40;
 
     /// Sowing from `hole` counter-clockwise.
     pub fn ccw(hole: usize) -> Self {
@@ -127,14 +163,24 @@ impl SowingMove {
         SowingMove(hole as u8 | Self::CW)
     }
 
+    /// Putting seeds from the store into `hole` between rounds.
+    pub fn refill(hole: usize) -> Self {
+        SowingMove(hole as u8 | Self::SPECIAL)
+    }
+
     /// Whether this is a pass.
     pub fn is_pass(self) -> bool {
         self == Self::PASS
     }
 
-    /// The hole sown from.
+    /// Whether this is a refill of a hole between rounds.
+    pub fn is_refill(self) -> bool {
+        self.0 & (Self::SPECIAL | Self::CW) == Self::SPECIAL
+    }
+
+    /// The hole sown from (or refilled).
     pub fn hole(self) -> usize {
-        (self.0 & 0x7F) as usize
+        (self.0 & 0x3F) as usize
     }
 
     /// Whether the sowing goes clockwise.
@@ -215,8 +261,6 @@ pub struct SowingGame {
     chain_stops_before_origin: bool,
     /// The most holes the chain takes after the last hole (`MAX_PITS` when unbounded).
     chain_max: usize,
-    /// Whether the opponent must have seeds after every lap (legality judged per lap).
-    lap_starving: bool,
     /// Whether the capture judges the hole after the last hole.
     capture_after_last: bool,
     /// Whether either of the two rules above applies (one test on the common path).
@@ -225,6 +269,14 @@ pub struct SowingGame {
     no_capture_turns: u32,
     /// Whether each player must sow each own hole once before any hole a second time.
     opening_each_hole: bool,
+    /// A match of rounds.
+    rounds: Option<Rounds>,
+    /// Whether holes left empty at a refill are out of play (sown past) for the round.
+    off_holes: bool,
+    /// Whether a rule reads the position after each sowing (the opening or rounds).
+    after_sowing: bool,
+    /// Which copy of the lap loop sows: bit 0 legality judged per lap, bit 1 holes out of play.
+    lap_loop: u8,
 }
 
 /// The options a rule-file variant accepts.
@@ -254,11 +306,14 @@ impl SowingGame {
         rules
             .check_size(holes, seeds)
             .map_err(|message| VariantError::BadOption { option: "seeds".into(), message })?;
-        if rules.opening.each_hole_once && holes as usize > rules::MAX_HOLES_WITH_MARKS {
+        if (rules.opening.each_hole_once || rules.rounds.is_some())
+            && holes as usize > rules::MAX_HOLES_WITH_MARKS
+        {
             return Err(VariantError::BadOption {
                 option: "holes".into(),
                 message: format!(
-                    "the opening rule of {} needs at most {} holes a row",
+                    "the {} rule of {} needs at most {} holes a row",
+                    if rules.rounds.is_some() { "rounds" } else { "opening" },
                     rules.id,
                     rules::MAX_HOLES_WITH_MARKS
                 ),
@@ -301,7 +356,9 @@ impl SowingGame {
             }
         }
         let word_rows = n <= 8 && rules.playable == Playable::Own && rules.min_seeds <= 128;
-        let single_lap = plain_laps && rules.relay.is_none() && !rules.leave_one && !lap_starving;
+        let off_holes = rules.rounds.is_some_and(|r| r.empty_holes == EmptyHoles::OutOfPlay);
+        let single_lap =
+            plain_laps && rules.relay.is_none() && !rules.leave_one && !lap_starving && !off_holes;
         let chain_stops_before_origin =
             rules.capture.is_some_and(|c| c.chain_origin == rules::ChainOrigin::StopsBefore);
         let chain_max = rules.capture.and_then(|c| c.chain_max).map_or(MAX_PITS, |m| m as usize);
@@ -311,9 +368,12 @@ impl SowingGame {
                 || rules.capture.is_some_and(|c| c.judged == rules::JudgedHole::AfterLast),
             no_capture_turns: rules.opening.no_capture_turns as u32,
             opening_each_hole: rules.opening.each_hole_once,
+            rounds: rules.rounds,
+            off_holes,
+            after_sowing: rules.opening.each_hole_once || rules.rounds.is_some(),
+            lap_loop: lap_starving as u8 | (off_holes as u8) << 1,
             chain_stops_before_origin,
             chain_max,
-            lap_starving,
             single_lap,
             word_rows,
             n,
@@ -437,24 +497,80 @@ impl SowingGame {
         if !self.opening_each_hole {
             return Err(format!("opening={labels}: {} has no opening rule", self.variant));
         }
+        self.parse_holes_flag("opening", labels)
+    }
+
+    /// The holes of a flag `name=<labels>`: labels in board order, each once, at least one.
+    fn parse_holes_flag(&self, name: &str, labels: &str) -> Result<u32, String> {
         let mut marks = 0u32;
         let mut previous: Option<usize> = None;
         for c in labels.chars() {
             let h = self
                 .parse_label(&c.to_string())
-                .ok_or_else(|| format!("opening={labels}: {c:?} is not a hole of this board"))?;
+                .ok_or_else(|| format!("{name}={labels}: {c:?} is not a hole of this board"))?;
             if previous.is_some_and(|p| p >= h) {
-                return Err(format!(
-                    "opening={labels}: holes must be listed once, in board order (a.., A..)"
-                ));
+                return Err(format!("{name}={labels}: holes must be listed once, in board order (a.., A..)"));
             }
             previous = Some(h);
             marks |= 1 << h;
         }
         if marks == 0 {
-            return Err("opening= lists no hole: leave the flag out when the opening is over".into());
+            return Err(format!("{name}= lists no hole: leave the flag out when there is none"));
         }
         Ok(marks)
+    }
+
+    /// With `[rounds]`: whether a parsed position is one the game can reach (what the formatter
+    /// writes); the message names the flaw.
+    fn check_rounds_position(&self, pos: &SowingPosition, rounds: &Rounds) -> Result<(), String> {
+        if let Some(h) = (0..self.len).find(|&h| (pos.marks >> h) & 1 == 1 && pos.pits[h] > 0) {
+            return Err(format!(
+                "off: hole {} is out of play but holds {} seeds",
+                self.label(h),
+                pos.pits[h]
+            ));
+        }
+        if !pos.is_refill() {
+            if pos.flags & FLAG_PASSED != 0 {
+                return Err("passed: only a refill between rounds records a pass".into());
+            }
+            if !pos.is_cut() && Player::BOTH.iter().any(|&q| self.row_empty(pos, q)) {
+                return Err("a row is empty during a round: the round would have ended (flag refill?)".into());
+            }
+            return Ok(());
+        }
+        if pos.marks != 0 {
+            return Err("off= and refill: holes are out of play only once the round has started".into());
+        }
+        if pos.is_cut() {
+            return Err("cycle and refill: a refill is not a sowing and cannot be cut".into());
+        }
+        for q in Player::BOTH {
+            let row = self.row_range(q);
+            let filled = row.clone().take_while(|&h| pos.pits[h] > 0).count();
+            if let Some(h) = row.clone().skip(filled).find(|&h| pos.pits[h] > 0) {
+                return Err(format!(
+                    "refill: hole {} holds seeds but a hole before it is empty (rows are refilled from \
+                     their first hole)",
+                    self.label(h)
+                ));
+            }
+            for (i, h) in row.take(filled).enumerate() {
+                let c = pos.pits[h];
+                let last = i + 1 == filled;
+                if c > rounds.refill_seeds
+                    || (c < rounds.refill_seeds && !(last && pos.stores[q.index()] == 0))
+                {
+                    return Err(format!(
+                        "refill: hole {} holds {c} seeds; a refill puts {} into a hole (fewer only with \
+                         the store's last seeds)",
+                        self.label(h),
+                        rounds.refill_seeds
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Lifts `seeds` seeds from `origin` and sows them one to a hole (skipping the origin itself
@@ -562,17 +678,33 @@ impl SowingGame {
                 if seeds > 0 { self.lift_and_sow(&mut p.pits, origin, seeds, clockwise) } else { origin };
             return self.capture(p, last, origin, clockwise, p.to_move, trace);
         }
-        // Legality judged per lap needs bookkeeping every other game would pay for on each lap:
-        // it gets its own copy of the lap loop.
-        if self.lap_starving {
-            self.apply_laps::<T, true>(p, mv, trace)
+        // Legality judged per lap and holes out of play need work every other game would pay for
+        // on each lap or seed: they get their own copies of the lap loop, chosen out of line.
+        if self.lap_loop == 0 {
+            self.apply_laps::<T, false, false>(p, mv, trace)
         } else {
-            self.apply_laps::<T, false>(p, mv, trace)
+            self.apply_special_laps(p, mv, trace)
         }
     }
 
-    /// [`SowingGame::apply`] for any rules: lap by lap. `LAP_STARVING` is `self.lap_starving`.
-    fn apply_laps<T: Trace, const LAP_STARVING: bool>(
+    /// [`SowingGame::apply`] with legality judged per lap or holes out of play.
+    #[inline(never)]
+    fn apply_special_laps<T: Trace>(
+        &self,
+        p: &mut SowingPosition,
+        mv: SowingMove,
+        trace: &mut T,
+    ) -> TurnInfo {
+        match self.lap_loop {
+            1 => self.apply_laps::<T, true, false>(p, mv, trace),
+            2 => self.apply_laps::<T, false, true>(p, mv, trace),
+            _ => self.apply_laps::<T, true, true>(p, mv, trace),
+        }
+    }
+
+    /// [`SowingGame::apply`] for any rules: lap by lap. `LAP_STARVING` is `self.lap_starving`,
+    /// `OFF_HOLES` is `self.off_holes`.
+    fn apply_laps<T: Trace, const LAP_STARVING: bool, const OFF_HOLES: bool>(
         &self,
         p: &mut SowingPosition,
         mv: SowingMove,
@@ -592,7 +724,7 @@ impl SowingGame {
         let mut starved_lap = false;
         let (lap_limit, traced_starved) = if T::ENABLED && LAP_STARVING {
             let mut q = *p;
-            let info = self.apply_laps::<_, true>(&mut q, mv, &mut crate::game::NoTrace);
+            let info = self.apply_laps::<_, true, OFF_HOLES>(&mut q, mv, &mut crate::game::NoTrace);
             // A sowing cut as endless keeps every lap: the traced loop cuts it the same way.
             (if q.is_cut() { u32::MAX } else { info.laps as u32 }, info.starved_lap)
         } else {
@@ -603,7 +735,7 @@ impl SowingGame {
             let lap_lifted = lifted;
             let mut hole = lap_origin;
             last = lap_origin;
-            if !T::ENABLED && self.plain_laps {
+            if !T::ENABLED && self.plain_laps && (!OFF_HOLES || p.marks == 0) {
                 if lifted > 0 {
                     hole = self.lift_and_sow(&mut p.pits, lap_origin, lifted, clockwise);
                     lifted = 0;
@@ -621,7 +753,10 @@ impl SowingGame {
             let mut skipped_in_a_row = 0;
             while lifted > 0 {
                 hole = self.step(hole, clockwise);
-                if (r.skip_origin && hole == lap_origin) || r.skip_above.is_some_and(|m| p.pits[hole] > m) {
+                if (r.skip_origin && hole == lap_origin)
+                    || r.skip_above.is_some_and(|m| p.pits[hole] > m)
+                    || (OFF_HOLES && (p.marks >> hole) & 1 == 1)
+                {
                     skipped_in_a_row += 1;
                     if skipped_in_a_row >= self.len {
                         // Nowhere to sow: the rest goes back into the origin.
@@ -1102,6 +1237,121 @@ impl SowingGame {
         pos.pits[self.row_range(p)].iter().all(|&c| c == 0)
     }
 
+    /// With `[rounds]`, during a refill: what the player to move does.
+    fn refill_turn(&self, pos: &SowingPosition, rounds: &Rounds) -> RefillTurn {
+        let start_of_refill = pos.pits[..self.len].iter().all(|&c| c == 0);
+        if start_of_refill && pos.stores.iter().any(|&s| s < rounds.lose_below) {
+            return RefillTurn::Over;
+        }
+        let me = pos.to_move;
+        if pos.stores[me.index()] == 0 {
+            return RefillTurn::Pass;
+        }
+        match self.row_range(me).find(|&h| pos.pits[h] == 0) {
+            Some(h) => RefillTurn::Place(h),
+            None => RefillTurn::Pass,
+        }
+    }
+
+    /// With `[rounds]`, after a sowing: when either row is empty, each player takes the seeds of
+    /// their own row and the refill between rounds begins (or the match is over).
+    #[inline(never)]
+    fn end_round_if_row_empty<T: Trace>(&self, p: &mut SowingPosition, trace: &mut T) {
+        if p.is_cut() || !(self.row_empty(p, Player::South) || self.row_empty(p, Player::North)) {
+            return;
+        }
+        for player in Player::BOTH {
+            let seeds = self.row_sum(p, player) as u8;
+            p.stores[player.index()] += seeds;
+            for h in self.row_range(player) {
+                p.pits[h] = 0;
+            }
+        }
+        p.marks = 0;
+        p.flags = (p.flags | FLAG_REFILL) & !FLAG_PASSED;
+        if T::ENABLED {
+            trace.push(Event::Note { name: "round_end", player: None });
+            if let Some(rounds) = &self.rounds {
+                for player in Player::BOTH {
+                    if p.stores[player.index()] < rounds.lose_below {
+                        trace.push(Event::Note { name: "match_lost", player: Some(player) });
+                    }
+                }
+            }
+        }
+    }
+
+    /// With `[rounds]`: a refill or a pass between rounds by the player to move (`mv` is the move
+    /// [`SowingGame::refill_turn`] allows). After two passes in a row the next round starts, the
+    /// holes still empty out of play with `empty_holes = "out-of-play"`.
+    fn play_refill<T: Trace>(&self, p: &mut SowingPosition, mv: SowingMove, trace: &mut T) {
+        let me = p.to_move;
+        if mv.is_refill() {
+            let rounds = self.rounds.as_ref().expect("a refill needs rounds");
+            let h = mv.hole();
+            let seeds = p.stores[me.index()].min(rounds.refill_seeds);
+            p.stores[me.index()] -= seeds;
+            p.pits[h] += seeds;
+            p.flags &= !FLAG_PASSED;
+            if T::ENABLED {
+                trace.push(Event::Fill { cell: h as u8, seeds: seeds as u16, player: me });
+            }
+        } else if p.flags & FLAG_PASSED != 0 {
+            p.flags &= !(FLAG_REFILL | FLAG_PASSED);
+            if self.off_holes {
+                p.marks = (0..self.len).filter(|&h| p.pits[h] == 0).fold(0, |m, h| m | 1 << h);
+            }
+            if T::ENABLED {
+                trace.push(Event::Pass { player: me });
+                trace.push(Event::Note { name: "round_start", player: Some(me.other()) });
+            }
+        } else {
+            p.flags |= FLAG_PASSED;
+            if T::ENABLED {
+                trace.push(Event::Pass { player: me });
+            }
+        }
+    }
+
+    /// The moves of a position in the refill phase or cut as endless (flags in [`FLAGS_SPECIAL`]).
+    #[inline(never)]
+    fn special_legal_moves(&self, pos: &SowingPosition, moves: &mut MoveList<SowingMove>) {
+        if pos.is_cut() || self.at_turn_limit(pos) {
+            return;
+        }
+        let Some(rounds) = &self.rounds else { return };
+        match self.refill_turn(pos, rounds) {
+            RefillTurn::Over => {}
+            RefillTurn::Place(h) => moves.push(SowingMove::refill(h)),
+            RefillTurn::Pass => moves.push(SowingMove::PASS),
+        }
+    }
+
+    /// The outcome of a position in the refill phase or cut as endless.
+    #[inline(never)]
+    fn special_outcome(&self, pos: &SowingPosition) -> Option<Outcome> {
+        if pos.is_cut() {
+            return Some(self.endless_outcome(pos));
+        }
+        let rounds = self.rounds.as_ref()?;
+        if self.refill_turn(pos, rounds) == RefillTurn::Over {
+            let scores = [pos.stores[0] as i32, pos.stores[1] as i32];
+            let short = Player::BOTH.map(|q| pos.stores[q.index()] < rounds.lose_below);
+            let by_score = Outcome::by_score(scores, EndReason::MatchLost);
+            return Some(match short {
+                [true, false] => Outcome { winner: Some(Player::North), ..by_score },
+                [false, true] => Outcome { winner: Some(Player::South), ..by_score },
+                _ => by_score,
+            });
+        }
+        if self.at_turn_limit(pos) {
+            let mut o = self.endless_outcome(pos);
+            o.reason = EndReason::TurnLimit;
+            return Some(o);
+        }
+        None
+    }
+
     /// Final scores when the game ends with `pos` under `rule`; `stuck` says whether the player to
     /// move cannot move, and `other_can_move` whether the opponent could.
     fn final_scores(
@@ -1200,6 +1450,9 @@ impl Game for SowingGame {
     }
 
     fn legal_moves(&self, pos: &SowingPosition, moves: &mut MoveList<SowingMove>) {
+        if pos.flags & FLAGS_SPECIAL != 0 {
+            return self.special_legal_moves(pos, moves);
+        }
         if self.terminal_by_rule(pos).is_some() || self.at_turn_limit(pos) {
             return;
         }
@@ -1214,6 +1467,11 @@ impl Game for SowingGame {
 
     #[inline]
     fn has_legal_move(&self, pos: &SowingPosition) -> bool {
+        if pos.flags & FLAGS_SPECIAL != 0 {
+            let mut moves = MoveList::new();
+            self.special_legal_moves(pos, &mut moves);
+            return !moves.is_empty();
+        }
         if self.terminal_by_rule(pos).is_some() || self.at_turn_limit(pos) {
             return false;
         }
@@ -1224,15 +1482,22 @@ impl Game for SowingGame {
     #[inline(always)]
     fn play_traced<T: Trace>(&self, pos: &SowingPosition, mv: SowingMove, trace: &mut T) -> SowingPosition {
         let mut p = *pos;
-        if mv.is_pass() {
-            if T::ENABLED {
+        if mv.0 & SowingMove::SPECIAL != 0 {
+            if p.flags & FLAG_REFILL != 0 {
+                self.play_refill(&mut p, mv, trace);
+            } else if T::ENABLED {
                 trace.push(Event::Pass { player: p.to_move });
             }
         } else {
             self.apply(&mut p, mv, trace);
-            if self.opening_each_hole {
-                // The hole sown is no longer to be sown in the opening.
-                p.marks &= !(1u32 << mv.hole());
+            if self.after_sowing {
+                if self.opening_each_hole {
+                    // The hole sown is no longer to be sown in the opening.
+                    p.marks &= !(1u32 << mv.hole());
+                }
+                if self.rounds.is_some() {
+                    self.end_round_if_row_empty(&mut p, trace);
+                }
             }
         }
         p.to_move = p.to_move.other();
@@ -1241,6 +1506,9 @@ impl Game for SowingGame {
     }
 
     fn outcome(&self, pos: &SowingPosition) -> Option<Outcome> {
+        if pos.flags & FLAGS_SPECIAL != 0 {
+            return self.special_outcome(pos);
+        }
         if let Some(reason) = self.terminal_by_rule(pos) {
             if reason == EndReason::EndlessCycle {
                 return Some(self.endless_outcome(pos));
@@ -1311,7 +1579,7 @@ impl Game for SowingGame {
         out.extend_from_slice(&pos.stores);
         out.push(pos.to_move as u8);
         out.push(pos.flags);
-        if self.opening_each_hole {
+        if self.opening_each_hole || self.off_holes {
             out.extend_from_slice(&pos.marks.to_le_bytes());
         }
         if self.no_capture_turns > 0 {
@@ -1328,7 +1596,14 @@ impl Game for SowingGame {
         if pos.marks != 0 {
             let labels: String =
                 (0..self.len).filter(|&h| (pos.marks >> h) & 1 == 1).map(|h| self.label(h)).collect();
-            flags.push(format!("opening={labels}"));
+            let name = if self.opening_each_hole { "opening" } else { "off" };
+            flags.push(format!("{name}={labels}"));
+        }
+        if pos.is_refill() {
+            flags.push("refill".to_string());
+        }
+        if pos.flags & FLAG_PASSED != 0 {
+            flags.push("passed".to_string());
         }
         if pos.is_cut() {
             flags.push("cycle".to_string());
@@ -1392,16 +1667,32 @@ impl Game for SowingGame {
                         pos.marks =
                             self.parse_opening_flag(&flag["opening=".len()..]).map_err(|m| f(4, m))?;
                     }
+                    "refill" | "passed" if self.rounds.is_none() => {
+                        return Err(f(4, format!("{flag}: {} is not played in rounds", self.variant)))
+                    }
+                    "refill" => pos.flags |= FLAG_REFILL,
+                    "passed" => pos.flags |= FLAG_PASSED,
+                    _ if flag.starts_with("off=") => {
+                        let labels = &flag["off=".len()..];
+                        if !self.off_holes {
+                            return Err(f(4, format!("{flag}: {} has no holes out of play", self.variant)));
+                        }
+                        pos.marks = self.parse_holes_flag("off", labels).map_err(|m| f(4, m))?;
+                    }
                     _ => {
                         return Err(f(
                             4,
                             format!(
-                            "unknown flag {flag:?} (flags are cap=S, cap=N, opening=<holes>, cycle, or -)"
-                        ),
+                                "unknown flag {flag:?} (flags are cap=S, cap=N, opening=<holes>, \
+                                 off=<holes>, refill, passed, cycle, or -)"
+                            ),
                         ))
                     }
                 }
             }
+        }
+        if let Some(rounds) = &self.rounds {
+            self.check_rounds_position(&pos, rounds).map_err(|m| f(4, m))?;
         }
         Ok(pos)
     }
@@ -1409,6 +1700,9 @@ impl Game for SowingGame {
     fn format_move(&self, _pos: &SowingPosition, mv: SowingMove) -> String {
         if mv.is_pass() {
             return "pass".into();
+        }
+        if mv.is_refill() {
+            return format!("fill:{}", self.label(mv.hole()));
         }
         let label = self.label(mv.hole());
         if self.rules.direction == Direction::Choice {
@@ -1422,6 +1716,17 @@ impl Game for SowingGame {
         let text = text.trim();
         if text == "pass" {
             return Ok(SowingMove::PASS);
+        }
+        if let Some(label) = text.strip_prefix("fill:") {
+            if self.rounds.is_none() {
+                return Err(NotationError::new(format!(
+                    "{text:?}: holes are refilled only in games played in rounds"
+                )));
+            }
+            let hole = self.parse_label(label).ok_or_else(|| {
+                NotationError::new(format!("{text:?}: {label:?} is not a hole label of this board"))
+            })?;
+            return Ok(SowingMove::refill(hole));
         }
         let (label, dir) = match text.split_once(':') {
             Some((l, d)) => (l, Some(d)),
@@ -1463,6 +1768,22 @@ impl Game for SowingGame {
             return Ok(());
         }
         let me = pos.to_move;
+        if pos.is_refill() {
+            let want = moves.first().map(|&m| self.format_move(pos, m)).unwrap_or_default();
+            return Err(IllegalMove::new(
+                "refill",
+                format!(
+                    "{me} refills between rounds (the leftmost empty hole of their row, or pass when the \
+                     row is full or the store empty): the move is {want}"
+                ),
+            ));
+        }
+        if mv.is_refill() {
+            return Err(IllegalMove::new(
+                "not_refill",
+                "a round is being played; holes are refilled only between rounds".to_string(),
+            ));
+        }
         if mv.is_pass() {
             return Err(IllegalMove::new("cannot_pass", format!("{me} has a move and may not pass")));
         }

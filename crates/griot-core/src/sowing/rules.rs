@@ -344,6 +344,28 @@ impl Opening {
 /// bit a hole in a 32-bit word).
 pub const MAX_HOLES_WITH_MARKS: usize = 16;
 
+/// What the holes a player leaves empty at a refill are for the next round.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum EmptyHoles {
+    /// Out of play for the round: the sowing skips them and no capture takes them.
+    OutOfPlay,
+    /// In play: sown into like any other hole.
+    InPlay,
+}
+
+/// A match of rounds (`[rounds]`): the round ends after a move that leaves either row empty, each
+/// player taking the seeds of their own row; then the players refill their rows from their stores.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Rounds {
+    /// A player holding fewer seeds than this when a round ends loses the match (1: an empty
+    /// store).
+    pub lose_below: u8,
+    /// Seeds a player puts into their leftmost empty hole a refill turn (what is left, if fewer).
+    pub refill_seeds: u8,
+    /// What the holes left empty at the refill are for the round.
+    pub empty_holes: EmptyHoles,
+}
+
 /// Who takes the seeds left on the board when the game ends.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Remaining {
@@ -415,6 +437,8 @@ pub struct RuleSet {
     pub starving_judged: Judged,
     /// Rules of the first turns.
     pub opening: Opening,
+    /// A match of rounds, if the game is played in rounds.
+    pub rounds: Option<Rounds>,
     /// The end of the game.
     pub end: End,
     /// Who takes the remaining seeds at the end.
@@ -598,9 +622,10 @@ impl RuleSet {
             let field = e.span().map(|s| line_col(text, s.start)).unwrap_or_else(|| "file".into());
             err(&field, e.message().to_string())
         })?;
-        const SECTIONS: [&str; 10] = [
+        const SECTIONS: [&str; 11] = [
             "board",
             "opening",
+            "rounds",
             "sowing",
             "relay",
             "flow_capture",
@@ -816,6 +841,41 @@ impl RuleSet {
             return Err(err("opening.no_capture_turns", "needs a [capture] rule"));
         }
 
+        let mut rounds_s = Section::new("rounds", sub_table(&root, "rounds")?);
+        let rounds = if rounds_s.present() {
+            rounds_s
+                .word("end", &[("row-empty", ())])?
+                .ok_or_else(|| err("rounds.end", "missing: \"row-empty\" (the only way a round ends)"))?;
+            let refill_seeds = rounds_s.int("refill_seeds", 1, 255)?.ok_or_else(|| {
+                err("rounds.refill_seeds", "missing: the seeds put into a hole a refill turn")
+            })? as u8;
+            let lose_below = rounds_s.int("lose_below", 1, 255)?.unwrap_or(1) as u8;
+            let empty_holes = rounds_s
+                .word(
+                    "empty_holes",
+                    &[("out-of-play", EmptyHoles::OutOfPlay), ("in-play", EmptyHoles::InPlay)],
+                )?
+                .unwrap_or(EmptyHoles::OutOfPlay);
+            Some(Rounds { lose_below, refill_seeds, empty_holes })
+        } else {
+            None
+        };
+        rounds_s.finish()?;
+        if rounds.is_some() {
+            if holes as usize > MAX_HOLES_WITH_MARKS {
+                return Err(err(
+                    "rounds",
+                    format!("needs at most {MAX_HOLES_WITH_MARKS} holes a row (board.holes is {holes})"),
+                ));
+            }
+            if opening.each_hole_once {
+                return Err(err(
+                    "rounds",
+                    "cannot be combined with opening.each_hole_once (a round has no opening)",
+                ));
+            }
+        }
+
         let mut end_s = Section::new("end", sub_table(&root, "end")?);
         let stuck =
             end_s.word("stuck", &[("ends", Stuck::Ends), ("pass", Stuck::Pass)])?.unwrap_or(Stuck::Ends);
@@ -902,6 +962,7 @@ impl RuleSet {
             starving,
             starving_judged,
             opening,
+            rounds,
             end,
             remaining,
             endless,
@@ -1048,6 +1109,17 @@ impl RuleSet {
         opening.insert("each_hole_once".into(), Value::Boolean(self.opening.each_hole_once));
         opening.insert("no_capture_turns".into(), int(self.opening.no_capture_turns));
         root.insert("opening".into(), Value::Table(opening));
+        if let Some(r) = &self.rounds {
+            let mut t = Table::new();
+            t.insert("end".into(), word("row-empty"));
+            t.insert("refill_seeds".into(), int(r.refill_seeds));
+            t.insert("lose_below".into(), int(r.lose_below));
+            t.insert(
+                "empty_holes".into(),
+                word(if r.empty_holes == EmptyHoles::OutOfPlay { "out-of-play" } else { "in-play" }),
+            );
+            root.insert("rounds".into(), Value::Table(t));
+        }
         let e = &self.end;
         let mut end = Table::new();
         end.insert("stuck".into(), word(if e.stuck == Stuck::Ends { "ends" } else { "pass" }));
@@ -1267,6 +1339,35 @@ impl RuleSet {
                 "Starving per lap: the opponent must have seeds after every lap; a move whose first lap \
                  leaves them none starves, and a later lap that would is not sown (the turn ends before it)."
                     .into(),
+            );
+        }
+        if let Some(r) = &self.rounds {
+            out.push(format!(
+                "Rounds: after a move that leaves either row empty, each player takes the seeds in their \
+                 own row and the round ends; a player then holding {} loses the match.",
+                if r.lose_below == 1 {
+                    "no seed".to_string()
+                } else {
+                    format!("fewer than {} seeds", r.lose_below)
+                }
+            ));
+            let n = r.refill_seeds;
+            out.push(format!(
+                "Between rounds: the players take turns, the player to move first, to put {n} {} (or what \
+                 is left, if fewer) from their store into the leftmost empty hole of their own row; a \
+                 player with a full row or an empty store passes, and the next round starts when both \
+                 pass in a row.",
+                if n == 1 { "seed" } else { "seeds" }
+            ));
+            out.push(
+                match r.empty_holes {
+                    EmptyHoles::OutOfPlay => {
+                        "Holes left empty are out of play for the round: the sowing skips them and no \
+                         capture takes them."
+                    }
+                    EmptyHoles::InPlay => "Holes left empty stay in play: the sowing goes into them.",
+                }
+                .into(),
             );
         }
         let mut ends = vec![match self.end.stuck {
