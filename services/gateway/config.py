@@ -60,6 +60,9 @@ class GatewayConfig:
     eval_ttl: int = 7 * 24 * 3600
     #: Seconds a live session's acknowledgement of an update waits for an evaluation to carry.
     ack_hold: float = 0.05
+    #: Report every callback holding the event loop this many seconds or more (asyncio's debug
+    #: mode, :mod:`griot.services.common.loopstall`; it costs CPU); 0 = off.
+    loop_stall_report: float = 0.0
 
 
 def _env(name: str, default: Any) -> Any:
@@ -110,6 +113,11 @@ def add_gateway_arguments(parser: argparse.ArgumentParser) -> None:
         ("session_ttl", int, "seconds an idle live session stays in Redis"),
         ("eval_ttl", int, "seconds a cached evaluation stays in Redis"),
         ("ack_hold", float, "seconds a live update's acknowledgement waits for an evaluation to carry"),
+        (
+            "loop_stall_report",
+            float,
+            "report callbacks holding the event loop this many seconds (debug mode, costs CPU); 0 = off",
+        ),
     ):
         env = f"{PREFIX}_{name.upper()}"
         parser.add_argument(
