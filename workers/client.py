@@ -119,7 +119,11 @@ class TaskSender:
         return sent
 
     def warm(self) -> None:
-        """Connects the producer (and loads the broker's transport) before the first task."""
+        """Connects the producer (and loads the broker's transport) before the first task, and
+        makes in this thread what ``send_task`` otherwise makes, and imports, on the first one:
+        the app's message builder and its result backend (one per thread)."""
+        self.app.amqp  # noqa: B018
+        self.app.backend  # noqa: B018
         with self.app.producer_or_acquire() as producer:
             producer.connection.ensure_connection(max_retries=1)
 
@@ -381,7 +385,8 @@ class TaskClient:
     for their deadline); when it can be read again every running task without a result is sent
     again (a restarted Redis without persistence lost its queue; duplicates are harmless).
 
-    ``owns_backend``: :meth:`close` closes ``backend`` too."""
+    ``owns_backend``: :meth:`close` closes ``backend`` too. ``safety_poll``: seconds between two
+    reads of the running tasks' keys (each is a Redis round trip through redis-py)."""
 
     def __init__(
         self,
@@ -391,11 +396,13 @@ class TaskClient:
         *,
         outage_grace: float | None = None,
         owns_backend: bool = False,
+        safety_poll: float = SAFETY_POLL,
     ) -> None:
         self.app = app
         self.backend = backend
         self.owns_backend = owns_backend
         self.outage_grace = outage_grace
+        self.safety_poll = safety_poll
         self.sender = TaskSender(app)
         self.progress_prefix = progress_prefix if progress_prefix is not None else redis_keys.PROGRESS_PREFIX
         self.running: dict[str, Task] = {}
@@ -568,7 +575,7 @@ class TaskClient:
         while True:
             try:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._poll_now.wait(), timeout=SAFETY_POLL)
+                    await asyncio.wait_for(self._poll_now.wait(), timeout=self.safety_poll)
                 self._poll_now.clear()
                 if self.running:
                     await self._poll()
