@@ -5,7 +5,9 @@ ones, so a drifting machine load favours neither), a Markdown table at the end.
     python bench/gateway_ab.py --base /path/to/main --pairs 3 -- live --games 1000 --moves 3 --depth 14
 
 Each run is ``bench/gateway_load.py`` of its own checkout (its own gateway, workers and
-redis-servers), started with this Python; the load average before each run is recorded with it.
+redis-servers), started with this Python, or for the base with ``--base-python`` (the base's own
+environment, needed when its package layout differs: the tool imports the checkout's ``griot``);
+the load average before each run is recorded with it.
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run(checkout: Path, load_args: list[str]) -> dict[str, Any]:
+def run(checkout: Path, load_args: list[str], python: str = sys.executable) -> dict[str, Any]:
     load = os.getloadavg()[0]
     out = subprocess.run(
-        [sys.executable, str(checkout / "bench" / "gateway_load.py"), *load_args, "--json"],
+        [python, str(checkout / "bench" / "gateway_load.py"), *load_args, "--json"],
         capture_output=True,
         text=True,
         timeout=1800,
@@ -40,6 +42,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--base", required=True, type=Path, help="the other checkout (A)")
     ap.add_argument("--pairs", type=int, default=3)
+    ap.add_argument("--base-python", default=sys.executable, help="the interpreter of the base's runs")
     ap.add_argument("load_args", nargs=argparse.REMAINDER, help="gateway_load.py arguments, after --")
     a = ap.parse_args()
     load_args = [x for x in a.load_args if x != "--"] or [
@@ -53,9 +56,9 @@ def main() -> int:
     ]
     rows: list[tuple[int, str, dict[str, Any]]] = []
     for pair in range(1, a.pairs + 1):
-        order = [("A", a.base), ("B", ROOT)] if pair % 2 else [("B", ROOT), ("A", a.base)]
-        for name, checkout in order:
-            r = run(checkout, load_args)
+        base, this = ("A", a.base, a.base_python), ("B", ROOT, sys.executable)
+        for name, checkout, python in [base, this] if pair % 2 else [this, base]:
+            r = run(checkout, load_args, python)
             rows.append((pair, name, r))
             print(f"pair {pair} {name}: {r['gateway_cpu_ms_per_evaluation']} ms/eval", file=sys.stderr)
     print(

@@ -119,7 +119,11 @@ class TaskSender:
         return sent
 
     def warm(self) -> None:
-        """Connects the producer (and loads the broker's transport) before the first task."""
+        """Connects the producer (and loads the broker's transport) before the first task, and
+        makes in this thread what ``send_task`` otherwise makes, and imports, on the first one:
+        the app's message builder and its result backend (one per thread)."""
+        self.app.amqp  # noqa: B018
+        self.app.backend  # noqa: B018
         with self.app.producer_or_acquire() as producer:
             producer.connection.ensure_connection(max_retries=1)
 
@@ -381,7 +385,9 @@ class TaskClient:
     for their deadline); when it can be read again every running task without a result is sent
     again (a restarted Redis without persistence lost its queue; duplicates are harmless).
 
-    ``owns_backend``: :meth:`close` closes ``backend`` too."""
+    ``owns_backend``: :meth:`close` closes ``backend`` too. ``safety_poll``: seconds between two
+    reads of the running tasks' keys; ``delete_every``: seconds read result keys may wait for
+    their ``DEL`` (each is a Redis round trip through redis-py)."""
 
     def __init__(
         self,
@@ -391,11 +397,15 @@ class TaskClient:
         *,
         outage_grace: float | None = None,
         owns_backend: bool = False,
+        safety_poll: float = SAFETY_POLL,
+        delete_every: float = DELETE_EVERY,
     ) -> None:
         self.app = app
         self.backend = backend
         self.owns_backend = owns_backend
         self.outage_grace = outage_grace
+        self.safety_poll = safety_poll
+        self.delete_every = delete_every
         self.sender = TaskSender(app)
         self.progress_prefix = progress_prefix if progress_prefix is not None else redis_keys.PROGRESS_PREFIX
         self.running: dict[str, Task] = {}
@@ -407,6 +417,7 @@ class TaskClient:
         self.lost_workers: set[str] = set()
         self.outage_since: float | None = None
         self._subscribed_once = False
+        self._progress_due = False
         self._pinging: set[str] = set()
         self._stale: list[str] = []
         self._poll_now = asyncio.Event()
@@ -524,6 +535,7 @@ class TaskClient:
                             self.resubscribed += 1
                         self._subscribed_once = True
                         self.listening = True
+                        self._progress_due = True
                         self._poll_now.set()
             except asyncio.CancelledError:
                 raise
@@ -568,7 +580,7 @@ class TaskClient:
         while True:
             try:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._poll_now.wait(), timeout=SAFETY_POLL)
+                    await asyncio.wait_for(self._poll_now.wait(), timeout=self.safety_poll)
                 self._poll_now.clear()
                 if self.running:
                     await self._poll()
@@ -603,7 +615,11 @@ class TaskClient:
     async def _poll(self) -> None:
         """One ``MGET`` of every running task's result, alive and (if watched) progress keys."""
         ids = list(self.running)
-        watched = [i for i in ids if self.running[i].on_progress is not None]
+        # While subscribed the progress reports come by message: read here before the subscription
+        # is made, and once after it is made (again), for those published meanwhile.
+        catch_up, self._progress_due = self._progress_due, False
+        polled = catch_up or not self.listening
+        watched = [i for i in ids if self.running[i].on_progress is not None] if polled else []
         n = len(ids)
         raw = await self.backend.mget(
             [RESULT_PREFIX + i for i in ids]
@@ -689,7 +705,7 @@ class TaskClient:
     async def _delete_read(self) -> None:
         """Deletes the keys of read results and abandoned progress reports, in batches."""
         while True:
-            await asyncio.sleep(DELETE_EVERY)
+            await asyncio.sleep(self.delete_every)
             if not self._stale:
                 continue
             keys, self._stale = self._stale, []

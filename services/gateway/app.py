@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import grpc
 from griot import egdb
+from griot.services.common.loopstall import LoopStallMonitor
 from griot.services.common.rpc import RpcMetrics
 from griot.services.common.server import ServiceSpec
 from griot.services.gateway.auth import ApiKeyInterceptor, Guard, KeyStore
@@ -48,6 +49,7 @@ class Gateway:
         self.keys = KeyStore(config)
         self.guard = Guard(self.keys)
         self.metrics: GatewayMetrics | None = None
+        self.loop_monitor: LoopStallMonitor | None = None
         self._background: list[asyncio.Task[None]] = []
 
     def _celery(self) -> Any:
@@ -58,6 +60,8 @@ class Gateway:
 
     def add_servicers(self, server: grpc.aio.Server, rpc_metrics: RpcMetrics) -> None:
         self.metrics = GatewayMetrics(rpc_metrics.registry)
+        if self.config.loop_stall_report > 0:
+            self.loop_monitor = LoopStallMonitor(self.config.loop_stall_report, rpc_metrics.registry)
         self.celery = self._celery()
         self.cache_redis = connect(self.config.cache_url)
         self.result_redis = connect(self.celery.conf.griot_settings.backend_url)
@@ -95,6 +99,8 @@ class Gateway:
         gc.collect()
         gc.freeze()
         gc.set_threshold(50_000, 20, 10)
+        if self.loop_monitor is not None:
+            self.loop_monitor.start()
         self.dispatcher.start()
         self.jobs.start()
         loop = asyncio.get_running_loop()
@@ -129,6 +135,8 @@ class Gateway:
     async def on_stop(self) -> None:
         for t in self._background:
             t.cancel()
+        if self.loop_monitor is not None:
+            self.loop_monitor.stop()
         await self.jobs.close()
         await self.dispatcher.close()
         if self.metrics is not None:

@@ -63,6 +63,9 @@ class GatewayConfig:
     #: Opening books (``griot book build`` files, comma-separated) that answer ``BestMove`` at
     #: full strength in the positions they hold.
     books: str | None = None
+    #: Report every callback holding the event loop this many seconds or more (asyncio's debug
+    #: mode, :mod:`griot.services.common.loopstall`; it costs CPU); 0 = off.
+    loop_stall_report: float = 0.0
 
 
 def _env(name: str, default: Any) -> Any:
@@ -113,6 +116,11 @@ def add_gateway_arguments(parser: argparse.ArgumentParser) -> None:
         ("session_ttl", int, "seconds an idle live session stays in Redis"),
         ("eval_ttl", int, "seconds a cached evaluation stays in Redis"),
         ("ack_hold", float, "seconds a live update's acknowledgement waits for an evaluation to carry"),
+        (
+            "loop_stall_report",
+            float,
+            "report callbacks holding the event loop this many seconds (debug mode, costs CPU); 0 = off",
+        ),
     ):
         env = f"{PREFIX}_{name.upper()}"
         parser.add_argument(

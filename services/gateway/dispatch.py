@@ -49,6 +49,10 @@ from griot.status import StatusError
 from griot.workers.client import Task, TaskClient
 from griot.workers.errors import ClusterUnavailable
 
+SAFETY_POLL = 0.5
+"""Seconds between two reads of the running tasks' keys (``TaskClient``'s safety poll), and that
+read results may wait for their ``DEL``."""
+
 log = logging.getLogger("griot.gateway.dispatch")
 
 INTERACTIVE, BATCH = Priority.INTERACTIVE, Priority.BATCH
@@ -111,7 +115,9 @@ class Dispatcher:
         results: aioredis.Redis,
     ) -> None:
         self.app = app
-        self.tasks = TaskClient(app, results)
+        # Results come by notification: the poll is only for one whose message was lost and for a
+        # dead worker's task, and each of its reads costs a redis-py round trip on the loop.
+        self.tasks = TaskClient(app, results, safety_poll=SAFETY_POLL, delete_every=SAFETY_POLL)
         self.config = config
         self.metrics = metrics
         self.queues = (config.interactive_queue, config.batch_queue)

@@ -13,6 +13,11 @@ seconds and at start: a job whose lease expired (its replica died) is taken over
 (turns already stored are not searched again, and every searched position is in the evaluation
 cache anyway). A client's stream only reads the hash, so it may reconnect to any replica with the
 ``job_id``.
+
+A cache Redis that cannot be reached, or comes back empty (restarted without persistence, as
+``griot up`` runs it), does not end a running job: the replica running it waits for the server
+(:data:`OUTAGE_GRACE` seconds at most), writes the job's hash again whole, with every turn it holds,
+when a write finds it gone, and a stream following a job this replica runs waits for that.
 """
 
 from __future__ import annotations
@@ -22,9 +27,9 @@ import contextlib
 import json
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import griot
 import grpc
@@ -35,12 +40,22 @@ from griot.services.gateway.evaluator import BATCH, Evaluator, Want
 from griot.services.gateway.metrics import GatewayMetrics
 from griot.status import StatusError
 from griot.v1 import analysis_pb2
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 log = logging.getLogger("griot.gateway.jobs")
 
 ACTIVE = "griot:jobs:active"
 LEASE_MS = 6000
 POLL = 0.1
+OUTAGE_GRACE = 60.0
+"""Seconds a running job waits for its cache Redis to answer again."""
+RETRY_EVERY = 0.25
+
+#: What a Redis server that is down or restarting raises.
+REDIS_DOWN = (RedisConnectionError, RedisTimeoutError, OSError)
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -145,9 +160,36 @@ class Jobs:
         self._launch(job_id)
         return job_id
 
+    async def _retrying(self, op: Callable[[], Awaitable[T]]) -> T:
+        """``op()``, again every :data:`RETRY_EVERY` seconds while the cache Redis cannot be
+        reached, for :data:`OUTAGE_GRACE` seconds at most (then its error)."""
+        since = None
+        while True:
+            try:
+                return await op()
+            except REDIS_DOWN as e:
+                now = asyncio.get_running_loop().time()
+                if since is None:
+                    since = now
+                    log.warning("cache Redis unreachable, a job waits for it: %s", e)
+                elif now - since >= OUTAGE_GRACE:
+                    raise
+            await asyncio.sleep(RETRY_EVERY)
+
+    async def _hash(self, job_id: str) -> dict[bytes, bytes]:
+        """The job's hash; while this replica runs the job, waits (:data:`OUTAGE_GRACE` at most)
+        for it to be written again when a restarted Redis lost it."""
+        key = job_key(job_id)
+        end = asyncio.get_running_loop().time() + OUTAGE_GRACE
+        while True:
+            data: dict[bytes, bytes] = await self._retrying(lambda: self.redis.hgetall(key))
+            if data or job_id not in self.running or asyncio.get_running_loop().time() >= end:
+                return data
+            await asyncio.sleep(POLL)
+
     async def resume(self, job_id: str, client: str, authenticated: bool) -> None:
         """Checks a resumed job exists (and belongs to the caller); runs it here if nobody does."""
-        owner = await self.redis.hget(job_key(job_id), "owner")
+        owner = (await self._hash(job_id)).get(b"owner")
         if owner is None:
             raise unknown_job(job_id)
         if authenticated and owner.decode() != client:
@@ -161,11 +203,10 @@ class Jobs:
 
     async def follow(self, job_id: str) -> AsyncIterator[analysis_pb2.AnalyzeGameResponse]:
         """Progress for every finished turn (as they land), then the report."""
-        key = job_key(job_id)
         sent: set[int] = set()
         first = True
         while True:
-            data = await self.redis.hgetall(key)
+            data = await self._hash(job_id)
             if not data:
                 raise unknown_job(job_id)
             total = int(data[b"total"])
@@ -220,10 +261,10 @@ class Jobs:
         lease = f"{job_key(job_id)}:lease"
         while True:
             await asyncio.sleep(LEASE_MS / 3000)
-            owner = await self.redis.get(lease)
+            owner = await self._retrying(lambda: self.redis.get(lease))
             if owner is not None and owner.decode() != self.replica:
                 raise RuntimeError("another replica took the job over")
-            await self.redis.set(lease, self.replica, px=LEASE_MS)
+            await self._retrying(lambda: self.redis.set(lease, self.replica, px=LEASE_MS))
 
     async def _run(self, job_id: str) -> None:
         key = job_key(job_id)
@@ -241,12 +282,33 @@ class Jobs:
                 if data is not None:
                     turns[i] = analysis_pb2.TurnAnalysis.FromString(data)
             limit = asyncio.Semaphore(max(2, self.config.window * 2))
+            header: dict[str, str | int] = {
+                "spec": raw.decode(),
+                "total": len(spec.moves),
+                "state": "running",
+                "owner": spec.client,
+            }
+
+            async def restore() -> None:
+                pipe = self.redis.pipeline(transaction=True)
+                pipe.hset(
+                    key,
+                    mapping={**header, **{f"turn:{j}": t.SerializeToString() for j, t in turns.items()}},
+                )
+                pipe.expire(key, self.config.job_ttl)
+                pipe.zadd(ACTIVE, {job_id: asyncio.get_running_loop().time()})
+                pipe.set(f"{key}:lease", self.replica, px=LEASE_MS)
+                await pipe.execute()
 
             async def analyse(i: int) -> None:
                 async with limit:
                     turn = await self._turn(spec, positions[i], spec.moves[i], i)
                 turns[i] = turn
-                await self.redis.hset(key, f"turn:{i}", turn.SerializeToString())
+                mapping = {**header, f"turn:{i}": turn.SerializeToString()}
+                added = await self._retrying(lambda: self.redis.hset(key, mapping=mapping))
+                if added > 1:  # the header was gone: a Redis restarted without the job
+                    log.warning("job lost from the cache Redis, written again", extra={"job_id": job_id})
+                    await self._retrying(restore)
 
             work = [asyncio.ensure_future(analyse(i)) for i in range(len(spec.moves)) if i not in turns]
             watch = asyncio.ensure_future(lease)
@@ -266,11 +328,15 @@ class Jobs:
                 for t in work:
                     t.cancel()
             report = scores.game_report(positions, [turns[i] for i in range(len(spec.moves))])
-            pipe = self.redis.pipeline(transaction=True)
-            pipe.hset(key, mapping={"report": report.SerializeToString(), "state": "done"})
-            pipe.expire(key, self.config.job_ttl)
-            pipe.zrem(ACTIVE, job_id)
-            await pipe.execute()
+
+            async def finish() -> None:
+                pipe = self.redis.pipeline(transaction=True)
+                pipe.hset(key, mapping={**header, "report": report.SerializeToString(), "state": "done"})
+                pipe.expire(key, self.config.job_ttl)
+                pipe.zrem(ACTIVE, job_id)
+                await pipe.execute()
+
+            await self._retrying(finish)
             self.metrics.count("jobs_done")
         except asyncio.CancelledError:
             raise

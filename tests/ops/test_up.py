@@ -8,6 +8,8 @@ import contextlib
 import ipaddress
 import json
 import os
+import queue
+import random
 import re
 import shutil
 import signal
@@ -15,9 +17,11 @@ import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import griot
 import pytest
@@ -200,6 +204,82 @@ def test_killed_worker_and_cache_come_back_and_serve(tmp_path: Path) -> None:
         final = msgs[-1].evaluation
         assert final.final and final.depth == 8 and not final.from_cache
         assert final.best_move in {m.text for m in griot.Position(pos).legal_moves()}
+        assert pid_alive(worker) and pid_alive(cache)
+        pids = list(after.values())
+    finally:
+        code = stop_up(up, timeout=60)
+    assert code == 0, up.output()
+    assert wait_gone(pids, timeout=20) == [], up.output()
+
+
+def _random_game(variant: str, plies: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    pos, moves = griot.Variant(variant).start(), []
+    while len(moves) < plies and pos.legal_moves():
+        move = rng.choice(pos.legal_moves())
+        moves.append(move.text)
+        pos = pos.play(move)
+    return moves
+
+
+def test_a_game_analysis_completes_through_a_killed_worker_and_cache(tmp_path: Path) -> None:
+    """Supervision during a whole-game analysis: once ``AnalyzeGame`` has reported its first
+    analysed turns, one of the two Celery worker processes and the cache redis-server (the job's
+    own store) are SIGKILLed. Both are started again, and the analysis still ends with a report
+    that has every move of the game evaluated: on the same stream, or, if the stream failed, on the
+    stream resumed with its ``job_id`` (as a client that lost its stream does)."""
+    up = start_up(tmp_path, "--workers", "2", "--skip", "web", env={"GRIOT_STOP_TIMEOUT": "20"})
+    pids: list[int] = []
+    moves = _random_game("awale", 40, seed=5)
+    messages: queue.SimpleQueue[analysis_pb2.AnalyzeGameResponse | Exception | None] = queue.SimpleQueue()
+    try:
+        up.wait_for("griot is up", 90)
+        state = json.loads(up.state_file.read_text())
+        before = dict(state["components"])
+        limits = analysis_pb2.SearchLimits(max_depth=14)
+
+        def follow(**game: Any) -> None:
+            try:
+                with AnalysisClient(state["gateway"], timeout=30) as client:
+                    for m in client.analyze_game(limits=limits, timeout=150, **game):
+                        messages.put(m)
+                messages.put(None)
+            except Exception as e:  # the stream failed: the main thread resumes the job
+                messages.put(e)
+
+        threading.Thread(target=follow, kwargs={"variant": "awale", "moves": moves}, daemon=True).start()
+        deadline = time.monotonic() + 150
+        job_id, report, killed, resumed = "", None, False, 0
+        while report is None:
+            m = messages.get(timeout=max(0.1, deadline - time.monotonic()))
+            if isinstance(m, Exception) or m is None:
+                assert killed and resumed < 3 and job_id, f"the analysis stream ended: {m!r}\n{up.output()}"
+                resumed += 1
+                threading.Thread(target=follow, kwargs={"resume_job_id": job_id}, daemon=True).start()
+                continue
+            job_id = job_id or m.job_id
+            if m.HasField("report"):
+                report = m.report
+            elif not killed and m.progress.positions_done >= 1:
+                assert m.progress.positions_done < m.progress.positions_total, "done before the kill"
+                os.kill(before["worker-0"], signal.SIGKILL)
+                os.kill(before["cache"], signal.SIGKILL)
+                killed = True
+        assert killed
+        worker = _restarted(up, "worker-0", before["worker-0"], 60)
+        cache = _restarted(up, "cache", before["cache"], 60)
+        up.wait_for("worker-0 is healthy again", 90)
+        up.wait_for("cache is healthy again", 30)
+        out = up.output()
+        assert "worker-0 exited unexpectedly (status -9)" in out and "cache exited unexpectedly" in out
+        after = json.loads(up.state_file.read_text())["components"]
+        assert {k for k in before if after[k] != before[k]} == {"worker-0", "cache"}
+
+        assert [t.played_move for t in report.turns] == moves
+        positions = [griot.Position(t.position) for t in report.turns]
+        for turn, pos in zip(report.turns, positions, strict=True):
+            assert turn.best_move in {m.text for m in pos.legal_moves()}, turn
+            assert turn.HasField("best_score"), turn
         assert pid_alive(worker) and pid_alive(cache)
         pids = list(after.values())
     finally:
