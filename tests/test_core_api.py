@@ -5,7 +5,7 @@ Variants and options, positions and their notation, moves and legality, the exce
 random playouts, garbage in (hypothesis) -> only GriotError subclasses out, and mypy.stubtest of
 griot._core against python/griot/_core.pyi.
 
-Expected positions were worked out by hand from seed 004, DECISIONS.md and docs/NOTATION.md
+Expected positions were worked out by hand from docs/rules/awale-collection.md and docs/NOTATION.md
 (the same boards as crates/griot-core/tests/sowing_rules.rs). Holes: South a..f = cells 0..5,
 North A..F = cells 6..11; counter-clockwise is cell + 1.
 """

@@ -1,7 +1,8 @@
 """Hand-worked checks of the pure-Python Awale-collection reference (tests/reference/awale.py).
 
-Every expected value below was worked out by hand from the rule texts (seed 004),
-shared/rules/DECISIONS.md and docs/NOTATION.md; the comments show the working.
+Every expected value below was worked out by hand from the rule texts (the Guillions' Awale rule
+collection, as docs/rules/awale-collection.md reads it) and docs/NOTATION.md; the comments show
+the working.
 Board reminder: South a..f left to right, North A..F continuing counter-clockwise;
 hole d is opposite C, e opposite B, f opposite A.
 """

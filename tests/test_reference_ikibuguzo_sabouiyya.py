@@ -1,7 +1,7 @@
 """Hand-worked checks of the pure-Python references for Ikibuguzo and Sabou'iyya.
 
-Every expected value below was worked out by hand from the seed texts (002, 001),
-shared/rules/DECISIONS.md, docs/NOTATION.md and docs/rules/{ikibuguzo,sabouiyya}.md; the comments
+Every expected value below was worked out by hand from the rule texts (Murray 1951, Quemeneur
+1944), docs/NOTATION.md and docs/rules/{ikibuguzo,sabouiyya}.md; the comments
 show the working. One test per rule, on hand-built positions.
 
 Ikibuguzo loop reminder (each player, own view): 0..7 = o1..o8 (outer, left to right),

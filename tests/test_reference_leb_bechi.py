@@ -1,7 +1,7 @@
 """One test per rule for the pure-Python references of Leb Bbut Ahbochen and Béchi.
 
-Every expected position was worked out by hand from the rule texts, DECISIONS.md and
-docs/rules/bechi.md; the counters in each position add up to the game's total (board + stores
+Every expected position was worked out by hand from the rule texts and docs/rules/
+(leb-bbut-ahbochen.md, bechi.md); the counters in each position add up to the game's total (board + stores
 + carry), so the same positions can be fed to the core.
 """
 

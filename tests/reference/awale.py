@@ -1,7 +1,8 @@
-"""Independent pure-Python reference for the Awale rule collection (seed 004) and `abapa`.
+"""Independent pure-Python reference for the Awale rule collection and `abapa`.
 
-Written from the rule texts (shared/seeds/004_...txt), shared/rules/DECISIONS.md and
-docs/NOTATION.md only.  Slow and literal on purpose: it exists to be compared with the
+Written from the rule texts (the Guillions' Awale rule collection, 1996-97, and the Oware
+tournament rules), the project's decisions in docs/rules/awale-collection.md and docs/NOTATION.md
+only.  Slow and literal on purpose: it exists to be compared with the
 Rust core on random games.  Standard library only.
 
 API (all on Griot notation strings)

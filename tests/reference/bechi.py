@@ -1,8 +1,9 @@
-"""Independent pure-Python reference for Béchi (seed 003).
+"""Independent pure-Python reference for Béchi.
 
-Written from the seed text, shared/rules/DECISIONS.md ("Everywhere", "Béchi"), docs/NOTATION.md and
-docs/rules/bechi.md (the reading the core and this file share). Slow and literal on purpose: it
-exists to be compared with the Rust core on random games. Standard library only.
+Written from the rule text (Pankhurst 1971), the project's decisions (docs/rules/README.md for every
+game, docs/rules/bechi.md: the reading the core and this file share) and docs/NOTATION.md. Slow and
+literal on purpose: it exists to be compared with the Rust core on random games. Standard library
+only.
 
 API (all on Griot notation strings)
 -----------------------------------
@@ -21,8 +22,8 @@ Position: `<variant> <south>/<north> <store-S>-<store-N> <side> <turns> <round> 
 <off> <carry-S>-<carry-N>`, then `<passed>` (S or N during a refill, else -) with
 first_pass_starts. Reasons: "cannot-fill", "turn-limit".
 
-Readings made beyond DECISIONS.md (numbers refer to docs/rules/bechi.md)
------------------------------------------------------------------------
+Readings made beyond the rule text (numbers refer to docs/rules/bechi.md)
+-------------------------------------------------------------------------
 B1  Clockwise is index - 1, anti-clockwise index + 1, for both players; a hole's half is judged
     from its owner's left (label a/A = left end). 2x4: a,b,A,B cw; c,d,C,D ccw. 2x3: a,A cw;
     c,C ccw; b,B both (`:cw`/`:ccw`). (table)

@@ -1,9 +1,9 @@
-"""Independent pure-Python reference for Ikibuguzo, Opening 1 (seed 002).
+"""Independent pure-Python reference for Ikibuguzo, Opening 1.
 
-Written from the seed text, shared/rules/DECISIONS.md ("Everywhere", "Ikibuguzo"), docs/NOTATION.md
-and docs/rules/ikibuguzo.md (the reading the core and this file share; the numbers K1.. below are
-its sections). Slow and literal on purpose: it exists to be compared with the Rust core on random
-games. Standard library only.
+Written from the rule text (Murray 1951, as the Ludii portal summarises it), docs/rules/README.md
+(every game), docs/NOTATION.md and docs/rules/ikibuguzo.md (the reading the core and this file
+share; the numbers K1.. below are its sections). Slow and literal on purpose: it exists to be
+compared with the Rust core on random games. Standard library only.
 
 API (all on Griot notation strings)
 -----------------------------------

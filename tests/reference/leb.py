@@ -1,8 +1,8 @@
-"""Independent pure-Python reference for Leb Bbut Ahbochen (seed 000).
+"""Independent pure-Python reference for Leb Bbut Ahbochen.
 
-Written from the seed text, shared/rules/DECISIONS.md ("Everywhere", "Leb Bbut Ahbochen") and
-docs/NOTATION.md only. Slow and literal on purpose: it exists to be compared with the Rust core on
-random games. Standard library only.
+Written from the rule text (Climent Tondo 2010), the project's decisions (docs/rules/README.md,
+docs/rules/leb-bbut-ahbochen.md) and docs/NOTATION.md only. Slow and literal on purpose: it exists
+to be compared with the Rust core on random games. Standard library only.
 
 API (all on Griot notation strings)
 -----------------------------------
@@ -15,8 +15,8 @@ Variant: `leb-bbut-ahbochen`, options `holes` in {2,4,6,8,10} (default 6) and `m
 2000, an integer >= 1). Position: `<variant> <south>/<north> <store-S>-<store-N> <side> <turns>
 <flags>`, flags `-` or `cycle`. Reasons: "stuck", "cycle", "turn-limit".
 
-Readings made beyond DECISIONS.md (also in docs/rules/bechi.md, appendix)
-------------------------------------------------------------------------
+Readings made beyond the rule text (also in docs/rules/leb-bbut-ahbochen.md)
+---------------------------------------------------------------------------
 L1  Every lap starts in the hole after the lifted hole; the turn's origin is never skipped, on any lap.
 L2  Relay: the last seed of a lap lands in a hole of the mover's opponent that now holds 7 (held 6):
     lift the 7 and sow on. Only the last seed of a lap matters.

@@ -1,9 +1,9 @@
-"""Independent pure-Python reference for Sabou'iyya (seed 001).
+"""Independent pure-Python reference for Sabou'iyya.
 
-Written from the seed text, shared/rules/DECISIONS.md ("Everywhere", "Sabou'iyya"), docs/NOTATION.md
-and docs/rules/sabouiyya.md (the reading the core and this file share; the numbers Y1.. below are
-its sections). Slow and literal on purpose: it exists to be compared with the Rust core on random
-games. Standard library only.
+Written from the rule text (Quemeneur 1944, as the Ludii portal records it), docs/rules/README.md
+(every game), docs/NOTATION.md and docs/rules/sabouiyya.md (the reading the core and this file
+share; the numbers Y1.. below are its sections). Slow and literal on purpose: it exists to be
+compared with the Rust core on random games. Standard library only.
 
 API (all on Griot notation strings)
 -----------------------------------

@@ -1,4 +1,4 @@
-//! One test per rule of Béchi (seed 003, DECISIONS.md "Béchi", docs/rules/bechi.md) on hand-built
+//! One test per rule of Béchi (Pankhurst 1971, as docs/rules/bechi.md reads it) on hand-built
 //! positions. The expected positions were worked out by hand (the same ones the Python reference's
 //! tests use, plus a few more) and agree with `tests/reference/bechi.py`.
 

@@ -1,6 +1,6 @@
 //! One test per rule of Ikibuguzo (Opening 1) on hand-built positions. Expected values are worked
 //! out by hand in `tests/test_reference_ikibuguzo_sabouiyya.py` (with the working shown there) from
-//! seed 002, DECISIONS.md and docs/rules/ikibuguzo.md.
+//! Murray 1951 as docs/rules/ikibuguzo.md reads it.
 
 use griot_core::registry::parse_position;
 use griot_core::{EndReason, Error, Event, Player};

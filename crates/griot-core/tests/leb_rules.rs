@@ -1,5 +1,5 @@
-//! One test per rule of Leb Bbut Ahbochen (seed 000, DECISIONS.md "Leb Bbut Ahbochen",
-//! docs/rules/bechi.md appendix) on hand-built positions. The expected positions were worked out by
+//! One test per rule of Leb Bbut Ahbochen (Climent Tondo 2010, as docs/rules/leb-bbut-ahbochen.md
+//! reads it) on hand-built positions. The expected positions were worked out by
 //! hand (the same ones the Python reference's tests use) and agree with `tests/reference/leb.py`.
 
 mod common;

@@ -1,6 +1,6 @@
 //! One test per rule of Sabou'iyya on hand-built positions. Expected values are worked out by hand
-//! in `tests/test_reference_ikibuguzo_sabouiyya.py` (with the working shown there) from seed 001,
-//! DECISIONS.md and docs/rules/sabouiyya.md.
+//! in `tests/test_reference_ikibuguzo_sabouiyya.py` (with the working shown there) from Quemeneur
+//! 1944 as docs/rules/sabouiyya.md reads it.
 
 use griot_core::registry::parse_position;
 use griot_core::{EndReason, Error, Event, Player};

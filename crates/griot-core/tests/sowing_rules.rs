@@ -1,7 +1,7 @@
 //! One test per rule of the two-row sowing engine, on hand-built boards.
 //!
-//! Every expected position and score below was worked out by hand from seed 004 (the Awale rule
-//! collection), shared/rules/DECISIONS.md, docs/NOTATION.md and the engine header
+//! Every expected position and score below was worked out by hand from the Guillions' Awale rule
+//! collection as docs/rules/awale-collection.md reads it, docs/NOTATION.md and the engine header
 //! (crates/griot-core/src/sowing/mod.rs); the comments show the working.
 //!
 //! Board reminder (6 holes a row): South `a..f` = holes 0..5 from South's left, North `A..F` =
