@@ -98,6 +98,7 @@ def test_scripts_and_commands_work_again_after_a_restart(server: RedisServer) ->
             out.append(await _bounded(lambda: b.execute("GET", "griot:test:batch:script")))
             return out
         finally:
+            admin.close()
             await b.aclose()
             await client.aclose()
 
@@ -113,8 +114,8 @@ def test_batcher_and_notifier_over_a_unix_socket_with_a_password() -> None:
         server = RedisServer(free_port(), extra=["--unixsocket", sock, "--unixsocketperm", "700"])
         server.start()
         try:
-            admin = redis.Redis(unix_socket_path=sock)
-            admin.config_set("requirepass", "s3cret")
+            with redis.Redis(unix_socket_path=sock) as first:
+                first.config_set("requirepass", "s3cret")
             admin = redis.Redis(unix_socket_path=sock, password="s3cret")
             url = f"unix://{sock}?db=2&password=s3cret"
 
@@ -147,9 +148,11 @@ def test_batcher_and_notifier_over_a_unix_socket_with_a_password() -> None:
 
             got, results = asyncio.run(asyncio.wait_for(run(), 30))
             assert got == b"v"
-            assert redis.Redis(unix_socket_path=sock, password="s3cret", db=2).get("griot:test:unix") == b"v"
+            with redis.Redis(unix_socket_path=sock, password="s3cret", db=2) as db2:
+                assert db2.get("griot:test:unix") == b"v"
             assert admin.get("griot:test:unix") is None
             assert results == [("task-1", b'{"status": "SUCCESS"}')]
+            admin.close()
         finally:
             server.stop()
 
@@ -216,6 +219,7 @@ def test_an_acl_user_with_only_griot_keys() -> None:
             asyncio.run(asyncio.wait_for(outside(), 30))
         with pytest.raises(redis.exceptions.AuthenticationError):
             asyncio.run(asyncio.wait_for(_batcher_and_notifier(url.replace("s3cret", "wrong"), admin), 30))
+        admin.close()
     finally:
         server.stop()
 
@@ -294,11 +298,12 @@ def test_redis_over_tls() -> None:
                         "redis-server with TLS did not start"
                     )
                     time.sleep(0.05)
-            with pytest.raises(redis.ConnectionError):  # plain text is not served
-                redis.Redis(port=port, socket_timeout=2).ping()
+            with pytest.raises(redis.ConnectionError), redis.Redis(port=port, socket_timeout=2) as plain:
+                plain.ping()  # plain text is not served
             got, results = asyncio.run(asyncio.wait_for(_batcher_and_notifier(url, admin), 30))
             assert got == b"v"
             assert results == [("task-1", b'{"status": "SUCCESS"}')]
+            admin.close()
         finally:
             proc.terminate()
             proc.wait(timeout=10)
