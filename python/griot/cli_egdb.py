@@ -41,7 +41,7 @@ def egdb_group() -> None:
 
 @egdb_group.command("build")
 @click.argument("variant")
-@click.option("--seeds", "-s", type=click.IntRange(0, 127), required=True, help="Most seeds on the board.")
+@click.option("--seeds", "-s", type=click.IntRange(0, 63), required=True, help="Most seeds on the board.")
 @click.option("--local", is_flag=True, help="Build in this process instead of across the workers.")
 @click.option("--chunks", type=click.IntRange(1), default=8, help="Chunks a level is split into (workers).")
 @click.option(
