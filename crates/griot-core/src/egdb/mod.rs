@@ -27,7 +27,9 @@
 //!   happens, which depends on the history: no history-free value is exact for every history.)
 //!   Such positions are flagged *valued by a cycle* in the level file: the probe reports them as
 //!   [`Probe::Cycle`], and neither the search nor [`Egdb::probe_winner`] takes their value as
-//!   exact.
+//!   exact. A level reads one value of a lower-level position, not its two bounds, so a position
+//!   whose bounds agree only by taking a flagged lower position's value through a capture is not
+//!   flagged.
 //!
 //! **Which rule sets qualify** ([`qualifies`]): the rule files of the two-row family whose
 //! remaining-seeds and endless rules read only the board and the side to move. Not the rule sets
