@@ -41,7 +41,7 @@ def egdb_group() -> None:
 
 @egdb_group.command("build")
 @click.argument("variant")
-@click.option("--seeds", "-s", type=click.IntRange(0, 127), required=True, help="Most seeds on the board.")
+@click.option("--seeds", "-s", type=click.IntRange(0, 63), required=True, help="Most seeds on the board.")
 @click.option("--local", is_flag=True, help="Build in this process instead of across the workers.")
 @click.option("--chunks", type=click.IntRange(1), default=8, help="Chunks a level is split into (workers).")
 @click.option(
@@ -138,7 +138,8 @@ def build(
 @click.option("--dir", "directory", envvar="GRIOT_EGDB_DIR", default=None, help=_DIR_HELP)
 @click.option("--moves", is_flag=True, help="Also each legal move's result, best first.")
 def probe(position: str, directory: str | None, moves: bool) -> None:
-    """Print POSITION's exact result with best play, e.g. "South wins by 4 with best play"."""
+    """Print POSITION's result with best play, e.g. "South wins by 4 with best play" (exact unless
+    it says a repetition may decide otherwise)."""
     pos = griot.Position(position)
     db = egdb.open_databases(str(pos.variant), _dir(directory))
     click.echo(egdb.sentence(db.probe(pos), pos))

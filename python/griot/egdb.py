@@ -7,7 +7,7 @@ native core (docs/EGDB.md).
     [0, 1, 2, 3]
     >>> db = griot.egdb.open_databases("abapa(holes=2)", d)
     >>> griot.egdb.sentence(db.probe(griot.Position("abapa(holes=2) 0,1/1,0 7-7 S 5 -")))
-    'draw with best play'
+    'draw with best play, unless a repetition decides otherwise'
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from griot._core import Egdb, EgdbError, EgdbProbe, GriotError, Position, Varian
 from griot._core import egdb_build as _egdb_build
 
 __all__ = [
+    "UNLESS_REPETITION",
     "Databases",
     "Egdb",
     "EgdbError",
@@ -70,20 +71,28 @@ def open_databases(variant: str, directory: str | os.PathLike[str]) -> Egdb:
     return Egdb(variant, Path(directory))
 
 
+#: What :func:`sentence` adds for a position valued by a cycle.
+UNLESS_REPETITION = ", unless a repetition decides otherwise"
+
+
 def sentence(probe: EgdbProbe, position: Position | None = None) -> str:
     """The probe as a person reads it: "South wins by 4 with best play", "draw with best play",
-    or "out of range: <reason>". With ``position`` the margin includes its stores."""
+    or "out of range: <reason>". With ``position`` the margin includes its stores. A position
+    valued by a cycle (``probe.cycle``) is not exact: its result is that of the game in which
+    endless play from it is shared out there, and the sentence ends with
+    ", unless a repetition decides otherwise"."""
     if probe.kind == "out_of_range":
         return f"out of range: {probe.reason}"
+    tail = UNLESS_REPETITION if probe.cycle else ""
     if probe.winner is None:
-        return "draw with best play"
+        return f"draw with best play{tail}"
     name = "South" if probe.winner == "S" else "North"
     if probe.kind == "winner" or probe.margin is None or position is None:
-        return f"{name} wins with best play"
+        return f"{name} wins with best play{tail}"
     stores = position.stores or (0, 0)
     me = 0 if position.side_to_move == "S" else 1
     lead = stores[me] - stores[1 - me] + probe.margin
-    return f"{name} wins by {abs(lead)} with best play"
+    return f"{name} wins by {abs(lead)} with best play{tail}"
 
 
 def exact(db: Egdb | None, position: Position) -> dict[str, Any] | None:
@@ -91,11 +100,12 @@ def exact(db: Egdb | None, position: Position) -> dict[str, Any] | None:
     of view: ``{"result": "win" | "draw" | "loss", "margin": int | None}``, ``margin`` the seeds
     the side to move ends ahead with best play, stores included, when the databases give it
     exactly (None when only the result is exact: a store may still pass the rules' threshold).
-    None out of their range or without databases."""
+    None out of their range, for a position valued by a cycle (not exact: a repetition may
+    decide) or without databases."""
     if db is None:
         return None
     probe = db.probe(position)
-    if probe.kind == "out_of_range":
+    if probe.kind == "out_of_range" or probe.cycle:
         return None
     me = position.side_to_move
     result = "draw" if probe.winner is None else ("win" if probe.winner == me else "loss")

@@ -93,12 +93,14 @@ def test_an_exact_result_arrives_marked_exact_and_a_heuristic_one_does_not(setup
         assert score_sentence(e.score, "S") == egdb.sentence(setup.db.probe(pos), pos)
         assert score_sentence(e.score, "S") == "South wins by 4 with best play"
         moves = {m.move: m.score for m in e.move_scores}
-        assert {m: (s.WhichOneof("value"), s.final_margin) for m, s in moves.items()} == {
+        assert {m: (moves[m].WhichOneof("value"), moves[m].final_margin) for m in "ab"} == {
             "a": ("draw", 0),
             "b": ("draw", 0),
-            "c": ("wins_in", 4),
         }
-        assert all(s.source == common_pb2.SCORE_SOURCE_DATABASE for s in moves.values())
+        assert all(moves[m].source == common_pb2.SCORE_SOURCE_DATABASE for m in "ab")
+        # c captures into a position valued by a cycle: not exact, so not the databases' score.
+        assert setup.db.probe(pos.play("c")).cycle
+        assert moves["c"].source != common_pb2.SCORE_SOURCE_DATABASE
         # From the cache, still exact.
         again = _final(client, WON, all_moves=True)
         assert again.from_cache and again.score == e.score

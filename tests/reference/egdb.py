@@ -23,7 +23,9 @@ predecessor counts (retrograde), not by sweeping values.
 
 API
 ---
-    solve(variant, max_seeds) -> {(board tuple, side "S"|"N"): margin for the side to move}
+    solve(variant, max_seeds, cycles=None) -> {(board tuple, side "S"|"N"): margin for the side
+    to move}; a set passed as ``cycles`` receives the positions whose bounds differ (valued by a
+    cycle).
 """
 
 from __future__ import annotations
@@ -80,7 +82,9 @@ def _own_rows(board: tuple[int, ...]) -> int:
     return sum(board[:n]) - sum(board[n:])
 
 
-def solve(variant: str, max_seeds: int) -> dict[tuple[tuple[int, ...], str], int]:
+def solve(
+    variant: str, max_seeds: int, cycles: set[tuple[tuple[int, ...], str]] | None = None
+) -> dict[tuple[tuple[int, ...], str], int]:
     rules = _rules(variant)
     cells = 2 * _holes(variant)
     values: dict[tuple[tuple[int, ...], str], int] = {}  # South's margin
@@ -122,6 +126,8 @@ def solve(variant: str, max_seeds: int) -> dict[tuple[tuple[int, ...], str], int
                 values[key] = terminal[key]
             else:
                 values[key] = min(max(endless[key], lo[key]), hi[key])
+                if cycles is not None and lo[key] != hi[key]:
+                    cycles.add(key)
     return {(b, side): (v if side == "S" else -v) for (b, side), v in values.items()}
 
 

@@ -365,7 +365,8 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn evaluate(&self, pos: &Self::Position) -> i32;
 
     /// The winner of `pos` with best play (`Some(None)`: a draw) read from endgame databases, or
-    /// `None` when the position is out of their range or the game has none.
+    /// `None` when the position is out of their range, its value there is not exact (valued by a
+    /// cycle) or the game has none.
     fn exact_winner(&self, db: &crate::egdb::Egdb, pos: &Self::Position) -> Option<Option<Player>> {
         let _ = (db, pos);
         None

@@ -1341,7 +1341,7 @@ impl Egdb {
         self.db.max_seeds()
     }
 
-    /// The exact result of `position` with best play, or why it is out of range.
+    /// The result of `position` with best play, whether it is exact, or why it is out of range.
     fn probe(&self, position: &Position) -> PyResult<EgdbProbe> {
         let (AnyGame::Sowing(g), AnyPosition::Sowing(p)) = (&*position.game, &position.pos) else {
             return Ok(EgdbProbe::out("not a two-row sowing game"));
@@ -1350,15 +1350,18 @@ impl Egdb {
         let (kind, margin) = match self.db.probe(g, p) {
             Probe::Exact { margin } => ("exact", margin),
             Probe::Winner { margin } => ("winner", margin),
+            Probe::Cycle { margin } => ("cycle", margin),
             Probe::OutOfRange(reason) => return Ok(EgdbProbe::out(reason)),
         };
-        let winner = self.db.probe_winner(g, p).flatten().map(|w| player_str(w).to_string());
-        Ok(EgdbProbe { kind, margin: Some(margin), winner, reason: None })
+        let winner = griot_core::egdb::winner_of(p, margin).map(|w| player_str(w).to_string());
+        Ok(EgdbProbe { kind, margin: Some(margin), winner, reason: None, cycle: kind == "cycle" })
     }
 }
 
 /// What a probe found: `kind` is "exact" (margin exact), "winner" (the winner exact, the margin
-/// that of the game without its store threshold) or "out_of_range" (`reason` says why).
+/// that of the game without its store threshold), "cycle" (valued by a cycle: margin and winner
+/// those of the game in which endless play from here is shared out here, not exact under the
+/// rules, where a repetition may decide otherwise) or "out_of_range" (`reason` says why).
 #[pyclass(frozen, get_all, module = "griot._core")]
 struct EgdbProbe {
     kind: &'static str,
@@ -1367,11 +1370,19 @@ struct EgdbProbe {
     /// "S", "N", or None for a draw (and out of range).
     winner: Option<String>,
     reason: Option<String>,
+    /// Whether the position is valued by a cycle (`kind` "cycle"): its result is not exact.
+    cycle: bool,
 }
 
 impl EgdbProbe {
     fn out(reason: &str) -> Self {
-        EgdbProbe { kind: "out_of_range", margin: None, winner: None, reason: Some(reason.to_string()) }
+        EgdbProbe {
+            kind: "out_of_range",
+            margin: None,
+            winner: None,
+            reason: Some(reason.to_string()),
+            cycle: false,
+        }
     }
 }
 
@@ -1529,7 +1540,7 @@ fn egdb_chunk_bounds(
 }
 
 /// The values of positions `start..end` from the level's final bounds in `bounds`, written to
-/// `out` (one signed byte a position). Releases the GIL.
+/// `out` (one byte a position as the level file stores it). Releases the GIL.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn egdb_chunk_values(

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::file::LevelFile;
+use super::file::{encode, LevelFile};
 use super::rank::Ranker;
 use super::{level_key, level_path, position_at, qualifies, EgdbError, MAX_LEVEL_SEEDS};
 use crate::game::{Game, MoveList, Player};
@@ -60,15 +60,16 @@ pub struct LevelStats {
 
 pub(super) const NO_EXIT: i16 = i16::MIN;
 
-/// Solves level `seeds` of `game`: one value a position, the side to move's margin. `lower`
-/// gives the value of a position of a lower level, by seed count and index. Returns the values,
-/// the passes the bounds took and the count of positions valued by a cycle.
+/// Solves level `seeds` of `game`: one byte a position as the level file stores it (the side to
+/// move's margin and whether a cycle values it, [`encode`]). `lower` gives the margin of a
+/// position of a lower level, by seed count and index. Returns the bytes, the passes the bounds
+/// took and the count of positions valued by a cycle.
 pub fn solve_level(
     game: &SowingGame,
     seeds: u32,
     lower: &dyn Fn(u32, u64) -> i8,
     progress: &mut dyn FnMut(u64),
-) -> Result<(Vec<i8>, u32, u64), EgdbError> {
+) -> Result<(Vec<u8>, u32, u64), EgdbError> {
     let key = check_level(game, seeds)?;
     if key.positions > MAX_LEVEL_POSITIONS {
         return Err(EgdbError::TooLarge {
@@ -138,17 +139,12 @@ pub fn solve_level(
     let (lo, lo_passes) = bound(-s);
     let (hi, hi_passes) = bound(s);
     let mut cycle_valued = 0u64;
-    let values: Vec<i8> = (0..n)
+    let values: Vec<u8> = (0..n)
         .map(|i| {
-            let v = if terminal[i] != NO_EXIT {
-                terminal[i]
-            } else {
-                if lo[i] != hi[i] {
-                    cycle_valued += 1;
-                }
-                endless[i].clamp(lo[i], hi[i])
-            };
-            (if i % 2 == 0 { v } else { -v }) as i8
+            let cycle = terminal[i] == NO_EXIT && lo[i] != hi[i];
+            let v = if terminal[i] != NO_EXIT { terminal[i] } else { endless[i].clamp(lo[i], hi[i]) };
+            cycle_valued += cycle as u64;
+            encode((if i % 2 == 0 { v } else { -v }) as i8, cycle)
         })
         .collect();
     Ok((values, lo_passes.max(hi_passes), cycle_valued))
@@ -305,7 +301,8 @@ pub fn chunk_bounds(
     Ok((out, changed))
 }
 
-/// The values of positions `start..end` from the level's final bounds (see [`chunk_bounds`]).
+/// The bytes of positions `start..end` ([`encode`]) from the level's final bounds (see
+/// [`chunk_bounds`]).
 pub fn chunk_values(
     game: &SowingGame,
     seeds: u32,
@@ -313,7 +310,7 @@ pub fn chunk_values(
     end: u64,
     lower: &dyn Fn(u32, u64) -> i8,
     bounds: &[u8],
-) -> Result<Vec<i8>, EgdbError> {
+) -> Result<Vec<u8>, EgdbError> {
     let key = check_level(game, seeds)?;
     if start > end || end > key.positions || bounds.len() as u64 != 2 * key.positions {
         return Err(EgdbError::TooLarge {
@@ -329,14 +326,15 @@ pub fn chunk_values(
     Ok((start..end)
         .map(|i| {
             kids.clear();
-            let v = match ex.expand(i, &mut kids) {
-                Expanded::Terminal(v) => v,
+            let (v, cycle) = match ex.expand(i, &mut kids) {
+                Expanded::Terminal(v) => (v, false),
                 Expanded::Inner { endless, .. } => {
                     let at = 2 * i as usize;
-                    endless.clamp(bounds[at] as i8 as i16, bounds[at + 1] as i8 as i16)
+                    let (lo, hi) = (bounds[at] as i8 as i16, bounds[at + 1] as i8 as i16);
+                    (endless.clamp(lo, hi), lo != hi)
                 }
             };
-            (if i % 2 == 0 { v } else { -v }) as i8
+            encode((if i % 2 == 0 { v } else { -v }) as i8, cycle)
         })
         .collect())
 }

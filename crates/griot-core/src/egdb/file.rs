@@ -16,7 +16,12 @@
 //! | 32..40 | checksum of bytes 0..32, the rule-set string and the values |
 //! | 40..48 | zero |
 //! | 48.. | the rule-set string (a variant string), zero-padded to a multiple of 8 |
-//! | then | one signed byte a position: the side to move's margin over the board's seeds |
+//! | then | one byte a position: see [`encode`] |
+//!
+//! A position's byte holds the side to move's margin over the board's seeds as a 7-bit signed
+//! number (at most [`super::MAX_LEVEL_SEEDS`] seeds, so the margin fits) and, in its top bit,
+//! whether the position is valued by a cycle: its two bounds differ, so its value is that of the
+//! game in which endless play from it is shared out there, not exact under the rules.
 
 use std::fs::File;
 use std::io::Write;
@@ -29,7 +34,22 @@ use super::EgdbError;
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"GRIOTEGB";
 /// The format this code writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
+/// The top bit of a position's byte: valued by a cycle.
+pub const CYCLE_BIT: u8 = 0x80;
+
+/// A position's byte: `margin` (within -64..=63) and whether it is valued by a cycle.
+#[inline]
+pub fn encode(margin: i8, cycle: bool) -> u8 {
+    debug_assert!((-64..=63).contains(&margin), "{margin}");
+    (margin as u8 & !CYCLE_BIT) | if cycle { CYCLE_BIT } else { 0 }
+}
+
+/// The margin and the cycle flag of a position's byte.
+#[inline]
+pub fn decode(byte: u8) -> (i8, bool) {
+    (((byte << 1) as i8) >> 1, byte & CYCLE_BIT != 0)
+}
 const FIXED: usize = 48;
 
 /// FNV-1a over 64-bit words (then the tail bytes): a checksum against truncation and bit rot,
@@ -143,11 +163,10 @@ fn fixed_header(key: &LevelKey) -> [u8; 32] {
 }
 
 /// Writes a level atomically: into a temporary file beside `path`, synced, then renamed, so a
-/// crash leaves either no file or a whole one.
-pub fn write_level(path: &Path, key: &LevelKey, values: &[i8]) -> Result<(), EgdbError> {
+/// crash leaves either no file or a whole one. `values` are the positions' bytes ([`encode`]).
+pub fn write_level(path: &Path, key: &LevelKey, values: &[u8]) -> Result<(), EgdbError> {
     let mut w = LevelWriter::create(path, key)?;
-    let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
-    w.write(&bytes)?;
+    w.write(values)?;
     w.finish()
 }
 
@@ -192,7 +211,7 @@ impl LevelWriter {
         })
     }
 
-    /// The next values (signed bytes as stored).
+    /// The next values (bytes as stored, see [`encode`]).
     pub fn write(&mut self, values: &[u8]) -> Result<(), EgdbError> {
         let io = |e: std::io::Error| EgdbError::Io { path: self.tmp.clone(), message: e.to_string() };
         self.file.write_all(values).map_err(io)?;
@@ -298,13 +317,19 @@ impl LevelFile {
         Ok(LevelFile { map, start, path: p })
     }
 
-    /// The value at `index` (below the level's position count).
+    /// The margin at `index` (below the level's position count).
     #[inline]
     pub fn get(&self, index: u64) -> i8 {
-        self.map[self.start + index as usize] as i8
+        decode(self.map[self.start + index as usize]).0
     }
 
-    /// The values.
+    /// Whether the position at `index` is valued by a cycle.
+    #[inline]
+    pub fn cycle(&self, index: u64) -> bool {
+        decode(self.map[self.start + index as usize]).1
+    }
+
+    /// The positions' bytes, as stored.
     pub fn values(&self) -> &[u8] {
         &self.map[self.start..]
     }

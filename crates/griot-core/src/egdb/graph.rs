@@ -238,21 +238,20 @@ impl ChunkGraph {
     }
 
     /// The values of the chunk's positions from the final bounds: the terminal value, else the
-    /// endless share clamped into the bounds; the side to move's margin.
+    /// endless share clamped into the bounds; the side to move's margin, flagged where the bounds
+    /// differ ([`super::file::encode`]). Returns how many are flagged.
     pub fn values(&self, bounds: &dyn Fn(usize) -> (i8, i8), out: &mut Vec<u8>) -> u64 {
         let mut cycle_valued = 0;
         for i in self.start..self.end {
             let (n, v, endless) = self.row(i);
-            let v = if n == TERMINAL {
-                v
+            let (v, cycle) = if n == TERMINAL {
+                (v, false)
             } else {
                 let (lo, hi) = bounds(i as usize);
-                if lo != hi {
-                    cycle_valued += 1;
-                }
-                endless.clamp(lo, hi)
+                (endless.clamp(lo, hi), lo != hi)
             };
-            out.push((if i % 2 == 0 { v } else { -v }) as u8);
+            cycle_valued += cycle as u64;
+            out.push(super::file::encode(if i % 2 == 0 { v } else { -v }, cycle));
         }
         cycle_valued
     }

@@ -25,6 +25,11 @@
 //!   at this position, `clamp(endless, lo, hi)`: exactly the value of the game in which endless
 //!   play is scored by this position's share. (The rules score the position where the repetition
 //!   happens, which depends on the history: no history-free value is exact for every history.)
+//!   Such positions are flagged *valued by a cycle* in the level file: the probe reports them as
+//!   [`Probe::Cycle`], and neither the search nor [`Egdb::probe_winner`] takes their value as
+//!   exact. A level reads one value of a lower-level position, not its two bounds, so a position
+//!   whose bounds agree only by taking a flagged lower position's value through a capture is not
+//!   flagged.
 //!
 //! **Which rule sets qualify** ([`qualifies`]): the rule files of the two-row family whose
 //! remaining-seeds and endless rules read only the board and the side to move. Not the rule sets
@@ -70,8 +75,9 @@ use crate::sowing::{SowingGame, SowingPosition};
 
 /// Positions this close to the turn limit are out of range: the database assumes no limit.
 pub const TURN_MARGIN: u32 = 500;
-/// Most seeds a level may hold: margins are stored in a signed byte.
-pub const MAX_LEVEL_SEEDS: u32 = 127;
+/// Most seeds a level may hold: margins are stored in seven bits of a byte, the eighth flagging
+/// positions valued by a cycle ([`file::encode`]).
+pub const MAX_LEVEL_SEEDS: u32 = 63;
 
 /// What went wrong with a database.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -220,6 +226,13 @@ pub enum Probe {
         /// The margin without the threshold; its sign with the stores gives the winner.
         margin: i32,
     },
+    /// The position is valued by a cycle (its bounds differ): the margin of the game in which
+    /// endless play from here is shared out here. Under the rules a repetition elsewhere on the
+    /// game's path may decide otherwise, so neither the margin nor the winner is exact.
+    Cycle {
+        /// The margin if endless play from here is shared out here.
+        margin: i32,
+    },
     /// The position is not in the databases (the reason says why).
     OutOfRange(&'static str),
 }
@@ -269,6 +282,11 @@ impl Egdb {
         self.levels[seeds as usize].get(index)
     }
 
+    /// Whether the position of level `seeds` at `index` is valued by a cycle.
+    pub fn cycle(&self, seeds: u32, index: u64) -> bool {
+        self.levels[seeds as usize].cycle(index)
+    }
+
     /// The value of `pos` in `game` (which must be this database's rule set and board).
     pub fn probe(&self, game: &SowingGame, pos: &SowingPosition) -> Probe {
         if game.holes() != self.holes || game.rules().id != self.id {
@@ -295,6 +313,7 @@ impl Egdb {
         }
         let index = index_of(&self.rankers[seeds as usize], &pos.pits[..len], pos.to_move);
         let margin = self.value(seeds, index) as i32;
+        let cycle = self.cycle(seeds, index);
         if let Some(t) = r.end.store_above {
             let t = t as u32;
             let stores = [pos.stores[0] as u32, pos.stores[1] as u32];
@@ -303,30 +322,42 @@ impl Egdb {
             }
             if stores.iter().any(|&st| st + seeds > t) {
                 let in_play = stores[0] + stores[1] + seeds;
-                return if in_play <= 2 * t + 1 {
-                    Probe::Winner { margin }
-                } else {
+                return if in_play > 2 * t + 1 {
                     Probe::OutOfRange("a store threshold may end the game first")
+                } else if cycle {
+                    Probe::Cycle { margin }
+                } else {
+                    Probe::Winner { margin }
                 };
             }
         }
-        Probe::Exact { margin }
+        if cycle {
+            Probe::Cycle { margin }
+        } else {
+            Probe::Exact { margin }
+        }
     }
 
-    /// The winner of `pos` with best play (`Some(None)` for a draw), or `None` out of range: what
-    /// the search needs.
+    /// The winner of `pos` with best play (`Some(None)` for a draw), or `None` when the
+    /// databases do not know it exactly (out of range, or valued by a cycle): what the search
+    /// needs.
     pub fn probe_winner(&self, game: &SowingGame, pos: &SowingPosition) -> Option<Option<Player>> {
-        let margin = match self.probe(game, pos) {
-            Probe::Exact { margin } | Probe::Winner { margin } => margin,
-            Probe::OutOfRange(_) => return None,
-        };
-        let me = pos.to_move;
-        let lead = pos.stores[me.index()] as i32 - pos.stores[me.other().index()] as i32 + margin;
-        Some(match lead.cmp(&0) {
-            std::cmp::Ordering::Greater => Some(me),
-            std::cmp::Ordering::Less => Some(me.other()),
-            std::cmp::Ordering::Equal => None,
-        })
+        match self.probe(game, pos) {
+            Probe::Exact { margin } | Probe::Winner { margin } => Some(winner_of(pos, margin)),
+            Probe::Cycle { .. } | Probe::OutOfRange(_) => None,
+        }
+    }
+}
+
+/// The winner of `pos` if the side to move ends `margin` seeds ahead of the board's share
+/// (`None` for a draw).
+pub fn winner_of(pos: &SowingPosition, margin: i32) -> Option<Player> {
+    let me = pos.to_move;
+    let lead = pos.stores[me.index()] as i32 - pos.stores[me.other().index()] as i32 + margin;
+    match lead.cmp(&0) {
+        std::cmp::Ordering::Greater => Some(me),
+        std::cmp::Ordering::Less => Some(me.other()),
+        std::cmp::Ordering::Equal => None,
     }
 }
 

@@ -55,8 +55,14 @@ fn canonical(g: &SowingGame, board: &[u8], side: Player) -> SowingPosition {
 /// it defines (South can force the end with at least t / can keep every end at least t), solved
 /// as sets. South's margin.
 fn reference(g: &SowingGame, max_seeds: u8) -> HashMap<Key, i16> {
+    reference_with_cycles(g, max_seeds).0
+}
+
+/// [`reference`] and the positions whose two bounds differ (valued by a cycle).
+fn reference_with_cycles(g: &SowingGame, max_seeds: u8) -> (HashMap<Key, i16>, HashSet<Key>) {
     let len = 2 * g.holes();
     let mut value: HashMap<Key, i16> = HashMap::new();
+    let mut cycles: HashSet<Key> = HashSet::new();
     for s in 0..=max_seeds {
         // Each position: a terminal value, or exits (values) and in-level children.
         let mut nodes: Vec<Node> = Vec::new();
@@ -158,13 +164,16 @@ fn reference(g: &SowingGame, max_seeds: u8) -> HashMap<Key, i16> {
                 None => {
                     let l = *lo.get(k).unwrap_or(&-s);
                     let h = *hi.get(k).unwrap_or(&-s);
+                    if l != h {
+                        cycles.insert(k.clone());
+                    }
                     (*endless).clamp(l, h)
                 }
             };
             value.insert(k.clone(), v);
         }
     }
-    value
+    (value, cycles)
 }
 
 fn build_to(g: &SowingGame, dir: &Path, seeds: u32) -> Egdb {
@@ -198,19 +207,42 @@ fn levels_equal_the_set_based_reference() {
         ("jodu(holes=3)", 5),
         ("adji-boto(holes=3)", 5),
     ];
+    let mut flagged_total = 0;
     for (variant, seeds) in cases {
         let g = sowing(variant);
         let dir = temp_dir(&format!("ref-{}", variant.replace(['(', ')', '='], "_")));
         let db = build_to(&g, &dir, seeds);
-        let want = reference(&g, seeds as u8);
-        let mut cycles = 0;
+        let (want, cycles) = reference_with_cycles(&g, seeds as u8);
         for ((board, side), v) in &want {
             assert_eq!(stored(&db, &g, board, *side), *v, "{variant} {board:?} {side}");
-            cycles += (v.abs() < board.iter().map(|&c| c as i16).sum()) as u32;
+            // Flagged exactly where the reference's bounds differ.
+            let flagged = stored_cycle(&db, board, *side);
+            assert_eq!(flagged, cycles.contains(&(board.clone(), *side)), "{variant} {board:?} {side}");
         }
         assert!(want.len() > 100, "{variant}: {}", want.len());
-        let _ = cycles;
+        flagged_total += cycles.len();
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+    assert!(flagged_total > 100, "{flagged_total} positions valued by a cycle");
+}
+
+fn stored_cycle(db: &Egdb, board: &[u8], side: Player) -> bool {
+    let seeds: u32 = board.iter().map(|&c| c as u32).sum();
+    let r = Ranker::new(board.len(), seeds as usize).unwrap();
+    db.cycle(seeds, index_of(&r, board, side))
+}
+
+/// The level's bytes as its file stores them.
+fn stored_bytes(db: &Egdb, s: u32, n: u64) -> Vec<u8> {
+    (0..n).map(|i| file::encode(db.value(s, i), db.cycle(s, i))).collect()
+}
+
+#[test]
+fn the_byte_holds_the_margin_and_the_cycle_flag() {
+    for m in -63i8..=63 {
+        for c in [false, true] {
+            assert_eq!(file::decode(file::encode(m, c)), (m, c));
+        }
     }
 }
 
@@ -464,18 +496,20 @@ fn the_search_reads_exact_results_within_range() {
         if g.outcome(&pos).is_some() {
             continue;
         }
-        // The root's result is the best of its children's exact results.
         let mut moves = MoveList::new();
         g.legal_moves(&pos, &mut moves);
-        let results: Vec<i32> = moves
+        let children: Vec<_> = moves.iter().map(|&mv| g.play_unchecked(&pos, mv)).collect();
+        if children.iter().any(|c| db.probe_winner(&g, c).is_none()) {
+            // Valued by a cycle: see the next test.
+            continue;
+        }
+        // The root's result is the best of its children's exact results.
+        let results: Vec<i32> = children
             .iter()
-            .map(|&mv| {
-                let c = g.play_unchecked(&pos, mv);
-                match db.probe_winner(&g, &c).expect("in range") {
-                    Some(Player::South) => 1,
-                    Some(_) => -1,
-                    None => 0,
-                }
+            .map(|c| match db.probe_winner(&g, c).expect("in range") {
+                Some(Player::South) => 1,
+                Some(_) => -1,
+                None => 0,
             })
             .collect();
         let best = *results.iter().max().unwrap();
@@ -484,11 +518,57 @@ fn the_search_reads_exact_results_within_range() {
         assert_eq!(crate::search::score::is_proven(r.value), best != 0, "{b:?}");
         // Nothing is searched below a child: at most the root and its children per iteration.
         assert!(r.nodes <= 6 * (1 + moves.len() as u64), "{b:?}: {} nodes", r.nodes);
+        assert_eq!(r.seldepth, 1, "{b:?}");
         let plain = search(&g, &pos, &[], &without(6), Hooks::default());
         assert!(plain.nodes > r.nodes, "{b:?}");
         checked += 1;
     }
     assert!(checked > 20, "{checked}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn the_search_goes_on_below_positions_valued_by_a_cycle() {
+    use crate::search::{search, Hooks, Limits, SearchOptions};
+    let g = sowing("abapa(holes=3)");
+    let dir = temp_dir("search-cycle");
+    let db = std::sync::Arc::new(build_to(&g, &dir, 8));
+    let options = SearchOptions {
+        limits: Limits { depth: Some(6), ..Limits::default() },
+        egdb: Some(db.clone()),
+        ..SearchOptions::default()
+    };
+    let mut checked = 0;
+    for b in boards(6, 8) {
+        let mut pos = canonical(&g, &b, Player::South);
+        pos.stores = [8, 8];
+        pos.turns = 10;
+        let mut moves = MoveList::new();
+        g.legal_moves(&pos, &mut moves);
+        let children: Vec<_> = moves.iter().map(|&mv| g.play_unchecked(&pos, mv)).collect();
+        let cycle = |c: &SowingPosition| matches!(db.probe(&g, c), Probe::Cycle { .. });
+        // A root with a choice, a child valued by a cycle and no child a proven win (a single
+        // move or a proven win ends the search at once).
+        if g.outcome(&pos).is_some()
+            || moves.len() < 2
+            || !children.iter().any(cycle)
+            || children.iter().any(|c| db.probe_winner(&g, c) == Some(Some(Player::South)))
+        {
+            continue;
+        }
+        for c in children.iter().filter(|c| cycle(c)) {
+            assert_eq!(db.probe_winner(&g, c), None, "{b:?}");
+        }
+        // Children with exact results are leaves (ply 1); below a child valued by a cycle the
+        // search goes on.
+        let r = search(&g, &pos, &[], &options, Hooks::default());
+        assert!(r.seldepth >= 2, "{b:?}: seldepth {}", r.seldepth);
+        checked += 1;
+        if checked == 20 {
+            break;
+        }
+    }
+    assert!(checked > 0, "no root with a child valued by a cycle");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -526,8 +606,7 @@ fn levels_solved_in_chunks_equal_levels_solved_in_memory() {
             for w in cuts.windows(2) {
                 values.extend(chunk_values(&g, s, w[0], w[1], &lower, &b).unwrap());
             }
-            let stored: Vec<i8> = (0..n).map(|i| db.value(s, i)).collect();
-            assert_eq!(values, stored, "{variant} level {s}");
+            assert_eq!(values, stored_bytes(&db, s, n), "{variant} level {s}");
         }
         // A chunk past the level is an error, not a panic.
         let n = level_key(&g, 2).unwrap().positions;
@@ -551,8 +630,7 @@ fn levels_solved_in_bounded_memory_equal_the_in_memory_solve() {
         for s in 0..=seeds {
             let (values, _, _) = solve_level(&g, s, &lower, &mut |_| {}).unwrap();
             let n = level_key(&g, s).unwrap().positions;
-            let stored: Vec<i8> = (0..n).map(|i| db.value(s, i)).collect();
-            assert_eq!(values, stored, "{variant} level {s}");
+            assert_eq!(values, stored_bytes(&db, s, n), "{variant} level {s}");
             assert!(!work_dir(&level_path(&dir, &g, s)).exists(), "the work directory is removed");
         }
         std::fs::remove_dir_all(&dir).unwrap();
@@ -628,8 +706,7 @@ fn chunk_passes_over_kept_graphs_equal_the_in_process_build() {
             values
                 .extend(chunk_pass_values(&g, s, w[0], w[1], &lower, &work.join(s.to_string()), &b).unwrap());
         }
-        let stored: Vec<u8> = (0..n).map(|i| db.value(s, i) as u8).collect();
-        assert_eq!(values, stored, "level {s}");
+        assert_eq!(values, stored_bytes(&db, s, n), "level {s}");
     }
     let n = level_key(&g, 2).unwrap().positions;
     assert!(chunk_pass(&g, 2, 0, n + 1, &lower, &work, None).is_err());
