@@ -156,8 +156,9 @@ class _ScoreSourceEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._En
     SCORE_SOURCE_SEARCH: _ScoreSource.ValueType  # 2
     """A result the search proved by reaching the game's end on every line."""
     SCORE_SOURCE_DATABASE: _ScoreSource.ValueType  # 3
-    """The position is in the endgame databases: the result with best play is exact (for a position
-    valued by a cycle, exact for the game in which endless play is shared out there: docs/EGDB.md).
+    """The position is in the endgame databases: the result with best play is exact. Positions the
+    databases value by a cycle, whose result a repetition can change, are not reported so
+    (docs/EGDB.md).
     """
 
 class ScoreSource(_ScoreSource, metaclass=_ScoreSourceEnumTypeWrapper):
@@ -170,8 +171,9 @@ SCORE_SOURCE_HEURISTIC: ScoreSource.ValueType  # 1
 SCORE_SOURCE_SEARCH: ScoreSource.ValueType  # 2
 """A result the search proved by reaching the game's end on every line."""
 SCORE_SOURCE_DATABASE: ScoreSource.ValueType  # 3
-"""The position is in the endgame databases: the result with best play is exact (for a position
-valued by a cycle, exact for the game in which endless play is shared out there: docs/EGDB.md).
+"""The position is in the endgame databases: the result with best play is exact. Positions the
+databases value by a cycle, whose result a repetition can change, are not reported so
+(docs/EGDB.md).
 """
 Global___ScoreSource: typing_extensions.TypeAlias = ScoreSource
 

@@ -511,8 +511,9 @@ export enum ScoreSource {
   SEARCH = 2,
 
   /**
-   * The position is in the endgame databases: the result with best play is exact (for a position
-   * valued by a cycle, exact for the game in which endless play is shared out there: docs/EGDB.md).
+   * The position is in the endgame databases: the result with best play is exact. Positions the
+   * databases value by a cycle, whose result a repetition can change, are not reported so
+   * (docs/EGDB.md).
    *
    * @generated from enum value: SCORE_SOURCE_DATABASE = 3;
    */
