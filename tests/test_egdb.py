@@ -4,8 +4,6 @@ search reading exact results."""
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import griot
@@ -16,21 +14,8 @@ from griot.cli import main
 
 from tests.reference import egdb as reference
 
-
-@pytest.fixture(autouse=True)
-def _deadline() -> Iterator[None]:
-    """Every test here fails after 240 s instead of hanging."""
-
-    def expire(signum: int, frame: object) -> None:
-        raise TimeoutError("test took longer than 240 s")
-
-    old = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(240)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+# Every test here ends within 240 s or fails on its own (pytest-timeout).
+pytestmark = pytest.mark.timeout(240)
 
 
 def _text(variant: str, board: tuple[int, ...], side: str) -> str:

@@ -9,7 +9,6 @@ result and the cache entry."""
 
 from __future__ import annotations
 
-import signal
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,18 +29,8 @@ WON = "abapa(holes=3) 2,1,1/1,1,0 9-9 S 11 -"
 START = "abapa(holes=3) 4,4,4/4,4,4 0-0 S 0 -"
 
 
-@pytest.fixture(autouse=True)
-def _deadline() -> Iterator[None]:
-    def expire(signum: int, frame: object) -> None:
-        raise TimeoutError("test took longer than 120 s")
-
-    old = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(120)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+# Every test here ends within 120 s or fails on its own (pytest-timeout).
+pytestmark = pytest.mark.timeout(120)
 
 
 @dataclass

@@ -3,8 +3,6 @@ as in this process (depth-limited searches are deterministic), through the task 
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import griot
@@ -20,18 +18,8 @@ from workers_stack import Stack
 ABAPA = griot.Variant("abapa")
 
 
-@pytest.fixture(autouse=True)
-def _deadline() -> Iterator[None]:
-    def expire(signum: int, frame: object) -> None:
-        raise TimeoutError("test took longer than 120 s")
-
-    old = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(120)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+# Every test here ends within 120 s or fails on its own (pytest-timeout).
+pytestmark = pytest.mark.timeout(120)
 
 
 def test_a_ten_game_match_on_the_workers_plays_the_local_games(two_workers: Stack) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,19 +17,8 @@ from griot.egdb_build import build
 from griot.workers.task_args import SEARCH_POSITION, position_args
 from workers_stack import Stack, make_stack
 
-
-@pytest.fixture(autouse=True)
-def _deadline() -> Iterator[None]:
-    def expire(signum: int, frame: object) -> None:
-        raise TimeoutError("test took longer than 300 s")
-
-    old = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(300)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
+# Every test here ends within 300 s or fails on its own (pytest-timeout).
+pytestmark = pytest.mark.timeout(300)
 
 
 def _files(root: Path) -> dict[str, bytes]:
