@@ -11,9 +11,12 @@ when it waits.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from celery.backends.redis import RedisBackend
+
+log = logging.getLogger(__name__)
 
 
 class PollingRedisBackend(RedisBackend):  # type: ignore[misc]
@@ -21,3 +24,13 @@ class PollingRedisBackend(RedisBackend):  # type: ignore[misc]
 
     def on_task_call(self, producer: Any, task_id: str) -> None:
         return None
+
+    def on_result_fulfilled(self, result: Any) -> None:
+        """Stops listening for ``result`` (after ``AsyncResult.get``). Celery also calls this from
+        ``AsyncResult.__del__``, whenever the collector frees a result, which may be after its Redis
+        has gone (a caller's stack stopped, a server restarted): there is then no subscription left
+        to end, and a finalizer must not raise."""
+        try:
+            super().on_result_fulfilled(result)
+        except Exception as e:
+            log.debug("unsubscribe for task %s skipped: %s: %s", result.id, type(e).__name__, e)
