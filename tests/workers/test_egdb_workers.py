@@ -83,13 +83,13 @@ def test_a_build_whose_redis_restarts_mid_level_resumes_to_identical_files(tmp_p
     egdb.build(variant, 10, local)
     # A stack of its own: the restart is not the other tests' business.
     s = make_stack()
+    outcome: dict[str, object] = {}
     try:
         app = s.app()
         s.start_worker("r1")
         s.start_worker("r2")
         s.wait_ready(app, 2)
         mid_level = threading.Event()
-        outcome: dict[str, object] = {}
 
         def progress(e: dict[str, object]) -> None:
             # Level 9's second pass is done: its bounds are on disk, its next group is under way.
