@@ -52,7 +52,8 @@ def test_distributed_search_equals_the_in_process_value(broker_stack: Stack) -> 
     app = broker_stack.app()
     cs = ClusterSearch(app, capacity=2, split=2, direct_depth=3, min_task_depth=2)
     for pos in (griot.Variant("abapa").start(), griot.Variant("awale").start().play("c")):
-        redis.Redis.from_url(broker_stack.cache.url).flushdb()
+        with redis.Redis.from_url(broker_stack.cache.url) as cache:
+            cache.flushdb()
         ref = griot.search(pos, depth=7)
         got = cs.search(pos, 7, time_limit=120)
         assert got.depth == 7 and got.value == ref.score.value, (str(pos), got, ref)
@@ -109,6 +110,7 @@ def test_a_cancelled_search_is_revoked_and_stops(broker_stack: Stack) -> None:
     while backend.exists(alive):
         assert time.monotonic() < deadline, "the cancelled search still runs"
         time.sleep(0.1)
+    backend.close()
     app.close()
 
 
