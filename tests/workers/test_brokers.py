@@ -103,7 +103,10 @@ def test_a_cancelled_search_is_revoked_and_stops(broker_stack: Stack) -> None:
     while not backend.exists(alive):  # running on a worker
         assert time.monotonic() < deadline, "the task never started"
         time.sleep(0.05)
-    app.control.revoke([r.id])
+    # Every worker holds the revoke before the cancel key stops the search: a search stopped first
+    # would end as a plain result, not REVOKED.
+    replies = app.control.revoke([r.id], reply=True, timeout=30, limit=2)
+    assert len(replies) == 2, replies
     backend.set(redis_keys.CANCEL_PREFIX + r.id, b"1", px=600_000)
     with pytest.raises(TaskRevokedError):
         r.get(timeout=60)
