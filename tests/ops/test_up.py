@@ -175,6 +175,21 @@ def _restarted(up: Up, name: str, old_pid: int, timeout: float) -> int:
     raise AssertionError(f"{name} was not restarted in {timeout} s:\n{up.output()}")
 
 
+def _worker_and_cache_came_back(up: Up, before: dict[str, int]) -> tuple[int, int, dict[str, int]]:
+    """After worker-0 and the cache were SIGKILLed: both restarted and healthy again, the console
+    said why, and only they were restarted (the rest kept their processes). Their new pids, and
+    every component's."""
+    worker = _restarted(up, "worker-0", before["worker-0"], 60)
+    cache = _restarted(up, "cache", before["cache"], 60)
+    up.wait_for("worker-0 is healthy again", 90)
+    up.wait_for("cache is healthy again", 30)
+    out = up.output()
+    assert "worker-0 exited unexpectedly (status -9)" in out and "cache exited unexpectedly" in out
+    after = json.loads(up.state_file.read_text())["components"]
+    assert {k for k in before if after[k] != before[k]} == {"worker-0", "cache"}
+    return worker, cache, after
+
+
 def test_killed_worker_and_cache_come_back_and_serve(tmp_path: Path) -> None:
     """Supervision: a SIGKILLed Celery worker and the SIGKILLed cache redis-server are started
     again (same ports) while the rest keeps running, and an evaluation through the gateway then
@@ -187,15 +202,7 @@ def test_killed_worker_and_cache_come_back_and_serve(tmp_path: Path) -> None:
         before = dict(state["components"])
         os.kill(before["worker-0"], signal.SIGKILL)
         os.kill(before["cache"], signal.SIGKILL)
-        worker = _restarted(up, "worker-0", before["worker-0"], 60)
-        cache = _restarted(up, "cache", before["cache"], 60)
-        up.wait_for("worker-0 is healthy again", 90)
-        up.wait_for("cache is healthy again", 30)
-        out = up.output()
-        assert "worker-0 exited unexpectedly (status -9)" in out and "cache exited unexpectedly" in out
-        after = json.loads(up.state_file.read_text())["components"]
-        # Only the killed ones were restarted; the rest kept their processes.
-        assert {k for k in before if after[k] != before[k]} == {"worker-0", "cache"}
+        worker, cache, after = _worker_and_cache_came_back(up, before)
         assert redis_ping(state["cache_url"], 2.0)
 
         pos = "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -"
@@ -266,14 +273,7 @@ def test_a_game_analysis_completes_through_a_killed_worker_and_cache(tmp_path: P
                 os.kill(before["cache"], signal.SIGKILL)
                 killed = True
         assert killed
-        worker = _restarted(up, "worker-0", before["worker-0"], 60)
-        cache = _restarted(up, "cache", before["cache"], 60)
-        up.wait_for("worker-0 is healthy again", 90)
-        up.wait_for("cache is healthy again", 30)
-        out = up.output()
-        assert "worker-0 exited unexpectedly (status -9)" in out and "cache exited unexpectedly" in out
-        after = json.loads(up.state_file.read_text())["components"]
-        assert {k for k in before if after[k] != before[k]} == {"worker-0", "cache"}
+        worker, cache, after = _worker_and_cache_came_back(up, before)
 
         assert [t.played_move for t in report.turns] == moves
         positions = [griot.Position(t.position) for t in report.turns]
