@@ -194,12 +194,10 @@ def match(
 
     games_runner = None
     if workers:
-        make_runner = cli_workers.runner(ctx, "games_runner")
-        if make_runner is None:
-            cli_workers.rerun_on_workers(ctx)
+        found = cli_workers.on_workers(ctx, "games_runner", broker_url, result_url)
+        if found is None:
             return
-        client = cli_workers.app(broker_url, result_url)
-        ctx.call_on_close(client.close)
+        make_runner, client = found
         games_runner = make_runner(client)
 
     try:

@@ -70,12 +70,10 @@ def build(
     target = out or Path(f"{canonical}-p{plies}-d{depth}.book")
     evaluate: books.Evaluator
     if workers:
-        make = cli_workers.runner(ctx, "book_evaluator")
-        if make is None:
-            cli_workers.rerun_on_workers(ctx)
+        found = cli_workers.on_workers(ctx, "book_evaluator", broker_url, result_url)
+        if found is None:
             return
-        client = cli_workers.app(broker_url, result_url)
-        ctx.call_on_close(client.close)
+        make, client = found
         evaluate = make(client, hash_mb)
     else:
         evaluate = books.local_evaluator(hash_mb)

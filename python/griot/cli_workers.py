@@ -112,3 +112,19 @@ def rerun_on_workers(ctx: click.Context) -> None:
         for line in proc.stdout:
             click.echo(line, nl=False)
     ctx.exit(proc.returncode)
+
+
+def on_workers(
+    ctx: click.Context, name: str, broker_url: str, result_url: str
+) -> tuple[Callable[..., Any], Any] | None:
+    """For a command run with --workers: the workers' runner ``name`` and a client app of the
+    workers at ``broker_url``, closed with the command. None when this process is the plain
+    ``griot`` command: it has then run the command again in the workers' module, and the caller
+    returns."""
+    make = runner(ctx, name)
+    if make is None:
+        rerun_on_workers(ctx)
+        return None
+    client = app(broker_url, result_url)
+    ctx.call_on_close(client.close)
+    return make, client
