@@ -140,6 +140,10 @@ def test_stats_and_sprt() -> None:
     lower, upper = test.bounds
     assert lower == pytest.approx(-2.944, abs=1e-3) and upper == pytest.approx(2.944, abs=1e-3)
     assert test.verdict([1.0, 0.0] * 10) is None  # an even score over few games decides nothing
+    wide = Sprt(0, 200)
+    assert wide.llr([1.0] * 6) > wide.bounds[1]  # six wins pass the bound of a wide test ...
+    assert wide.verdict([1.0] * 6) is None  # ... and decide nothing before min_games
+    assert wide.verdict([1.0] * wide.min_games) == "H1"
     assert test.verdict([1.0, 1.0, 0.5, 1.0] * 50) == "H1"
     assert test.verdict([0.0, 0.5, 0.0, 0.5] * 50) == "H0"
     assert test.llr([1.0, 1.0, 0.5, 1.0] * 10) > 0 > test.llr([0.0, 0.5] * 10)

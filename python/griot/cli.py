@@ -241,7 +241,8 @@ def match(
     click.echo(f"A: {outcome.stats.summary()}")
     if test is not None:
         low, high = test.bounds
-        verdict = {"H1": f"A is at least {test.elo1:+g} Elo", "H0": f"A is not {test.elo1:+g} Elo"}
+        nearer = "A is nearer {:+g} than {:+g} Elo"
+        verdict = {"H1": nearer.format(test.elo1, test.elo0), "H0": nearer.format(test.elo0, test.elo1)}
         llr = test.llr(outcome.stats.points)
         click.echo(
             f"SPRT [{test.elo0:g}, {test.elo1:g}]: LLR {llr:.2f} in ({low:.2f}, {high:.2f}): "

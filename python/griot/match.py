@@ -435,12 +435,15 @@ def expected_score(elo_diff: float) -> float:
 @dataclass(frozen=True)
 class Sprt:
     """A sequential test of H0: A is ``elo0`` stronger against H1: ``elo1``, with error rates
-    ``alpha`` (accepting H1 wrongly) and ``beta`` (accepting H0 wrongly)."""
+    ``alpha`` (accepting H1 wrongly) and ``beta`` (accepting H0 wrongly). No verdict comes before
+    ``min_games``: the normal approximation of a handful of games (six wins in six) passes either
+    bound of a wide test long before it means anything."""
 
     elo0: float
     elo1: float
     alpha: float = 0.05
     beta: float = 0.05
+    min_games: int = 20
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -461,7 +464,10 @@ class Sprt:
         return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
 
     def verdict(self, points: list[float]) -> str | None:
-        """``"H1"`` (A is at least ``elo1`` stronger), ``"H0"``, or None to play on."""
+        """``"H1"`` (A's strength is nearer ``elo1`` than ``elo0``), ``"H0"`` (nearer ``elo0``), or
+        None to play on."""
+        if len(points) < self.min_games:
+            return None
         lower, upper = self.bounds
         value = self.llr(points)
         return "H1" if value >= upper else "H0" if value <= lower else None
