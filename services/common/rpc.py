@@ -233,6 +233,15 @@ class RpcMetrics:
 Handler = Callable[[Any, Req, grpc.aio.ServicerContext[Req, Resp]], Awaitable[Resp]]
 
 
+def _end(in_flight: _InFlight, tally: _Tally, start: float, metrics: RpcMetrics) -> bool:
+    """Counts a call out of flight and times it; returns True (the call is ended)."""
+    in_flight.n -= 1
+    tally.observe(time.perf_counter() - start)
+    if not metrics._flush_pending:  # flushed while this call ran (a long one)
+        metrics.schedule_flush()
+    return True
+
+
 def unary(
     service: str, method: str, metrics: RpcMetrics
 ) -> Callable[[Callable[[Any, Req], Resp]], Handler[Req, Resp]]:
@@ -249,6 +258,7 @@ def unary(
             in_flight.n += 1
             if not metrics._flush_pending:
                 metrics.schedule_flush()
+            ended = False
             try:
                 response = fn(self, request)
                 tally.ok += 1
@@ -259,6 +269,9 @@ def unary(
                 metrics.requests.labels(service, method, code).inc()
                 metrics.errors.labels(service, method, code, status.reason).inc()
                 log.debug("bad input", extra={"method": method, "code": code, "reason": status.reason})
+                # Aborting sends the status at once: the call is counted before, so that a scrape
+                # made after the client saw the error holds it.
+                ended = _end(in_flight, tally, start, metrics)
                 await context.abort_with_status(status.to_grpc_status())
                 raise  # unreachable: abort raises
             except asyncio.CancelledError:
@@ -269,13 +282,12 @@ def unary(
                 metrics.requests.labels(service, method, "INTERNAL").inc()
                 metrics.errors.labels(service, method, "INTERNAL", "internal").inc()
                 log.exception("unexpected error", extra={"method": method, "incident": incident})
+                ended = _end(in_flight, tally, start, metrics)
                 await context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident})")
                 raise  # unreachable: abort raises
             finally:
-                in_flight.n -= 1
-                tally.observe(clock() - start)
-                if not metrics._flush_pending:  # flushed while this call ran (a long one)
-                    metrics.schedule_flush()
+                if not ended:
+                    _end(in_flight, tally, start, metrics)
 
         return handler
 
@@ -303,8 +315,11 @@ class _Call:
         if not self.metrics._flush_pending:  # flushed while this call ran (a stream)
             self.metrics.schedule_flush()
 
-    async def fail(self, e: BaseException, context: Any) -> None:
-        """Ends the call with the status ``e`` stands for (re-raises cancellation)."""
+    async def fail(self, e: BaseException, context: Any, start: float) -> None:
+        """Ends the call with the status ``e`` stands for (re-raises cancellation). The call is
+        counted out first: aborting sends the status at once, and a scrape made after the client
+        saw it must hold the call."""
+        self.end(start)
         m, service, method = self.metrics, self.service, self.method
         if isinstance(e, asyncio.CancelledError):
             m.requests.labels(service, method, "CANCELLED").inc()
@@ -340,15 +355,18 @@ def unary_async(service: str, method: str, metrics: RpcMetrics) -> Callable[[Any
         @functools.wraps(fn)
         async def handler(self: Any, request: Any, context: Any) -> Any:
             start = call.begin()
+            ended = False
             try:
                 response = await fn(self, request, context)
                 call.tally.ok += 1
                 return response
             except BaseException as e:
-                await call.fail(e, context)
+                ended = True
+                await call.fail(e, context, start)
                 raise
             finally:
-                call.end(start)
+                if not ended:
+                    call.end(start)
 
         return handler
 
@@ -366,15 +384,18 @@ def server_stream(service: str, method: str, metrics: RpcMetrics) -> Callable[[A
         @functools.wraps(fn)
         async def handler(self: Any, request: Any, context: Any) -> AsyncIterator[Any]:
             start = call.begin()
+            ended = False
             try:
                 async for response in fn(self, request, context):
                     yield response
                 call.tally.ok += 1
             except BaseException as e:
-                await call.fail(e, context)
+                ended = True
+                await call.fail(e, context, start)
                 raise
             finally:
-                call.end(start)
+                if not ended:
+                    call.end(start)
 
         return handler
 
