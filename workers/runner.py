@@ -336,6 +336,8 @@ def subtree(args: SubtreeSearch, request: Any) -> dict[str, Any]:
     time_limit = max(0.05, left) if left is not None else None
     local = search_table(canonical)
     generation = _generation(canonical, args.search_id)
+    if args.fresh and not generation:  # this search's first task on this table
+        local.clear()
     if resume and generation:
         generation["resume"] = True
 
@@ -539,6 +541,8 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
         local = griot.SearchTable(args.table_mb)
     else:
         local = search_table(canonical)
+        if args.fresh:
+            local.clear()
         _generation(canonical, None)  # a new search for this table, whose subtrees may continue it
         if args.search_id:
             _table_search[canonical] = args.search_id

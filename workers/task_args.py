@@ -65,7 +65,9 @@ class SubtreeArgs(TypedDict, total=False):
     """``griot.search_subtree``: ``position`` searched to ``depth`` with the window ``(alpha, beta)``
     (node-relative values of the core). ``windows``: ``[depth, alpha, beta]`` of earlier
     iterations at depths below ``depth``; ``search_id``: the distributed search the task belongs
-    to; ``resume``: start past the depth the kept table holds; ``deadline``: Unix time."""
+    to; ``resume``: start past the depth the kept table holds; ``fresh``: the search's first task
+    on a pool process empties the kept table (no result of an earlier search answers this one);
+    ``deadline``: Unix time."""
 
     variant: Required[str]
     position: Required[str]
@@ -78,6 +80,7 @@ class SubtreeArgs(TypedDict, total=False):
     search_id: str | None
     windows: list[list[int]] | None
     resume: bool
+    fresh: bool
 
 
 class PositionArgs(TypedDict, total=False):
@@ -87,7 +90,9 @@ class PositionArgs(TypedDict, total=False):
     an iteration foreseen to end past the budget once ``min_depth`` is done. ``table_mb``: search
     with a new table of that many MB, without the shared cache and the endgame databases, so that
     the answer is the one an in-process ``griot.search(..., hash_mb=table_mb)`` gives (what an
-    opening book built on the workers needs to equal the one built in process)."""
+    opening book built on the workers needs to equal the one built in process). ``fresh``: empty
+    the kept table first (a distributed search whose values must not take deeper results of
+    earlier searches)."""
 
     variant: Required[str]
     position: Required[str]
@@ -102,6 +107,7 @@ class PositionArgs(TypedDict, total=False):
     budget: float | None
     min_depth: int | None
     table_mb: int | None
+    fresh: bool
 
 
 class GameArgs(TypedDict, total=False):
@@ -131,6 +137,7 @@ class SubtreeSearch:
     search_id: str | None
     windows: list[tuple[int, int, int]]
     resume: bool
+    fresh: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +156,7 @@ class PositionSearch:
     budget: float | None
     min_depth: int | None
     table_mb: int | None = None
+    fresh: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,12 +280,15 @@ def _subtree(args: Mapping[str, Any], parse: bool) -> SubtreeSearch | None:
     search_id = _search_id(args.get("search_id"))
     windows = _windows(args.get("windows"), depth)
     resume = _bool("resume", args.get("resume", False))
+    fresh = _bool("fresh", args.get("fresh", False))
     use_cache = _bool("use_cache", args.get("use_cache", True))
     history = _history(args.get("history"), pos.variant.canonical if pos is not None else None)
     deadline = _deadline(args.get("deadline"))
     if pos is None:
         return None
-    return SubtreeSearch(pos, depth, alpha, beta, history, deadline, use_cache, search_id, windows, resume)
+    return SubtreeSearch(
+        pos, depth, alpha, beta, history, deadline, use_cache, search_id, windows, resume, fresh
+    )
 
 
 def _position_search(args: Mapping[str, Any], parse: bool) -> PositionSearch | None:
@@ -304,6 +315,7 @@ def _position_search(args: Mapping[str, Any], parse: bool) -> PositionSearch | N
     table_mb = args.get("table_mb")
     if table_mb is not None:
         table_mb = _int("table_mb", table_mb, 1, MAX_TABLE_MB)
+    fresh = _bool("fresh", args.get("fresh", False))
     history = _history(args.get("history"), pos.variant.canonical if pos is not None else None)
     deadline = _deadline(args.get("deadline"))
     if pos is None:
@@ -321,6 +333,7 @@ def _position_search(args: Mapping[str, Any], parse: bool) -> PositionSearch | N
         budget,
         min_depth,
         table_mb,
+        fresh,
     )
 
 
@@ -398,6 +411,7 @@ def subtree_args(
     search_id: str | None = None,
     windows: list[list[int]] | None = None,
     resume: bool | None = None,
+    fresh: bool | None = None,
 ) -> dict[str, Any]:
     """The keyword arguments (:class:`SubtreeArgs`) of a ``griot.search_subtree`` task, the optional
     ones only when given, checked but for the positions' notation (the worker parses them). A
@@ -415,6 +429,8 @@ def subtree_args(
         args["windows"] = windows
     if resume is not None:
         args["resume"] = resume
+    if fresh is not None:
+        args["fresh"] = fresh
     _subtree(args, parse=False)
     return args
 
@@ -434,6 +450,7 @@ def position_args(
     budget: float | None = None,
     min_depth: int | None = None,
     table_mb: int | None = None,
+    fresh: bool | None = None,
 ) -> dict[str, Any]:
     """The keyword arguments (:class:`PositionArgs`) of a ``griot.search_position`` task, the
     optional ones only when given, checked but for the positions' notation (the worker parses
@@ -451,6 +468,7 @@ def position_args(
         "budget": budget,
         "min_depth": min_depth,
         "table_mb": table_mb,
+        "fresh": fresh,
     }
     args.update({k: v for k, v in given.items() if v is not None})
     _position_search(args, parse=False)

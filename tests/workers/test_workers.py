@@ -44,14 +44,15 @@ GAMES = [v for v in ("abapa", "awale", "leb-bbut-ahbochen", "bechi") if v in {i.
 
 def test_distributed_value_equals_in_process_search(two_workers: Stack) -> None:
     """The exact minimax value across the cluster equals the in-process search's at the same depth
-    (the best move may differ only between moves of equal value)."""
+    (the best move may differ only between moves of equal value). Fresh tables and an empty cache:
+    deeper results of earlier searches would answer these ones."""
     app = two_workers.app()
-    cs = ClusterSearch(app, capacity=2, split=2, direct_depth=3, min_task_depth=2)
+    cs = ClusterSearch(app, capacity=2, split=2, direct_depth=3, min_task_depth=2, fresh_tables=True)
     checked = 0
     for i, variant in enumerate(GAMES):
         for pos in positions(variant, 10, seed=i):
             client = redis.Redis.from_url(two_workers.cache.url)
-            client.flushdb()  # deeper entries of earlier positions must not answer this one
+            client.flushdb()  # deeper entries of earlier searches must not answer this one
             depth = 7
             ref = griot.search(pos, depth=depth)
             got = cs.search(pos, depth, time_limit=60)
@@ -160,6 +161,30 @@ def test_a_continuing_task_resumes_at_its_tables_depth(two_workers: Stack) -> No
     assert first == [1, 8, 9, 1, 1]
 
 
+def test_a_fresh_task_is_not_answered_by_an_earlier_searchs_table(two_workers: Stack) -> None:
+    """A pool process keeps its table between searches, and the deeper results an earlier search
+    left there answer a shallower search of the same position ("deeper wins"); a ``fresh`` task,
+    the first of its search on that process, empties the table first: it searches as a search
+    from an empty table does, to the in-process value."""
+    app = two_workers.app()
+    pos = griot.Variant("abapa").start().play("d").play("B")
+    worker = sorted(cluster_workers(app, "griot.interactive"))[0]
+
+    def shallow_after_deep(fresh: bool) -> dict[str, Any]:
+        _subtree_on_one_worker(app, pos, 12, search_id=f"deep-{time.time()}")
+        kwargs = dict(variant="abapa", position=str(pos), depth=6, alpha=-1_000_001, beta=1_000_001)
+        kwargs.update(use_cache=False, search_id=f"shallow-{time.time()}", fresh=fresh)
+        out: dict[str, Any] = app.send_task(
+            "griot.search_subtree", kwargs=kwargs, queue=worker_direct(worker)
+        ).get(timeout=60)
+        assert out["worker"] == worker and out["complete"] and not out["continued"]
+        return out
+
+    warm, fresh = shallow_after_deep(False), shallow_after_deep(True)
+    assert fresh["value"] == griot.search(pos, depth=6).score.value
+    assert warm["nodes"] < fresh["nodes"], (warm, fresh)
+
+
 def test_bad_arguments_fail_without_retries(two_workers: Stack) -> None:
     app = two_workers.app()
     start: dict[str, Any] = dict(
@@ -173,8 +198,11 @@ def test_bad_arguments_fail_without_retries(two_workers: Stack) -> None:
         dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=5, alpha=5, beta=5),
         dict(variant="abapa", position="abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth="5", alpha=0, beta=1),
         # A good task but for one argument: an empty earlier window, a window at the task's own
-        # depth, a resume that is not a boolean (1 is not True).
-        *(dict(start, **bad) for bad in ({"windows": [[3, 7, 7]]}, {"windows": [[5, 0, 1]]}, {"resume": 1})),
+        # depth, a resume or fresh that is not a boolean (1 is not True).
+        *(
+            dict(start, **bad)
+            for bad in ({"windows": [[3, 7, 7]]}, {"windows": [[5, 0, 1]]}, {"resume": 1}, {"fresh": "yes"})
+        ),
     ]
     for kwargs in cases:
         r = app.send_task("griot.search_subtree", kwargs=kwargs, queue="griot.interactive")
@@ -603,11 +631,13 @@ def test_first_task_sized_by_time_budget(two_workers: Stack) -> None:
     assert 4 < seen[0] < depth, seen  # the first task went past direct_depth, not to the end
     assert seen == list(range(seen[0], depth + 1))
     assert got.tasks > 1
-    # Another position: the workers' kept tables hold deeper results of this one, which would
-    # answer a shallower search ("deeper wins", as in the core's table).
+    # Another position, which the first search's tree holds: fresh tables, or the workers' kept
+    # tables' deeper results of it would answer the shallower search ("deeper wins").
     other = positions("abapa", 1, seed=21, max_turns=12)[0]
     redis.Redis.from_url(two_workers.cache.url).flushdb()
-    whole = ClusterSearch(app, capacity=2, split=1, direct_depth=4, min_task_depth=2, direct_seconds=600)
+    whole = ClusterSearch(
+        app, capacity=2, split=1, direct_depth=4, min_task_depth=2, direct_seconds=600, fresh_tables=True
+    )
     got = whole.search(other, 10, time_limit=120)
     assert got.depth == 10 and got.value == griot.search(other, depth=10).score.value
     assert got.tasks == 1
@@ -630,8 +660,8 @@ def test_speculation_and_overlapped_iterations_keep_the_in_process_value(
     depth d + 1 runs beside depth d (into slots depth d leaves free; at once, or once depth d's
     root has its eldest's result): the depths come in order, the next depth's tasks did start
     before the current one ended, and the last depth has the in-process value (an earlier depth
-    may have taken a deeper value from the next depth's table entries). Positions no other search
-    of the module saw: the workers' kept tables would hold deeper results of them."""
+    may have taken a deeper value from the next depth's table entries). Fresh tables and an empty
+    cache: deeper results of earlier searches would answer these ones."""
     app = two_workers.app()
     client = redis.Redis.from_url(two_workers.cache.url)
     overlapped = speculated = 0
@@ -641,7 +671,7 @@ def test_speculation_and_overlapped_iterations_keep_the_in_process_value(
         seed = 1000 + 100 * (2 * overlap + (after is not None)) + 50 * (guess == "low") + i
         fresh = [p for p in positions(variant, 6, seed=seed) if p.turns > 0][:3]
         for k, pos in enumerate(fresh):
-            client.flushdb()  # deeper entries of earlier positions must not answer this one
+            client.flushdb()  # deeper entries of earlier searches must not answer this one
             workers = cluster_workers(app, "griot.interactive") if k % 2 else None
             cs = ClusterSearch(
                 app,
@@ -654,6 +684,7 @@ def test_speculation_and_overlapped_iterations_keep_the_in_process_value(
                 overlap_after=after,
                 speculate=speculate,
                 guess=guess,
+                fresh_tables=True,
             )
             seen: list[tuple[int, int]] = []
             got = cs.search(pos, 9, time_limit=60, on_depth=lambda r, s=seen: s.append((r.depth, r.value)))

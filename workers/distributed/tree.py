@@ -215,6 +215,12 @@ class ClusterSearch:
     of the same parity. A guess above the value the eldest then sets is revoked and searched
     again at it, which the lower guess makes rarer (bench/RESULTS-workers.md: at depth 24 two
     workers then search as many nodes as one).
+    ``fresh_tables``: each pool process empties its kept table of the variant at this search's
+    first task there. The workers keep their tables between searches (the next move's search
+    starts warm), and a deeper result a table kept from an earlier search answers a shallower
+    search of the same position ("deeper wins"), so a depth's value may differ from the
+    in-process search's at that depth; with fresh tables and without the Redis tier
+    (``use_cache=False``, or an empty cache) every depth has the in-process value.
     """
 
     def __init__(
@@ -237,11 +243,13 @@ class ClusterSearch:
         overlap_after: int | None = 0,
         guess: str = "low",
         resume: bool = True,
+        fresh_tables: bool = False,
     ) -> None:
         if guess not in ("previous", "low"):
             raise ValueError(f"guess must be 'previous' or 'low', got {guess!r}")
         self.guess = guess
         self.resume = resume
+        self.fresh_tables = fresh_tables
         self.runner = runner
         self.overlap = overlap
         self.overlap_after = overlap_after
@@ -406,6 +414,7 @@ class ClusterSearch:
             history=[str(h) for h in hist],
             deadline=deadline,
             search_id=self._search_id,
+            fresh=True if self.fresh_tables else None,
             min_depth=depth if budgeted else None,
             budget=self.direct_seconds if budgeted else None,
         )
@@ -494,6 +503,7 @@ class ClusterSearch:
             use_cache=self.use_cache,
             search_id=self._search_id,
             resume=True if self.resume else None,
+            fresh=True if self.fresh_tables else None,
         )
 
         def prepare(kw: dict[str, Any]) -> dict[str, Any]:
