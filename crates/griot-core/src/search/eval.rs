@@ -69,19 +69,34 @@ pub struct EvalWeights(pub [i32; 4]);
 /// Which evaluation the search uses.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub enum EvalStyle {
-    /// The family's measured positional terms on top of material (the default).
-    #[default]
+    /// The family's measured positional terms on top of material.
     Tuned,
     /// Material only: 100 × [`Game::evaluate`](crate::Game::evaluate).
     Material,
     /// The family's terms with these weights.
     Custom(EvalWeights),
     /// The learned evaluation ([`super::learned`]) where weights were fitted for the game's
-    /// rules; the tuned one elsewhere.
+    /// rules; the tuned one elsewhere. The default: it beat the tuned one in self-play.
+    #[default]
     Learned,
 }
 
 impl EvalStyle {
+    /// The name of the default style, as [`EvalStyle::parse`] reads it and [`EvalStyle::name`]
+    /// writes it.
+    pub const DEFAULT_NAME: &'static str = "learned";
+
+    /// The style's name as [`EvalStyle::parse`] reads it: `tuned`, `material`, `learned`, or the
+    /// four weights joined by commas.
+    pub fn name(&self) -> String {
+        match self {
+            EvalStyle::Tuned => "tuned".into(),
+            EvalStyle::Material => "material".into(),
+            EvalStyle::Learned => "learned".into(),
+            EvalStyle::Custom(w) => w.0.map(|x| x.to_string()).join(","),
+        }
+    }
+
     /// Parses `tuned`, `material`, `learned` or `w0,w1,w2,w3` (custom weights).
     pub fn parse(text: &str) -> Option<EvalStyle> {
         match text {
