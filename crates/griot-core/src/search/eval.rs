@@ -10,6 +10,7 @@
 //! compute their own terms (each game module's `search_terms`, which knows its board) and combine
 //! them here with [`with_terms`] and their tuned weights, measured the same way.
 
+use super::exact::ExactResults;
 use super::learned;
 use crate::bechi::{BechiGame, BechiPosition};
 use crate::game::{Game, Player};
@@ -18,8 +19,9 @@ use crate::sabouiyya::{SabouiyyaGame, SabouiyyaPosition};
 use crate::sowing::rules::Territory;
 use crate::sowing::{SowingGame, SowingPosition, MAX_PITS};
 
-/// The search's evaluator of a game: what the search calls at its leaves.
-pub trait Evaluate: Game {
+/// The search's evaluator of a game: what the search calls at its leaves (and, through
+/// [`ExactResults`], what it asks the endgame databases).
+pub trait Evaluate: Game + ExactResults {
     /// The evaluation in centi-units (100 = one seed or piece of margin) from the side to move's
     /// view, with the terms and weights `style` picks.
     fn evaluate_search(&self, pos: &Self::Position, style: &EvalStyle) -> i32;
