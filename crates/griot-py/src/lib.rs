@@ -900,7 +900,7 @@ impl SearchStop {
 fn eval_style(text: &str) -> PyResult<EvalStyle> {
     EvalStyle::parse(text).ok_or_else(|| {
         GriotError::new_err(format!(
-            "eval {text:?}: expected 'tuned', 'material', 'learned' or up to four comma-separated weights"
+            "eval {text:?}: expected 'learned' (the default), 'tuned', 'material' or up to four comma-separated weights"
         ))
     })
 }
