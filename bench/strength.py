@@ -30,7 +30,7 @@ import griot
 class Engine:
     depth: int | None = None
     time: float | None = None
-    eval: str = "tuned"
+    eval: str = griot.DEFAULT_EVAL
 
     @staticmethod
     def parse(text: str) -> Engine:
@@ -38,7 +38,7 @@ class Engine:
         return Engine(
             depth=int(fields["depth"]) if "depth" in fields else None,
             time=float(fields["time"]) if "time" in fields else None,
-            eval=fields.get("eval", "tuned"),
+            eval=fields.get("eval", griot.DEFAULT_EVAL),
         )
 
     def move(self, pos: griot.Position, history: list[griot.Position]) -> str:
@@ -236,7 +236,7 @@ def main() -> None:
     m.add_argument("--factor", type=float, default=1.0, help="MCTS's CPU per move over Griot's")
     m.add_argument("--uct-c", type=float, default=2.0)
     m.add_argument("--verbose", action="store_true", help="each move's budget and CPU time")
-    m.add_argument("--eval", default="tuned")
+    m.add_argument("--eval", default=griot.DEFAULT_EVAL)
     m.add_argument("--seed", type=int, default=1)
     m.set_defaults(func=mcts)
     args = p.parse_args()

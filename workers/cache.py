@@ -3,11 +3,13 @@
 Keys (every key of one position shares a Redis Cluster hash tag, so a position's entry and its
 in-flight marker live in one slot while positions spread over all slots)::
 
-    griot:tt:{<engine>:<variant>:<key hex>}         entry: "depth,bound,value,best"
-    griot:tt:{<engine>:<variant>:<key hex>}:busy    in-flight marker: "host:pid:task:depth"
-    griot:cache:{stats}                             hash of counters (read by ``griot status``)
+    griot:tt:{<engine>:<eval>:<variant>:<key hex>}         entry: "depth,bound,value,best"
+    griot:tt:{<engine>:<eval>:<variant>:<key hex>}:busy    in-flight marker: "host:pid:task:depth"
+    griot:cache:{stats}                                    hash of counters (read by ``griot status``)
 
 ``<engine>`` is ``griot.ENGINE_VERSION`` (a new engine never reads an old engine's values),
+``<eval>`` the evaluation the searches use (``griot.search``'s ``eval``; the workers search with
+``griot.DEFAULT_EVAL``), so a value found under one evaluation never answers a search under another,
 ``<variant>`` the canonical variant string and ``<key hex>`` the position's exact key bytes
 (``Position.key``, the same bytes the core hashes): no false hits from hash collisions.
 
@@ -136,14 +138,15 @@ class Entry:
         return self.value <= alpha
 
 
-def entry_key(variant: str, key: bytes) -> str:
+def entry_key(variant: str, key: bytes, evaluation: str = griot.DEFAULT_EVAL) -> str:
     """The Redis key of a position's entry (see the module header)."""
-    return f"griot:tt:{{{griot.ENGINE_VERSION}:{variant}:{key.hex()}}}"
+    scope = redis_keys.key_scope(griot.ENGINE_VERSION, evaluation, variant)
+    return f"{redis_keys.TT_PREFIX}{{{scope}:{key.hex()}}}"
 
 
-def busy_key(variant: str, key: bytes) -> str:
+def busy_key(variant: str, key: bytes, evaluation: str = griot.DEFAULT_EVAL) -> str:
     """The in-flight marker of a position (same hash slot as its entry)."""
-    return entry_key(variant, key) + ":busy"
+    return entry_key(variant, key, evaluation) + ":busy"
 
 
 def connect(url: str) -> redis.Redis:
@@ -161,9 +164,13 @@ class Cache:
     """The cache of one variant, over one client: batched reads and atomic depth-preferred
     writes. Safe to share between threads (redis-py pools connections)."""
 
-    def __init__(self, client: redis.Redis, variant: str, ttl_seconds: int = 0) -> None:
+    def __init__(
+        self, client: redis.Redis, variant: str, ttl_seconds: int = 0, evaluation: str = griot.DEFAULT_EVAL
+    ) -> None:
         self.client = client
         self.variant = variant
+        #: The evaluation of the searches whose values this cache holds (part of every key).
+        self.evaluation = evaluation
         self.ttl_ms = max(0, ttl_seconds) * 1000
         self._store = client.register_script(STORE_SCRIPT)
         self._release = client.register_script(RELEASE_SCRIPT)
@@ -175,7 +182,7 @@ class Cache:
         """The entries of ``keys`` in one MGET (``None`` for misses). Raises redis errors."""
         if not keys:
             return []
-        raw = self.client.mget([entry_key(self.variant, k) for k in keys])
+        raw = self.client.mget([entry_key(self.variant, k, self.evaluation) for k in keys])
         return [Entry.decode(r) if r is not None else None for r in raw]
 
     def put_many(self, items: Iterable[tuple[bytes, Entry]]) -> tuple[int, int]:
@@ -184,7 +191,11 @@ class Cache:
         pipe = self.client.pipeline(transaction=False)
         n = 0
         for key, e in items:
-            self._store(keys=[entry_key(self.variant, key)], args=[e.encode(), self.ttl_ms], client=pipe)
+            self._store(
+                keys=[entry_key(self.variant, key, self.evaluation)],
+                args=[e.encode(), self.ttl_ms],
+                client=pipe,
+            )
             n += 1
         if n == 0:
             return (0, 0)
@@ -213,19 +224,19 @@ class Cache:
 
     def try_claim(self, key: bytes, holder: str, ttl_ms: int) -> bool:
         """Claims a position for searching (SET NX PX); False when another worker holds it."""
-        return bool(self.client.set(busy_key(self.variant, key), holder, nx=True, px=ttl_ms))
+        return bool(self.client.set(busy_key(self.variant, key, self.evaluation), holder, nx=True, px=ttl_ms))
 
     def holder(self, key: bytes) -> str | None:
-        raw = self.client.get(busy_key(self.variant, key))
+        raw = self.client.get(busy_key(self.variant, key, self.evaluation))
         if raw is None:
             return None
         return raw.decode() if isinstance(raw, bytes) else str(raw)
 
     def refresh(self, key: bytes, holder: str, ttl_ms: int) -> bool:
-        return bool(self._refresh(keys=[busy_key(self.variant, key)], args=[holder, ttl_ms]))
+        return bool(self._refresh(keys=[busy_key(self.variant, key, self.evaluation)], args=[holder, ttl_ms]))
 
     def release(self, key: bytes, holder: str) -> None:
-        self._release(keys=[busy_key(self.variant, key)], args=[holder])
+        self._release(keys=[busy_key(self.variant, key, self.evaluation)], args=[holder])
 
 
 class RedisTable:

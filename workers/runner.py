@@ -31,7 +31,7 @@ from griot.redis_keys import progress_key
 from griot.workers import cache as tt
 from griot.workers import metrics
 from griot.workers.app import app
-from griot.workers.task_args import ALIVE_TASKS, GameSetup, PositionSearch, SubtreeSearch
+from griot.workers.task_args import ALIVE_TASKS, EVAL, GameSetup, PositionSearch, SubtreeSearch
 
 log = logging.getLogger("griot.workers.tasks")
 
@@ -281,7 +281,7 @@ def subtree(args: SubtreeSearch, request: Any) -> dict[str, Any]:
         return out
 
     cacheable = args.use_cache and depth >= s.cache_min_depth and not pos.near_turn_limit(depth)
-    cache = tt.Cache(cache_client(), canonical, s.cache_ttl) if cacheable else None
+    cache = tt.Cache(cache_client(), canonical, s.cache_ttl, EVAL) if cacheable else None
     key = pos.key
     holder = f"{socket.gethostname()}:{os.getpid()}:{request.id}:{depth}"
 
@@ -356,6 +356,7 @@ def subtree(args: SubtreeSearch, request: Any) -> dict[str, Any]:
             iteration_windows=early,
             progress=lambda x: iterations.append(x.depth),
             egdb=databases(canonical),
+            eval=EVAL,
             **generation,
         )
         return result
@@ -529,7 +530,7 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
     table = None
     if use_cache and not pos.near_turn_limit(depth or 40):
         table = tt.RedisTable(
-            tt.Cache(cache_client(), canonical, s.cache_ttl), s.cache_min_depth, s.cache_plies
+            tt.Cache(cache_client(), canonical, s.cache_ttl, EVAL), s.cache_min_depth, s.cache_plies
         )
     stop = griot.SearchStop()
     db = None if own else databases(canonical)
@@ -568,6 +569,7 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
             shared=table,
             progress=on_depth if reporter is not None or budget_stop is not None else None,
             egdb=db,
+            eval=EVAL,
         )
 
     r, interrupted = run_interruptibly(run, stop, request.id)

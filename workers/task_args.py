@@ -24,6 +24,7 @@ from griot.workers.errors import BadTaskArguments
 
 __all__ = [
     "ALIVE_TASKS",
+    "EVAL",
     "MAX_DEPTH",
     "MAX_HISTORY",
     "MAX_NODES",
@@ -54,6 +55,10 @@ ALIVE_TASKS = (*SEARCH_TASKS, PLAY_GAME)
 #: Largest table a task searches with when the caller names its size (MB).
 MAX_TABLE_MB = 4096
 
+#: The evaluation every search task uses (``griot.search``'s ``eval``): part of the keys of the
+#: values they leave in the cache (the workers' transposition entries, the gateway's results), so
+#: that a value found under another evaluation is never served.
+EVAL = griot.DEFAULT_EVAL
 MAX_DEPTH = 120
 MAX_HISTORY = 4096
 MAX_NODES = 10**12

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
 from griot._core import (
+    DEFAULT_EVAL,
     ENGINE_VERSION,
     INFINITE,
     MAX_PLIES,
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
     from griot.book import Book, BookResult
 
 __all__ = [
+    "DEFAULT_EVAL",
     "ENGINE_VERSION",
     "INFINITE",
     "MAX_PLIES",
@@ -176,7 +178,7 @@ def search(
     multipv: int = 1,
     *,
     hash_mb: int = 16,
-    eval: str = "tuned",
+    eval: str = DEFAULT_EVAL,
     progress: Callable[[SearchResult], object] | None = None,
     stop: SearchStop | None = None,
     history: Sequence[Position | str] = (),
@@ -202,7 +204,7 @@ def search(
     multipv: int = 1,
     *,
     hash_mb: int = 16,
-    eval: str = "tuned",
+    eval: str = DEFAULT_EVAL,
     progress: Callable[[SearchResult], object] | None = None,
     stop: SearchStop | None = None,
     history: Sequence[Position | str] = (),
@@ -227,7 +229,7 @@ def search(
     multipv: int = 1,
     *,
     hash_mb: int = 16,
-    eval: str = "tuned",
+    eval: str = DEFAULT_EVAL,
     progress: Callable[[SearchResult], object] | None = None,
     stop: SearchStop | None = None,
     history: Sequence[Position | str] = (),
@@ -253,6 +255,9 @@ def search(
     (0 = every legal move; the others get upper bounds). ``progress(result)`` is called after each
     completed iteration. ``history`` holds the game's earlier positions, oldest first: repeating
     one of them ends the game as an endless cycle. Deterministic under depth and node limits.
+    ``eval`` picks the evaluation at the leaves: ``learned`` (the default, :data:`DEFAULT_EVAL`:
+    weights fitted to game outcomes where the variant has them, ``tuned`` elsewhere), ``tuned``
+    (the family's measured terms), ``material``, or up to four comma-separated custom weights.
 
     ``window=(alpha, beta)`` (values as ``Score.value``) searches the root with that window at
     every iteration, as a subtree task of a distributed search does: the result's ``bound`` says

@@ -5,6 +5,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Final, Protocol, final, type_check_only
 
 __all__ = [
+    "DEFAULT_EVAL",
     "ENGINE_VERSION",
     "INFINITE",
     "MAX_PLIES",
@@ -45,6 +46,9 @@ __all__ = [
 ]
 
 ENGINE_VERSION: Final[str]
+#: The evaluation a search uses unless told another: ``learned`` (the learned evaluation where the
+#: variant has fitted weights, the tuned one elsewhere).
+DEFAULT_EVAL: Final[str]
 WIN: Final[int]
 WIN_BOUND: Final[int]
 MAX_PLIES: Final[int]
@@ -270,7 +274,7 @@ def search(
     nodes: int | None = None,
     multipv: int = 1,
     hash_mb: int = 16,
-    eval: str = "tuned",
+    eval: str = "learned",
     progress: Callable[[SearchResult], object] | None = None,
     stop: SearchStop | None = None,
     history: list[Position] | None = None,

@@ -3,7 +3,7 @@ searches and backed up by minimax, so that an engine plays them without searchin
 
 A book is a JSON-lines file (``docs/BOOKS.md``): a header line, then one line per position::
 
-    {"book": 1, "variant": "abapa", "engine": "0.1.0", "depth": 16, "plies": 4, "width": 0, "eval": "tuned"}
+    {"book": 1, "variant": "abapa", "engine": "0.1.0", "depth": 16, "plies": 4, "width": 0, "eval": "learned"}
     {"position": "abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", "best": "f", "value": 40, "depth": 20, "ply": 0}
 
 Positions are in Griot's notation and moves in Griot's move notation; ``value`` is the score for
@@ -85,7 +85,8 @@ class Book:
     plies: int
     width: int = 0
     engine: str = griot.ENGINE_VERSION
-    eval: str = "tuned"
+    #: The evaluation its searches used (the searches use the default one, :data:`griot.DEFAULT_EVAL`).
+    eval: str = griot.DEFAULT_EVAL
     entries: dict[str, BookEntry] = field(default_factory=dict)
 
     def probe(self, position: griot.Position | str) -> BookEntry | None:
@@ -132,6 +133,7 @@ class Book:
                 int(header["plies"]),
                 int(header.get("width", 0)),
                 str(header.get("engine", "")),
+                # A header without the field predates it, when the searches used the tuned one.
                 str(header.get("eval", "tuned")),
             )
             for n, line in enumerate(lines[1:], start=2):

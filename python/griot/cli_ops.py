@@ -21,6 +21,7 @@ from rich.table import Table
 
 import griot
 from griot import launcher, record
+from griot.book import Book, BookError
 from griot.positions import position_arg
 from griot.render import board_table, describe
 
@@ -401,6 +402,21 @@ class Game:
         return record.GameRecord.from_positions(self.start, self.moves, **tags)
 
 
+def _open_book(path: str | None, variant: griot.Variant) -> Book | None:
+    """The opening book at ``path`` for ``variant``'s games; a clear error for any other file."""
+    if path is None:
+        return None
+    try:
+        book = Book.load(path)
+    except (OSError, BookError) as e:
+        raise click.BadParameter(str(e), param_hint="--book") from None
+    if book.variant != variant.canonical:
+        raise click.BadParameter(
+            f"{path} is a book of {book.variant}, not {variant.canonical}", param_hint="--book"
+        )
+    return book
+
+
 def _show(game: Game, opponent_label: str) -> None:
     pos = game.pos
     console.print(board_table(pos))
@@ -432,6 +448,14 @@ def _show(game: Game, opponent_label: str) -> None:
     "--gateway",
     help="Play against the gateway at host:port ('off': never; default: the one `griot up` runs).",
 )
+@click.option(
+    "--book",
+    "book_path",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="An opening book (griot book build): the engine plays its moves in the positions it holds, "
+    "until the game repeats a position.",
+)
 def play(
     variant: str | None,
     level: int,
@@ -440,6 +464,7 @@ def play(
     position: str | None,
     seed: int | None,
     gateway: str | None,
+    book_path: str | None,
 ) -> None:
     """Play VARIANT in the terminal against Griot's engine: through the gateway when `griot up` runs
     one, in this process otherwise."""
@@ -456,20 +481,27 @@ def play(
     else:
         raise click.UsageError("give a VARIANT (e.g. abapa) or --load RECORD")
 
+    book = _open_book(book_path, game.pos.variant)
     target = _gateway_target(gateway)
     bot: opp.Opponent = opp.GatewayOpponent(target) if target else opp.local_opponent(seed)
     you, them = ("South", "North") if human == "S" else ("North", "South")
     game.tags.setdefault(you, os.environ.get("USER", "you"))
     game.tags.setdefault(them, f"Griot engine, level {level}")
+    with_book = f", opening book {book_path} ({len(book)} positions)" if book is not None else ""
     console.print(
         f"[bold]{game.pos.variant.name}[/bold] ({game.pos.variant.canonical}) · you play {you} · "
-        f"opponent: {bot.label}, level {level}"
+        f"opponent: {bot.label}, level {level}{with_book}"
     )
     console.print(f"[dim]{PLAY_HELP}[/dim]")
 
     while True:
         pos = game.pos
         if not pos.is_over and pos.side_to_move != game.human:
+            entry = opp.book_move(book, pos, game.positions[:-1])
+            if entry is not None:
+                game.play(entry.best)
+                console.print(f"[magenta]{them} plays {entry.best}[/magenta] (book)")
+                continue
             move = bot.choose_move(pos, level)
             game.play(move.text)
             console.print(f"[magenta]{them} plays {move.text}[/magenta]")
@@ -494,8 +526,11 @@ def play(
         elif cmd in ("moves", "?"):
             console.print("legal moves: " + (" ".join(str(m) for m in pos.legal_moves()) or "none"))
         elif cmd == "hint":
+            entry = opp.book_move(book, pos, game.positions[:-1])
             if pos.is_over:
                 console.print("the game is over")
+            elif entry is not None:
+                console.print(f"hint: {entry.best}  [dim](book)[/dim]")
             else:
                 console.print(f"hint: {bot.choose_move(pos, max(level, 5)).text}  [dim]({bot.label})[/dim]")
         elif cmd == "eval":
@@ -520,6 +555,8 @@ def play(
             for m in rec.moves:
                 game.play(m)
             console.print(f"loaded {arg}: {rec.variant}, {len(rec.moves)} moves")
+            if book is not None and book.variant != game.pos.variant.canonical:
+                console.print(f"[dim]the opening book is of {book.variant}: not used in this game[/dim]")
         elif pos.is_over:
             console.print("the game is over: undo, save, load or quit")
         else:

@@ -9,8 +9,8 @@ do: it ends as soon as the games say, with the error rates asked for, whether A 
 
 Engines are described by a spec string: ``griot`` (the engine in this process) or ``uci:COMMAND``
 (any program speaking the Oware engine protocol, ``griot uci`` among them), then ``;key=value``
-settings: ``time`` (seconds a move), ``depth``, ``nodes``, ``eval`` (Griot only: ``tuned``,
-``material``, ``learned`` or weights), ``hash`` (MB), ``book`` (Griot only: an opening book's
+settings: ``time`` (seconds a move), ``depth``, ``nodes``, ``eval`` (Griot only: ``learned``,
+the default, ``tuned``, ``material`` or weights), ``hash`` (MB), ``book`` (Griot only: an opening book's
 path, :mod:`griot.book`) and ``name``. For example ``griot;time=0.1;eval=material`` or
 ``uci:java -jar Aalina.jar;time=0.1;name=Aalina``.
 
@@ -76,7 +76,7 @@ class EngineSpec:
     time: float | None = None
     depth: int | None = None
     nodes: int | None = None
-    eval: str = "tuned"
+    eval: str = griot.DEFAULT_EVAL
     hash_mb: int = 64
     name: str = ""
     #: How the in-process engine spends ``time``: ``deadline`` searches until the time is up and
@@ -108,7 +108,7 @@ class EngineSpec:
                 time=float(values["time"]) if "time" in values else None,
                 depth=int(values["depth"]) if "depth" in values else None,
                 nodes=int(values["nodes"]) if "nodes" in values else None,
-                eval=values.get("eval", "tuned"),
+                eval=values.get("eval", griot.DEFAULT_EVAL),
                 hash_mb=int(values.get("hash", "64")),
                 name=values.get("name", ""),
                 timing=values.get("timing", "deadline"),
@@ -148,7 +148,7 @@ class EngineSpec:
             f"{k}={v}" for k, v in (("time", self.time), ("depth", self.depth), ("nodes", self.nodes)) if v
         ]
         who = "griot" if self.command is None else " ".join(self.command)
-        extra = [] if self.command is not None or self.eval == "tuned" else [f"eval={self.eval}"]
+        extra = [] if self.command is not None or self.eval == griot.DEFAULT_EVAL else [f"eval={self.eval}"]
         extra += ["book"] if self.book else []
         return f"{who} ({', '.join(limits + extra)})"
 

@@ -3,16 +3,22 @@
 - :class:`GatewayOpponent`: the analysis gateway's ``BestMove`` (when ``griot up`` runs a gateway);
 - :class:`EngineOpponent`: the in-process search engine, ``griot.best_move`` and ``griot.search``.
 
+Either plays from an opening book first when ``griot play --book`` gives one (:func:`book_move`).
 :func:`choose_move` is the module-level entry point: ``choose_move(position, level)``.
 """
 
 from __future__ import annotations
 
 import random
-from typing import Protocol
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import griot
 from griot._core import Move, Position
+from griot.history import repeating
+
+if TYPE_CHECKING:
+    from griot.book import Book, BookEntry
 
 #: Levels accepted everywhere (the gateway's BestMove takes 1..10).
 MIN_LEVEL, MAX_LEVEL = 1, 10
@@ -88,3 +94,13 @@ def local_opponent(seed: int | None = None) -> Opponent:
 def choose_move(position: Position, level: int) -> Move:
     """A move for ``position`` at ``level`` (1..10) from the in-process engine."""
     return local_opponent().choose_move(position, level)
+
+
+def book_move(book: Book | None, position: Position, earlier: Sequence[Position]) -> BookEntry | None:
+    """The book's entry for ``position`` (its move is the one to play), or None when the book does
+    not hold it or the game has already repeated a position (``earlier``: the game's positions
+    before this one): a book move could then end the game by repetition, which the book does not
+    know, so the search, which sees the game's history, decides."""
+    if book is None or repeating(position, earlier):
+        return None
+    return book.probe(position)

@@ -11,26 +11,28 @@ name. Two Redis roles, never mixed:
   tag, so a Redis Cluster spreads the entries over its slots (batched reads go through pipelines that
   the cluster client splits by node).
 
-Cache key layout (engine version first: a new engine never reads an old engine's scores):
+Cache key layout (engine version first: a new engine never reads an old engine's scores; then
+the evaluation the value was searched with, ``learned``, ``tuned``..., so a value found under one
+evaluation is never served for another):
 
-===============================================  =============================================
-``griot:tt:<engine>:<variant>:<poskey-hex>``      a transposition entry (depth, bound, score, move),
-                                                  keyed by the exact position key, not a hash, so
-                                                  there are no false hits
-``griot:inflight:<engine>:<variant>:<poskey>``    a marker (SET NX PX) while a worker searches it
-``griot:cache:{stats}``                           hash of the workers' cache counters: ``hits``,
-                                                  ``misses``, ``writes``, ``kept`` ... (HINCRBY)
-``griot:eval:v2:<engine>:<variant>:<poskey>``     the gateway's finished evaluations (``v2``: the
-                                                  value's format, which holds the endgame
-                                                  databases' results)
-``griot:job:<id>`` / ``griot:session:<id>``       the gateway's analysis jobs and live sessions
-``griot:progress:<task id>``                      (result backend) a search task's completed
-                                                  depths so far, for the gateway's stream
-``griot:alive:<task id>``                         (result backend) renewed by a running task: its
-                                                  caller sees a dead worker by its expiry
-``griot:cancel:<task id>``                        (result backend) set by a caller that wants a
-                                                  running task stopped
-===============================================  =============================================
+==================================================  =============================================
+``griot:tt:<engine>:<eval>:<variant>:<poskey>``     a transposition entry (depth, bound, score, move),
+                                                    keyed by the exact position key, not a hash, so
+                                                    there are no false hits
+``griot:inflight:<engine>:<eval>:<variant>:<k>``    a marker (SET NX PX) while a worker searches it
+``griot:cache:{stats}``                             hash of the workers' cache counters: ``hits``,
+                                                    ``misses``, ``writes``, ``kept`` ... (HINCRBY)
+``griot:eval:v2:<engine>:<eval>:<variant>:<k>``     the gateway's finished evaluations (``v2``: the
+                                                    value's format, which holds the endgame
+                                                    databases' results)
+``griot:job:<id>`` / ``griot:session:<id>``         the gateway's analysis jobs and live sessions
+``griot:progress:<task id>``                        (result backend) a search task's completed
+                                                    depths so far, for the gateway's stream
+``griot:alive:<task id>``                           (result backend) renewed by a running task: its
+                                                    caller sees a dead worker by its expiry
+``griot:cancel:<task id>``                          (result backend) set by a caller that wants a
+                                                    running task stopped
+==================================================  =============================================
 """
 
 from __future__ import annotations
@@ -70,26 +72,33 @@ def queues() -> tuple[str, ...]:
     return names or DEFAULT_QUEUES
 
 
-def _entry(prefix: str, engine: str, variant: str, key: bytes) -> str:
-    for part, what in ((engine, "engine version"), (variant, "variant")):
+def _entry(prefix: str, engine: str, evaluation: str, variant: str, key: bytes) -> str:
+    return f"{prefix}{key_scope(engine, evaluation, variant)}:{key.hex()}"
+
+
+def key_scope(engine: str, evaluation: str, variant: str) -> str:
+    """``<engine>:<eval>:<variant>``, the part of a cached value's key that says what computed
+    it: the engine version, the evaluation (``griot.search``'s ``eval``) and the canonical
+    variant. Raises ``ValueError`` for a part that would make keys ambiguous."""
+    for part, what in ((engine, "engine version"), (evaluation, "evaluation"), (variant, "variant")):
         if not part or any(c in part for c in "{}: \n"):
             raise ValueError(f"{what} {part!r} cannot be part of a cache key")
-    return f"{prefix}{engine}:{variant}:{key.hex()}"
+    return f"{engine}:{evaluation}:{variant}"
 
 
-def tt_key(engine: str, variant: str, position_key: bytes) -> str:
-    """The transposition entry of a position: ``griot:tt:<engine>:<variant>:<key hex>``."""
-    return _entry(TT_PREFIX, engine, variant, position_key)
+def tt_key(engine: str, evaluation: str, variant: str, position_key: bytes) -> str:
+    """The transposition entry of a position: ``griot:tt:<engine>:<eval>:<variant>:<key hex>``."""
+    return _entry(TT_PREFIX, engine, evaluation, variant, position_key)
 
 
-def inflight_key(engine: str, variant: str, position_key: bytes) -> str:
+def inflight_key(engine: str, evaluation: str, variant: str, position_key: bytes) -> str:
     """The marker a worker sets while it searches a subtree (``SET NX PX``)."""
-    return _entry(INFLIGHT_PREFIX, engine, variant, position_key)
+    return _entry(INFLIGHT_PREFIX, engine, evaluation, variant, position_key)
 
 
-def eval_key(engine: str, variant: str, position_key: bytes) -> str:
+def eval_key(engine: str, evaluation: str, variant: str, position_key: bytes) -> str:
     """The gateway's cached evaluation of a position."""
-    return _entry(EVAL_PREFIX, engine, variant, position_key)
+    return _entry(EVAL_PREFIX, engine, evaluation, variant, position_key)
 
 
 def progress_key(task_id: str) -> str:

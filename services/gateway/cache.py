@@ -1,16 +1,18 @@
 """The evaluation cache: finished evaluations by position, in the cache Redis, deeper wins.
 
-Key: ``griot:eval:v2:<engine version>:<canonical variant>:<position key hex>``
+Key: ``griot:eval:v2:<engine version>:<evaluation>:<canonical variant>:<position key hex>``
 (:func:`griot.redis_keys.eval_key`): the value's format (``v2``: with the endgame databases'
 results), so a replica of another format never reads it, then the engine version, so a new engine
-never reads an old engine's results; the exact position key bytes, so no two positions share an
-entry. Value: one JSON object (:class:`EvalResult`; unknown fields are ignored when read).
-Replacement is atomic in Redis (:data:`STORE_SCRIPT`, EVALSHA): a result replaces the entry only
-when it is deeper, or as deep and with every move scored where the entry has not. A position too
-close to its variant's turn limit is never cached (its key does not hold the turn count, and the
-limit changes its value), as in the workers' transposition cache.
+never reads an old engine's results, and the evaluation the workers search with
+(:data:`griot.workers.task_args.EVAL`), so a result found under another evaluation is never served;
+the exact position key bytes, so no two positions share an entry. Value: one JSON object
+(:class:`EvalResult`; unknown fields are ignored when read). Replacement is atomic in Redis
+(:data:`STORE_SCRIPT`, EVALSHA): a result replaces the entry only when it is deeper, or as deep and
+with every move scored where the entry has not. A position too close to its variant's turn limit
+is never cached (its key does not hold the turn count, and the limit changes its value), as in the
+workers' transposition cache.
 
-Single flight across replicas: ``griot:gwflight:<engine>:<variant>:<key hex>`` holds
+Single flight across replicas: ``griot:gwflight:<engine>:<evaluation>:<variant>:<key hex>`` holds
 ``<depth>,<all moves 0/1>,<replica>,<time>`` (set if absent with a TTL, refreshed while the search
 runs) while one replica searches a position; another replica that needs no more than that waits for
 the entry instead of searching it again.
@@ -32,6 +34,7 @@ from typing import Any
 import griot
 from griot import egdb, redis_keys
 from griot.services.gateway.batch import Batcher
+from griot.workers.task_args import EVAL
 
 FLIGHT_PREFIX = "griot:gwflight:"
 
@@ -188,11 +191,12 @@ def cacheable(pos: griot.Position, depth: int) -> bool:
 
 
 def entry_key(pos: griot.Position) -> str:
-    return redis_keys.eval_key(griot.ENGINE_VERSION, pos.variant.canonical, pos.key)
+    return redis_keys.eval_key(griot.ENGINE_VERSION, EVAL, pos.variant.canonical, pos.key)
 
 
 def flight_key(pos: griot.Position) -> str:
-    return f"{FLIGHT_PREFIX}{griot.ENGINE_VERSION}:{pos.variant.canonical}:{pos.key.hex()}"
+    scope = redis_keys.key_scope(griot.ENGINE_VERSION, EVAL, pos.variant.canonical)
+    return f"{FLIGHT_PREFIX}{scope}:{pos.key.hex()}"
 
 
 @dataclass

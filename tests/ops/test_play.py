@@ -12,7 +12,10 @@ from pathlib import Path
 
 import griot
 from griot import opponent
+from griot.book import Book, BookEntry
 from griot.record import load
+
+from tests.history_cycle import CYCLE, CYCLE_START, played
 
 
 def play(args: list[str], stdin: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -126,3 +129,82 @@ def test_choose_move_interface() -> None:
     capture = griot.Position("abapa 0,0,0,0,0,3/1,2,0,0,0,0 20-22 S 100 -")
     assert engine.choose_move(capture, 5).text == "f"
     assert "best f" in engine.evaluate(capture, seconds=0.2)
+
+
+def test_the_engine_plays_from_a_book_built_here(tmp_path: Path) -> None:
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "griot.cli",
+            "book",
+            "build",
+            "abapa",
+            "--plies",
+            "2",
+            "--depth",
+            "4",
+            "-o",
+            "tiny.book",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert built.returncode == 0, built.stdout + built.stderr
+    tiny = Book.load(tmp_path / "tiny.book")
+    start = griot.Variant("abapa").start()
+    after_c = start.play(start.parse_move("c"))
+    reply = tiny.probe(after_c)
+    opening = tiny.probe(start)
+    assert reply is not None and opening is not None
+    # South: c (the book answers), then a move that leaves the book's two turns (searched).
+    after_reply = after_c.play(after_c.parse_move(reply.best))
+    second = after_reply.legal_moves()[0].text
+    script = f"hint\nc\n{second}\nsave game.griot\nquit\n"
+    result = play(["abapa", "--book", "tiny.book", "--level", "1", "--seed", "2"], script, tmp_path)
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    assert f"opening book tiny.book ({len(tiny)} positions)" in out
+    assert f"hint: {opening.best}  (book)" in out
+    assert f"North plays {reply.best} (book)" in out
+    assert out.count("(book)") == 2  # the hint and North's first reply; its second is searched
+    assert out.count("North plays ") == 2
+    rec = load(tmp_path / "game.griot")
+    assert rec.moves[:3] == ["c", reply.best, second] and len(rec.moves) == 4
+
+
+def test_the_book_is_left_once_the_game_repeats_a_position(tmp_path: Path) -> None:
+    # Two lone seeds chase each other round the board; the book holds every position where North
+    # moves over two laps (the turn count is part of a book's positions). The first lap is
+    # played from the book; from the position's return the search decides.
+    line = played(CYCLE * 2)
+    north = [(ply, p) for ply, p in enumerate(line) if p.side_to_move == "N"]
+    entries = {str(p): BookEntry(str(p), p.legal_moves()[0].text, 0, 1, ply) for ply, p in north}
+    Book("awale", 1, len(line), entries=entries).write(tmp_path / "cycle.book")
+    south = CYCLE[0::2] * 2
+    script = "\n".join([*south, "save cycle.griot", "quit"]) + "\n"
+    args = ["--position", CYCLE_START, "awale", "--book", "cycle.book", "--level", "1", "--seed", "1"]
+    result = play(args, script, tmp_path)
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    assert out.count("North plays ") == 12
+    assert out.count("(book)") == 6
+    book_lines = [n for n, text in enumerate(out.splitlines()) if "North plays" in text and "(book)" in text]
+    searched = [
+        n for n, text in enumerate(out.splitlines()) if "North plays" in text and "(book)" not in text
+    ]
+    assert max(book_lines) < min(searched)
+    assert load(tmp_path / "cycle.griot").moves == CYCLE * 2
+
+
+def test_a_book_of_another_variant_is_refused(tmp_path: Path) -> None:
+    Book("abapa", 1, 1).write(tmp_path / "abapa.book")
+    result = play(["awale", "--book", "abapa.book"], "quit\n", tmp_path)
+    assert result.returncode == 2
+    assert "abapa.book is a book of abapa, not awale" in result.stderr
+    (tmp_path / "junk.book").write_text("not a book\n")
+    result = play(["abapa", "--book", "junk.book"], "quit\n", tmp_path)
+    assert result.returncode == 2 and "--book" in result.stderr

@@ -33,7 +33,7 @@ def test_queue_lengths_and_hit_rate(redis_server) -> None:  # type: ignore[no-un
             q.close()
     c = redis.Redis.from_url(cache_url)
     c.hset(redis_keys.TT_STATS, mapping={"hits": 30, "misses": 10, "writes": 7})
-    c.set(redis_keys.tt_key("0.1.0", "abapa", b"\x01\x02"), b"entry")
+    c.set(redis_keys.tt_key("0.1.0", "learned", "abapa", b"\x01\x02"), b"entry")
 
     report = monitor.collect(
         rules=None, gateway=None, broker_url=broker_url, cache_url=cache_url, ask_workers=False
@@ -124,10 +124,10 @@ def test_cli_exit_status_and_json(tmp_path) -> None:  # type: ignore[no-untyped-
 
 
 def test_cache_keys_have_no_hash_tags_and_reject_separators() -> None:
-    key = redis_keys.tt_key("0.1.0", "abapa(holes=4)", b"\xff\x00")
-    assert key == "griot:tt:0.1.0:abapa(holes=4):ff00"
+    key = redis_keys.tt_key("0.1.0", "learned", "abapa(holes=4)", b"\xff\x00")
+    assert key == "griot:tt:0.1.0:learned:abapa(holes=4):ff00"
     assert "{" not in key
     import pytest
 
     with pytest.raises(ValueError):
-        redis_keys.tt_key("0.1.0", "a:b", b"")
+        redis_keys.tt_key("0.1.0", "learned", "a:b", b"")

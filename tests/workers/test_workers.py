@@ -97,9 +97,10 @@ def test_cache_counts_and_reuses(two_workers: Stack) -> None:
     stats2 = read_stats(client)
     assert stats2["task_hits"] > stats1["task_hits"]
     assert cs.stats.cache_answers > 0
-    # Keys: exact position bytes under the engine version and variant, one hash tag each.
+    # Keys: exact position bytes under the engine version, the evaluation and the variant, one hash
+    # tag each.
     keys = [k.decode() for k in client.scan_iter("griot:tt:*")]
-    assert keys and all(k.startswith(f"griot:tt:{{{griot.ENGINE_VERSION}:awale:") for k in keys)
+    assert keys and all(k.startswith(f"griot:tt:{{{griot.ENGINE_VERSION}:learned:awale:") for k in keys)
     assert client.exists(STATS_KEY)
     # What `griot status` prints.
     from griot.workers.__main__ import status

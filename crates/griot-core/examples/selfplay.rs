@@ -4,9 +4,9 @@
 //!     cargo run --release --example selfplay -- VARIANT A B [OPENINGS] [PLIES] [SEED]
 //!
 //! `A` and `B` are `;`-separated settings: `depth=6`, `nodes=20000`, `time=0.05` (seconds),
-//! `eval=tuned|material|w0,w1,w2,w3`, `hash=16` (MB). Each opening is `PLIES` random turns from the
-//! start (turns with one legal move, such as Ikibuguzo's scripted opening, do not count), seeded by
-//! `SEED`, and is played twice with colours swapped. A position's third occurrence at a turn's
+//! `eval=learned|tuned|material|w0,w1,w2,w3` (default `learned`), `hash=16` (MB). Each opening
+//! is `PLIES` random turns from the start (turns with one legal move, such as Ikibuguzo's
+//! scripted opening, do not count), seeded by `SEED`, and is played twice with colours swapped. A position's third occurrence at a turn's
 //! start ends the game by the variant's endless-cycle rule, as in `bench/strength.py`. Prints A's
 //! score (win 1, draw 0.5) ± 1.96 standard errors, wins/draws/losses and the Elo difference.
 
@@ -26,7 +26,7 @@ struct Engine {
 impl Engine {
     fn parse(text: &str) -> Engine {
         let mut limits = Limits::default();
-        let mut eval = EvalStyle::Tuned;
+        let mut eval = EvalStyle::default();
         let mut hash_mb = 16;
         for field in text.split(';').filter(|f| !f.is_empty()) {
             let (k, v) = field.split_once('=').expect("key=value");
@@ -34,7 +34,7 @@ impl Engine {
                 "depth" => limits.depth = Some(v.parse().expect("depth")),
                 "nodes" => limits.nodes = Some(v.parse().expect("nodes")),
                 "time" => limits.time = Some(Duration::from_secs_f64(v.parse().expect("seconds"))),
-                "eval" => eval = EvalStyle::parse(v).expect("tuned, material or weights"),
+                "eval" => eval = EvalStyle::parse(v).expect("learned, tuned, material or weights"),
                 "hash" => hash_mb = v.parse().expect("MB"),
                 _ => panic!("unknown setting {k:?}"),
             }

@@ -364,14 +364,6 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// A static evaluation from the side to move's point of view (material margin by default).
     fn evaluate(&self, pos: &Self::Position) -> i32;
 
-    /// The winner of `pos` with best play (`Some(None)`: a draw) read from endgame databases, or
-    /// `None` when the position is out of their range, its value there is not exact (valued by a
-    /// cycle) or the game has none.
-    fn exact_winner(&self, db: &crate::egdb::Egdb, pos: &Self::Position) -> Option<Option<Player>> {
-        let _ = (db, pos);
-        None
-    }
-
     /// Board geometry for frontends.
     fn geometry(&self) -> Geometry;
 

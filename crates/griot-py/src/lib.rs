@@ -900,7 +900,7 @@ impl SearchStop {
 fn eval_style(text: &str) -> PyResult<EvalStyle> {
     EvalStyle::parse(text).ok_or_else(|| {
         GriotError::new_err(format!(
-            "eval {text:?}: expected 'tuned', 'material', 'learned' or up to four comma-separated weights"
+            "eval {text:?}: expected 'learned' (the default), 'tuned', 'material' or up to four comma-separated weights"
         ))
     })
 }
@@ -1103,7 +1103,7 @@ impl SharedTable for PySharedTable {
 /// the depth after the one the table holds the position searched to (its best move first)
 /// instead of deepening from 1. Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval="tuned", progress=None, stop=None, history=None, window=None, shared=None, table=None, new_generation=true, iteration_windows=None, resume=false, egdb=None, clock=None, moves_to_go=None))]
+#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval=EvalStyle::DEFAULT_NAME, progress=None, stop=None, history=None, window=None, shared=None, table=None, new_generation=true, iteration_windows=None, resume=false, egdb=None, clock=None, moves_to_go=None))]
 #[allow(clippy::too_many_arguments)]
 fn search(
     py: Python<'_>,
@@ -1244,6 +1244,7 @@ fn score_from_child(value: i32) -> i32 {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("ENGINE_VERSION", griot_core::ENGINE_VERSION)?;
+    m.add("DEFAULT_EVAL", EvalStyle::DEFAULT_NAME)?;
     // The score encoding (search::score): proven results sit within WIN_BOUND..=WIN of either end.
     m.add("WIN", engine::score::WIN)?;
     m.add("WIN_BOUND", engine::score::WIN_BOUND)?;

@@ -169,7 +169,7 @@ impl Default for SearchOptions {
             limits: Limits::default(),
             multipv: 1,
             hash_mb: 16,
-            eval: EvalStyle::Tuned,
+            eval: EvalStyle::default(),
             stop: None,
             aspiration: true,
             window: None,

@@ -10,6 +10,7 @@
 //! compute their own terms (each game module's `search_terms`, which knows its board) and combine
 //! them here with [`with_terms`] and their tuned weights, measured the same way.
 
+use super::exact::ExactResults;
 use super::learned;
 use crate::bechi::{BechiGame, BechiPosition};
 use crate::game::{Game, Player};
@@ -18,8 +19,9 @@ use crate::sabouiyya::{SabouiyyaGame, SabouiyyaPosition};
 use crate::sowing::rules::Territory;
 use crate::sowing::{SowingGame, SowingPosition, MAX_PITS};
 
-/// The search's evaluator of a game: what the search calls at its leaves.
-pub trait Evaluate: Game {
+/// The search's evaluator of a game: what the search calls at its leaves (and, through
+/// [`ExactResults`], what it asks the endgame databases).
+pub trait Evaluate: Game + ExactResults {
     /// The evaluation in centi-units (100 = one seed or piece of margin) from the side to move's
     /// view, with the terms and weights `style` picks.
     fn evaluate_search(&self, pos: &Self::Position, style: &EvalStyle) -> i32;
@@ -69,19 +71,34 @@ pub struct EvalWeights(pub [i32; 4]);
 /// Which evaluation the search uses.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub enum EvalStyle {
-    /// The family's measured positional terms on top of material (the default).
-    #[default]
+    /// The family's measured positional terms on top of material.
     Tuned,
     /// Material only: 100 × [`Game::evaluate`](crate::Game::evaluate).
     Material,
     /// The family's terms with these weights.
     Custom(EvalWeights),
     /// The learned evaluation ([`super::learned`]) where weights were fitted for the game's
-    /// rules; the tuned one elsewhere.
+    /// rules; the tuned one elsewhere. The default: it beat the tuned one in self-play.
+    #[default]
     Learned,
 }
 
 impl EvalStyle {
+    /// The name of the default style, as [`EvalStyle::parse`] reads it and [`EvalStyle::name`]
+    /// writes it.
+    pub const DEFAULT_NAME: &'static str = "learned";
+
+    /// The style's name as [`EvalStyle::parse`] reads it: `tuned`, `material`, `learned`, or the
+    /// four weights joined by commas.
+    pub fn name(&self) -> String {
+        match self {
+            EvalStyle::Tuned => "tuned".into(),
+            EvalStyle::Material => "material".into(),
+            EvalStyle::Learned => "learned".into(),
+            EvalStyle::Custom(w) => w.0.map(|x| x.to_string()).join(","),
+        }
+    }
+
     /// Parses `tuned`, `material`, `learned` or `w0,w1,w2,w3` (custom weights).
     pub fn parse(text: &str) -> Option<EvalStyle> {
         match text {

@@ -44,6 +44,21 @@ fn parse_reads_weights_of_every_family() {
 }
 
 #[test]
+fn the_default_is_learned_and_names_read_back() {
+    assert_eq!(EvalStyle::default(), EvalStyle::Learned);
+    assert_eq!(EvalStyle::parse(EvalStyle::DEFAULT_NAME), Some(EvalStyle::default()));
+    assert_eq!(crate::search::engine::SearchOptions::default().eval, EvalStyle::Learned);
+    for style in [
+        EvalStyle::Tuned,
+        EvalStyle::Material,
+        EvalStyle::Learned,
+        EvalStyle::Custom(EvalWeights([0, -5, 30, 7])),
+    ] {
+        assert_eq!(EvalStyle::parse(&style.name()), Some(style), "{style:?}");
+    }
+}
+
+#[test]
 fn bechi_terms_on_a_hand_built_position() {
     let g = bechi();
     // South: a=2 (moved) b=2 c=1 d=0; North: A=5 B=0 C=4 D=1 (moved). South's `a` sows 1 into D

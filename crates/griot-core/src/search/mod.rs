@@ -7,6 +7,7 @@
 //! - [`tt`]: the transposition table;
 //! - [`ordering`]: move ordering (table move, captures, killers, history);
 //! - [`eval`]: evaluation per family, in centi-units;
+//! - [`exact`]: exact results from the endgame databases, for the families that have them;
 //! - [`learned`]: the learned two-row sowing evaluation, its features and fitted weights files;
 //! - [`score`]: values, proven wins/losses in N turns, bounds;
 //! - [`shared`]: the batched second-level table hook (the Redis tier plugs in here);
@@ -16,6 +17,7 @@
 
 pub mod engine;
 pub mod eval;
+pub mod exact;
 pub mod learned;
 pub mod level;
 pub mod ordering;
@@ -29,6 +31,7 @@ pub use engine::{
     TURN_LIMIT_MARGIN,
 };
 pub use eval::{EvalStyle, EvalWeights, Evaluate};
+pub use exact::ExactResults;
 pub use score::{Bound, Score, Value};
 pub use shared::{MemoryTable, SharedEntry, SharedRequest, SharedTable};
 

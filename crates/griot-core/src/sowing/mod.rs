@@ -1847,10 +1847,6 @@ impl Game for SowingGame {
         Err(IllegalMove::new("not_legal", format!("{} is not a legal move here", self.format_move(pos, mv))))
     }
 
-    fn exact_winner(&self, db: &crate::egdb::Egdb, pos: &SowingPosition) -> Option<Option<Player>> {
-        db.probe_winner(self, pos)
-    }
-
     fn evaluate(&self, pos: &SowingPosition) -> i32 {
         let me = pos.to_move.index();
         pos.stores[me] as i32 - pos.stores[1 - me] as i32
