@@ -346,5 +346,9 @@ def egdb_chunk_values(
     out: str | os.PathLike[str],
 ) -> None: ...
 def egdb_write_level(
-    variant: str, dir: str | os.PathLike[str], seeds: int, values: str | os.PathLike[str]
+    variant: str,
+    dir: str | os.PathLike[str],
+    seeds: int,
+    values: str | os.PathLike[str],
+    bounds: str | os.PathLike[str],
 ) -> None: ...

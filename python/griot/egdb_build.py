@@ -112,7 +112,7 @@ def build(
         ).apply_async().get(timeout=timeout)
         values = work / "values.all"
         _concat(parts, values)
-        egdb_write_level(variant, root, s, values)
+        egdb_write_level(variant, root, s, values, merged)
         shutil.rmtree(work)
         emit({"event": "written", "seeds": s, "positions": positions, "passes": k + 1})
     return True

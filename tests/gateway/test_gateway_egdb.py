@@ -23,9 +23,11 @@ from griot.v1 import analysis_pb2, common_pb2
 from workers_stack import Stack
 
 VARIANT = "abapa(holes=3)"
-#: South to move wins by 4 with best play (stores 9-9, six seeds on the board): c keeps it, a and
-#: b draw.
-WON = "abapa(holes=3) 2,1,1/1,1,0 9-9 S 11 -"
+#: South to move wins by 2 with best play (stores 9-9, six seeds on the board): a keeps it, b
+#: draws.
+WON = "abapa(holes=3) 1,2,0/2,0,1 9-9 S 11 -"
+#: Valued by a cycle: its best move, c, captures into a position valued by a cycle.
+CYCLE = "abapa(holes=3) 2,1,1/1,1,0 9-9 S 11 -"
 START = "abapa(holes=3) 4,4,4/4,4,4 0-0 S 0 -"
 
 
@@ -77,19 +79,23 @@ def test_an_exact_result_arrives_marked_exact_and_a_heuristic_one_does_not(setup
         e = _final(client, WON, all_moves=True)
         assert not e.from_cache
         assert e.score.source == common_pb2.SCORE_SOURCE_DATABASE
-        assert e.score.WhichOneof("value") == "wins_in" and e.score.final_margin == 4
+        assert e.score.WhichOneof("value") == "wins_in" and e.score.final_margin == 2
         # The client's sentence is the databases' own.
         assert score_sentence(e.score, "S") == egdb.sentence(setup.db.probe(pos), pos)
-        assert score_sentence(e.score, "S") == "South wins by 4 with best play"
+        assert score_sentence(e.score, "S") == "South wins by 2 with best play"
         moves = {m.move: m.score for m in e.move_scores}
         assert {m: (moves[m].WhichOneof("value"), moves[m].final_margin) for m in "ab"} == {
-            "a": ("draw", 0),
+            "a": ("wins_in", 2),
             "b": ("draw", 0),
         }
         assert all(moves[m].source == common_pb2.SCORE_SOURCE_DATABASE for m in "ab")
-        # c captures into a position valued by a cycle: not exact, so not the databases' score.
-        assert setup.db.probe(pos.play("c")).cycle
-        assert moves["c"].source != common_pb2.SCORE_SOURCE_DATABASE
+        # c captures into a position valued by a cycle: neither c nor the position it is played
+        # from is exact, so neither is the databases' score.
+        cyc = griot.Position(CYCLE)
+        assert setup.db.probe(cyc.play("c")).cycle and setup.db.probe(cyc).cycle
+        c = _final(client, CYCLE, all_moves=True)
+        assert c.score.source != common_pb2.SCORE_SOURCE_DATABASE
+        assert {m.move: m.score for m in c.move_scores}["c"].source != common_pb2.SCORE_SOURCE_DATABASE
         # From the cache, still exact.
         again = _final(client, WON, all_moves=True)
         assert again.from_cache and again.score == e.score
@@ -98,24 +104,24 @@ def test_an_exact_result_arrives_marked_exact_and_a_heuristic_one_does_not(setup
         assert h.score.source == common_pb2.SCORE_SOURCE_HEURISTIC and h.score.WhichOneof("value") == "centi"
         assert not h.score.HasField("final_margin") and score_sentence(h.score, "S") is None
         best = client.best_move(WON, level=10, timeout=60)
-        assert best.move == "c" and best.score.final_margin == 4
+        assert best.move == "a" and best.score.final_margin == 2
 
 
 def test_a_game_report_marks_its_exact_moves(setup: Setup) -> None:
     with AnalysisClient(setup.gateway.target) as client:
         msgs = list(
             client.analyze_game(
-                VARIANT, ["a"], start_position=WON, limits=search_limits(max_depth=4), timeout=60
+                VARIANT, ["b"], start_position=WON, limits=search_limits(max_depth=4), timeout=60
             )
         )
     report = msgs[-1].report
     (turn,) = report.turns
-    # South played a (a draw) where c wins by 4: a blunder, every score exact.
-    assert turn.best_move == "c" and turn.best_score.final_margin == 4
+    # South played b (a draw) where a wins by 2: a blunder, every score exact.
+    assert turn.best_move == "a" and turn.best_score.final_margin == 2
     assert turn.played_score.WhichOneof("value") == "draw" and turn.played_score.final_margin == 0
     assert turn.south_score.source == common_pb2.SCORE_SOURCE_DATABASE
     assert turn.classification == analysis_pb2.MOVE_CLASSIFICATION_BLUNDER
-    assert turn.loss == 400  # the four seeds of the win given away
+    assert turn.loss == 200  # the two seeds of the win given away
 
 
 def test_the_worker_and_the_gateway_report_their_databases(setup: Setup) -> None:

@@ -14,7 +14,9 @@ level. Within a level, two bounds on South's margin:
 - ``lo``: South must reach an end of the game (endless play is South's worst, -seeds);
 - ``hi``: North must (endless play is South's best, +seeds).
 Where they differ the value is the endless-cycle share at the position (each player their own row)
-clamped into ``[lo, hi]``.
+clamped into ``[lo, hi]``. A capture into a lower level reads both bounds of the position it
+leads to: its ``lo`` counts towards ``lo``, its ``hi`` towards ``hi`` (they are its value unless
+that position's own bounds differ).
 
 Here the bounds are computed as threshold games, one per margin t: South "reaches t" when it can
 force an end worth at least t (``lo`` = the largest such t), South "keeps t" when it can keep
@@ -88,6 +90,7 @@ def solve(
     rules = _rules(variant)
     cells = 2 * _holes(variant)
     values: dict[tuple[tuple[int, ...], str], int] = {}  # South's margin
+    bounds: dict[tuple[tuple[int, ...], str], tuple[int, int]] = {}  # South's (lo, hi)
     for seeds in range(max_seeds + 1):
         keys = [(b, side) for b in _boards(cells, seeds) for side in "SN"]
         terminal: dict = {}
@@ -108,12 +111,15 @@ def solve(
                 child = rules.play(text, mv)
                 cboard, cstores, cside, cut = _parse(child)
                 if cut:
-                    exits[key].append(_margin(rules.outcome(child)))
+                    v = _margin(rules.outcome(child))
+                    exits[key].append((v, v))
                 elif cstores == (0, 0):
                     inner[key].append((cboard, cside))
                     preds[(cboard, cside)].append(key)
                 else:
-                    exits[key].append(cstores[0] - cstores[1] + values[(cboard, cside)])
+                    low, high = bounds[(cboard, cside)]
+                    gain = cstores[0] - cstores[1]
+                    exits[key].append((gain + low, gain + high))
         lo = {k: -seeds for k in keys}
         hi = {k: -seeds for k in keys}
         for t in range(-seeds, seeds + 1):
@@ -124,7 +130,9 @@ def solve(
         for key in keys:
             if key in terminal:
                 values[key] = terminal[key]
+                bounds[key] = (terminal[key], terminal[key])
             else:
+                bounds[key] = (lo[key], hi[key])
                 values[key] = min(max(endless[key], lo[key]), hi[key])
                 if cycles is not None and lo[key] != hi[key]:
                     cycles.add(key)
@@ -132,7 +140,8 @@ def solve(
 
 
 def _reach(keys, terminal, exits, inner, preds, t):
-    """Positions from which South forces an end worth at least ``t`` (an attractor, by counts)."""
+    """Positions from which South forces an end worth at least ``t`` (an attractor, by counts).
+    An exit counts by its lower bound."""
     won = set()
     # North positions: how many of their in-level moves are not yet known to be won for South.
     left = {}
@@ -141,10 +150,10 @@ def _reach(keys, terminal, exits, inner, preds, t):
         if k in terminal:
             ok = terminal[k] >= t
         elif k[1] == "S":
-            ok = any(v >= t for v in exits[k])
+            ok = any(low >= t for low, _ in exits[k])
         else:
             left[k] = len(inner[k])
-            ok = all(v >= t for v in exits[k]) and not inner[k]
+            ok = all(low >= t for low, _ in exits[k]) and not inner[k]
         if ok:
             won.add(k)
             queue.append(k)
@@ -158,7 +167,7 @@ def _reach(keys, terminal, exits, inner, preds, t):
                 queue.append(p)
             else:
                 left[p] -= 1
-                if left[p] == 0 and all(v >= t for v in exits[p]):
+                if left[p] == 0 and all(low >= t for low, _ in exits[p]):
                     won.add(p)
                     queue.append(p)
     return won
@@ -166,7 +175,7 @@ def _reach(keys, terminal, exits, inner, preds, t):
 
 def _keep(keys, terminal, exits, inner, preds, t):
     """Positions from which South keeps every end at least ``t``, endless play allowed: the
-    complement of North's attractor to an end below ``t``."""
+    complement of North's attractor to an end below ``t``. An exit counts by its upper bound."""
     lost = set()
     left = {}
     queue = deque()
@@ -174,10 +183,10 @@ def _keep(keys, terminal, exits, inner, preds, t):
         if k in terminal:
             bad = terminal[k] < t
         elif k[1] == "N":
-            bad = any(v < t for v in exits[k])
+            bad = any(high < t for _, high in exits[k])
         else:
             left[k] = len(inner[k])
-            bad = all(v < t for v in exits[k]) and not inner[k]
+            bad = all(high < t for _, high in exits[k]) and not inner[k]
         if bad:
             lost.add(k)
             queue.append(k)
@@ -191,7 +200,7 @@ def _keep(keys, terminal, exits, inner, preds, t):
                 queue.append(p)
             else:
                 left[p] -= 1
-                if left[p] == 0 and all(v < t for v in exits[p]):
+                if left[p] == 0 and all(high < t for _, high in exits[p]):
                     lost.add(p)
                     queue.append(p)
     return {k for k in keys if k not in lost}

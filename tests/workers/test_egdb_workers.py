@@ -145,7 +145,8 @@ def test_workers_search_with_the_databases_of_their_directory(tmp_path: Path) ->
 
     egdb.build("abapa(holes=3)", 6, tmp_path)
     db = egdb.open_databases("abapa(holes=3)", tmp_path)
-    position = "abapa(holes=3) 0,2,1/1,0,2 9-9 S 11 -"
+    # South wins by 2 with best play: a keeps it, b draws.
+    position = "abapa(holes=3) 1,2,0/2,0,1 9-9 S 11 -"
     exact = griot.search(griot.Position(position), depth=6, egdb=db)
     plain = griot.search(griot.Position(position), depth=6)
     # The databases cut the search at the root's children: far fewer nodes.
@@ -161,23 +162,27 @@ def test_workers_search_with_the_databases_of_their_directory(tmp_path: Path) ->
         )
         assert (got["value"], got["nodes"]) == (exact.score.value, exact.nodes)
         # The result carries the databases' result, stores included.
-        assert got["exact"] == {"result": "draw", "margin": 0}
-        won = "abapa(holes=3) 2,1,1/1,1,0 9-9 S 11 -"
+        assert got["exact"] == {"result": "win", "margin": 2}
+        won = position
         pos = griot.Position(won)
-        assert egdb.sentence(db.probe(pos), pos) == "South wins by 4 with best play"
+        assert egdb.sentence(db.probe(pos), pos) == "South wins by 2 with best play"
         every = app.send_task(
             SEARCH_POSITION, kwargs=position_args("abapa(holes=3)", won, depth=4, multipv=0)
         ).get(timeout=60)
-        assert every["exact"] == egdb.exact(db, pos) == {"result": "win", "margin": 4}
-        # Each move's result for the mover: a and b draw; c captures into a position valued by a
-        # cycle, whose result a repetition may decide: not exact.
+        assert every["exact"] == egdb.exact(db, pos) == {"result": "win", "margin": 2}
+        # Each move's result for the mover: a keeps the win, b draws.
         exacts = {m["move"]: m.get("exact") for m in every["moves"]}
-        assert exacts == {
-            "a": {"result": "draw", "margin": 0},
-            "b": {"result": "draw", "margin": 0},
-            "c": None,
-        }
-        assert db.probe(pos.play("c")).cycle
+        assert exacts == {"a": {"result": "win", "margin": 2}, "b": {"result": "draw", "margin": 0}}
+        # South's best move here, c, captures into a position valued by a cycle, whose result a
+        # repetition may decide: neither c nor the position is exact.
+        cycle = "abapa(holes=3) 2,1,1/1,1,0 9-9 S 11 -"
+        pos = griot.Position(cycle)
+        assert db.probe(pos.play("c")).cycle and db.probe(pos).cycle
+        every = app.send_task(
+            SEARCH_POSITION, kwargs=position_args("abapa(holes=3)", cycle, depth=4, multipv=0)
+        ).get(timeout=60)
+        assert "exact" not in every
+        assert {m["move"]: m.get("exact") for m in every["moves"]}["c"] is None
         # Out of the databases' range (24 seeds on the board): no exact result.
         start = "abapa(holes=3) 4,4,4/4,4,4 0-0 S 0 -"
         heuristic = app.send_task(

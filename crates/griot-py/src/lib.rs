@@ -1531,7 +1531,7 @@ fn egdb_chunk_bounds(
     py.detach(|| {
         let db = lower_levels(&game, &dir, seeds)?;
         let prev = prev.map(|p| map_file(&p)).transpose()?;
-        let lower = |s: u32, i: u64| db.value(s, i);
+        let lower = |s: u32, i: u64| db.bounds(s, i);
         let (bytes, changed) =
             griot_core::egdb::chunk_pass(&game, seeds, start, end, &lower, &work_of(&out), prev.as_deref())
                 .map_err(egdb_err)?;
@@ -1558,7 +1558,7 @@ fn egdb_chunk_values(
     py.detach(|| {
         let db = lower_levels(&game, &dir, seeds)?;
         let bounds = map_file(&bounds)?;
-        let lower = |s: u32, i: u64| db.value(s, i);
+        let lower = |s: u32, i: u64| db.bounds(s, i);
         let values =
             griot_core::egdb::chunk_pass_values(&game, seeds, start, end, &lower, &work_of(&out), &bounds)
                 .map_err(egdb_err)?;
@@ -1567,6 +1567,7 @@ fn egdb_chunk_values(
 }
 
 /// Writes level `seeds` (header and checksum) from `values`, the level's values in index order,
+/// and `bounds`, its final bounds (which give the positions valued by a cycle their two bounds),
 /// and checks it reads back.
 #[pyfunction]
 fn egdb_write_level(
@@ -1575,18 +1576,21 @@ fn egdb_write_level(
     dir: std::path::PathBuf,
     seeds: u32,
     values: std::path::PathBuf,
+    bounds: std::path::PathBuf,
 ) -> PyResult<()> {
     let game = sowing_game(py, variant)?;
     py.detach(|| {
         let key = griot_core::egdb::level_key(&game, seeds).map_err(egdb_err)?;
         let bytes = map_file(&values)?;
-        if bytes.len() as u64 != key.positions {
-            return Err(EgdbError::new_err(format!(
-                "{}: {} values for a level of {} positions",
-                values.display(),
-                bytes.len(),
-                key.positions
-            )));
+        let b = map_file(&bounds)?;
+        for (path, len, per) in [(&values, bytes.len(), 1), (&bounds, b.len(), 2)] {
+            if len as u64 != per * key.positions {
+                return Err(EgdbError::new_err(format!(
+                    "{}: {len} bytes for a level of {} positions",
+                    path.display(),
+                    key.positions
+                )));
+            }
         }
         let path = griot_core::egdb::level_path(&dir, &game, seeds);
         if let Some(parent) = path.parent() {
@@ -1594,7 +1598,11 @@ fn egdb_write_level(
                 .map_err(|e| EgdbError::new_err(format!("{}: {e}", parent.display())))?;
         }
         let mut w = griot_core::egdb::file::LevelWriter::create(&path, &key).map_err(egdb_err)?;
-        w.write(&bytes).map_err(egdb_err)?;
+        let read = |i: u64| {
+            let at = 2 * i as usize;
+            griot_core::egdb::file::mover_bounds(i, b[at] as i8, b[at + 1] as i8)
+        };
+        w.write(&bytes, &read).map_err(egdb_err)?;
         w.finish().map_err(egdb_err)?;
         griot_core::egdb::file::LevelFile::open(&path, &key).map_err(egdb_err)?;
         Ok(())

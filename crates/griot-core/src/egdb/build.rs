@@ -60,16 +60,30 @@ pub struct LevelStats {
 
 pub(super) const NO_EXIT: i16 = i16::MIN;
 
-/// Solves level `seeds` of `game`: one byte a position as the level file stores it (the side to
-/// move's margin and whether a cycle values it, [`encode`]). `lower` gives the margin of a
-/// position of a lower level, by seed count and index. Returns the bytes, the passes the bounds
-/// took and the count of positions valued by a cycle.
+/// The side to move's bounds `(lo, hi)` on the margin of a lower-level position, by seed count
+/// and index: its value twice unless it is valued by a cycle ([`super::file::LevelFile::bounds`]).
+pub type Lower<'a> = dyn Fn(u32, u64) -> (i8, i8) + 'a;
+
+/// A level solved in memory ([`solve_level`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SolvedLevel {
+    /// One byte a position as the level file stores it: the side to move's margin and whether a
+    /// cycle values it ([`encode`]).
+    pub values: Vec<u8>,
+    /// The side to move's bounds `(lo, hi)` of the positions valued by a cycle, by index.
+    pub cycle_bounds: Vec<(u64, i8, i8)>,
+    /// The passes the bounds took.
+    pub passes: u32,
+}
+
+/// Solves level `seeds` of `game` in memory. `lower` gives the bounds of the positions of lower
+/// levels.
 pub fn solve_level(
     game: &SowingGame,
     seeds: u32,
-    lower: &dyn Fn(u32, u64) -> i8,
+    lower: &Lower<'_>,
     progress: &mut dyn FnMut(u64),
-) -> Result<(Vec<u8>, u32, u64), EgdbError> {
+) -> Result<SolvedLevel, EgdbError> {
     let key = check_level(game, seeds)?;
     if key.positions > MAX_LEVEL_POSITIONS {
         return Err(EgdbError::TooLarge {
@@ -87,7 +101,7 @@ pub fn solve_level(
     // Values are South's margin while solving.
     let mut ex = Expander::new(game, seeds, lower);
     let mut terminal = vec![NO_EXIT; n];
-    let mut exit = vec![NO_EXIT; n];
+    let mut exit = vec![(NO_EXIT, NO_EXIT); n];
     let mut endless = vec![0i16; n];
     let mut offsets: Vec<u32> = Vec::with_capacity(n + 1);
     let mut children: Vec<u32> = Vec::new();
@@ -109,7 +123,7 @@ pub fn solve_level(
 
     // The two fixpoints by value iteration from the extremes, in place (Gauss-Seidel), sweeping
     // forward and backward in turn.
-    let bound = |start: i16| -> (Vec<i16>, u32) {
+    let bound = |start: i16, upper: bool| -> (Vec<i16>, u32) {
         let mut v: Vec<i16> = terminal.iter().map(|&t| if t == NO_EXIT { start } else { t }).collect();
         let mut passes = 0;
         loop {
@@ -120,7 +134,8 @@ pub fn solve_level(
                     return;
                 }
                 let kids = &children[offsets[i] as usize..offsets[i + 1] as usize];
-                let best = relax(i, exit[i], kids, |c| v[c]);
+                let e = if upper { exit[i].1 } else { exit[i].0 };
+                let best = relax(i, e, kids, |c| v[c]);
                 if best != v[i] {
                     v[i] = best;
                     changed = true;
@@ -136,40 +151,49 @@ pub fn solve_level(
             }
         }
     };
-    let (lo, lo_passes) = bound(-s);
-    let (hi, hi_passes) = bound(s);
-    let mut cycle_valued = 0u64;
+    let (lo, lo_passes) = bound(-s, false);
+    let (hi, hi_passes) = bound(s, true);
+    let mut cycle_bounds = Vec::new();
     let values: Vec<u8> = (0..n)
         .map(|i| {
             let cycle = terminal[i] == NO_EXIT && lo[i] != hi[i];
             let v = if terminal[i] != NO_EXIT { terminal[i] } else { endless[i].clamp(lo[i], hi[i]) };
-            cycle_valued += cycle as u64;
+            if cycle {
+                let (l, h) = super::file::mover_bounds(i as u64, lo[i] as i8, hi[i] as i8);
+                cycle_bounds.push((i as u64, l, h));
+            }
             encode((if i % 2 == 0 { v } else { -v }) as i8, cycle)
         })
         .collect();
-    Ok((values, lo_passes.max(hi_passes), cycle_valued))
+    Ok(SolvedLevel { values, cycle_bounds, passes: lo_passes.max(hi_passes) })
 }
 
 /// One position of a level, expanded: its terminal value, or its best exit (a move leaving the
-/// level, `NO_EXIT` if none) and endless share, its in-level children pushed onto `children`.
-/// South's margins.
+/// level, `NO_EXIT` if none) for each bound and its endless share, its in-level children pushed
+/// onto `children`. South's margins. A capture into a lower position valued by a cycle gives the
+/// lower bound its lower bound and the upper bound its upper bound, so that a position whose
+/// value depends on that cycle through the capture has bounds that differ too.
 pub(super) struct Expander<'a> {
     game: &'a SowingGame,
     seeds: u32,
     len: usize,
     ranker: Ranker,
     lower_rankers: Vec<Ranker>,
-    lower: &'a dyn Fn(u32, u64) -> i8,
+    lower: &'a Lower<'a>,
     moves: MoveList<crate::sowing::SowingMove>,
 }
 
 pub(super) enum Expanded {
     Terminal(i16),
-    Inner { exit: i16, endless: i16 },
+    /// `exit`: the best exit for the lower bound and for the upper bound.
+    Inner {
+        exit: (i16, i16),
+        endless: i16,
+    },
 }
 
 impl<'a> Expander<'a> {
-    pub(super) fn new(game: &'a SowingGame, seeds: u32, lower: &'a dyn Fn(u32, u64) -> i8) -> Self {
+    pub(super) fn new(game: &'a SowingGame, seeds: u32, lower: &'a Lower<'a>) -> Self {
         let len = 2 * game.holes();
         Expander {
             game,
@@ -195,32 +219,43 @@ impl<'a> Expander<'a> {
         let endless = (e.scores[0] - e.scores[1]) as i16;
         self.moves.clear();
         game.legal_moves(&pos, &mut self.moves);
-        let mut best = NO_EXIT;
+        let (mut best_lo, mut best_hi) = (NO_EXIT, NO_EXIT);
+        let better = |best: i16, value: i16| {
+            if best == NO_EXIT {
+                value
+            } else if south {
+                best.max(value)
+            } else {
+                best.min(value)
+            }
+        };
         for &mv in &self.moves {
             let child = game.play_unchecked(&pos, mv);
             let on_board: u32 = child.pits[..len].iter().map(|&c| c as u32).sum();
-            let value = if child.is_cut() {
+            let (lo, hi) = if child.is_cut() {
                 let o = game.outcome(&child).expect("a cut sowing ends the game");
-                (o.scores[0] - o.scores[1]) as i16
+                let v = (o.scores[0] - o.scores[1]) as i16;
+                (v, v)
             } else if on_board == seeds {
                 debug_assert_eq!(child.stores, [0, 0]);
                 children.push(super::index_of(&self.ranker, &child.pits[..len], child.to_move) as u32);
                 continue;
             } else {
                 let r = &self.lower_rankers[on_board as usize];
-                let v = (self.lower)(on_board, super::index_of(r, &child.pits[..len], child.to_move)) as i16;
-                let v = if child.to_move == Player::South { v } else { -v };
-                child.stores[0] as i16 - child.stores[1] as i16 + v
+                let (l, h) = (self.lower)(on_board, super::index_of(r, &child.pits[..len], child.to_move));
+                // South's bounds: North's lower margin is South's upper one.
+                let (l, h) = if child.to_move == Player::South {
+                    (l as i16, h as i16)
+                } else {
+                    (-h as i16, -l as i16)
+                };
+                let stores = child.stores[0] as i16 - child.stores[1] as i16;
+                (stores + l, stores + h)
             };
-            best = if best == NO_EXIT {
-                value
-            } else if south {
-                best.max(value)
-            } else {
-                best.min(value)
-            };
+            best_lo = better(best_lo, lo);
+            best_hi = better(best_hi, hi);
         }
-        Expanded::Inner { exit: best, endless }
+        Expanded::Inner { exit: (best_lo, best_hi), endless }
     }
 }
 
@@ -262,7 +297,7 @@ pub fn chunk_bounds(
     seeds: u32,
     start: u64,
     end: u64,
-    lower: &dyn Fn(u32, u64) -> i8,
+    lower: &Lower<'_>,
     prev: Option<&[u8]>,
 ) -> Result<(Vec<u8>, bool), EgdbError> {
     let key = check_level(game, seeds)?;
@@ -286,8 +321,8 @@ pub fn chunk_bounds(
             (Expanded::Terminal(v), _) => (v, v),
             (Expanded::Inner { .. }, None) => (-s, s),
             (Expanded::Inner { exit, .. }, Some(p)) => {
-                let lo = relax(i as usize, exit, &kids, |c| p[2 * c] as i8 as i16);
-                let hi = relax(i as usize, exit, &kids, |c| p[2 * c + 1] as i8 as i16);
+                let lo = relax(i as usize, exit.0, &kids, |c| p[2 * c] as i8 as i16);
+                let hi = relax(i as usize, exit.1, &kids, |c| p[2 * c + 1] as i8 as i16);
                 (lo, hi)
             }
         };
@@ -308,7 +343,7 @@ pub fn chunk_values(
     seeds: u32,
     start: u64,
     end: u64,
-    lower: &dyn Fn(u32, u64) -> i8,
+    lower: &Lower<'_>,
     bounds: &[u8],
 ) -> Result<Vec<u8>, EgdbError> {
     let key = check_level(game, seeds)?;
@@ -396,7 +431,7 @@ pub fn build_with(
         }
         events(&BuildEvent::Started { seeds, positions: key.positions });
         let start = Instant::now();
-        let lower = |s: u32, i: u64| levels[s as usize].get(i);
+        let lower = |s: u32, i: u64| levels[s as usize].bounds(i);
         let (passes, cycle_valued) = solve_level_to_file(game, seeds, &lower, &path, options, events)?;
         let millis = start.elapsed().as_millis() as u64;
         let file = LevelFile::open(&path, &key)?;
@@ -419,7 +454,7 @@ pub fn work_dir(path: &Path) -> std::path::PathBuf {
 fn solve_level_to_file(
     game: &SowingGame,
     seeds: u32,
-    lower: &(dyn Fn(u32, u64) -> i8 + Sync),
+    lower: &(dyn Fn(u32, u64) -> (i8, i8) + Sync),
     path: &Path,
     options: &BuildOptions,
     events: &mut dyn FnMut(&BuildEvent),
@@ -504,7 +539,10 @@ fn solve_level_to_file(
     for g in &graphs {
         buf.clear();
         cycle_valued += g.values(&read, &mut buf);
-        writer.write(&buf)?;
+        writer.write(&buf, &|i| {
+            let (lo, hi) = read(i as usize);
+            super::file::mover_bounds(i, lo, hi)
+        })?;
     }
     writer.finish()?;
     drop(graphs);
@@ -525,7 +563,7 @@ pub fn chunk_pass(
     seeds: u32,
     start: u64,
     end: u64,
-    lower: &dyn Fn(u32, u64) -> i8,
+    lower: &Lower<'_>,
     work: &Path,
     prev: Option<&[u8]>,
 ) -> Result<(Vec<u8>, bool), EgdbError> {
@@ -555,7 +593,7 @@ pub fn chunk_pass_values(
     seeds: u32,
     start: u64,
     end: u64,
-    lower: &dyn Fn(u32, u64) -> i8,
+    lower: &Lower<'_>,
     work: &Path,
     bounds: &[u8],
 ) -> Result<Vec<u8>, EgdbError> {

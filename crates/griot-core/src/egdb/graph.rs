@@ -3,9 +3,10 @@
 //! file of two bytes a position. Nothing of a level is held in memory but a chunk's write buffers:
 //! the lower levels, the graph and the bounds are mapped, and the kernel keeps in memory what fits.
 //!
-//! A chunk's graph is two files: `graph-<start>-<end>.meta`, a header then three bytes a position
-//! (in-level move count, or [`TERMINAL`]; best exit or terminal value; endless share, South's
-//! margins as signed bytes), and `graph-<start>-<end>.kids`, the in-level children as 32-bit
+//! A chunk's graph is two files: `graph-<start>-<end>.meta`, a header then four bytes a position
+//! (in-level move count, or [`TERMINAL`]; best exit for the lower bound or terminal value; best
+//! exit for the upper bound; endless share, South's margins as signed bytes: the exits differ
+//! where a capture leads to a lower position valued by a cycle), and `graph-<start>-<end>.kids`, the in-level children as 32-bit
 //! indices in position order. Both are written to a temporary name and renamed, the children
 //! first, so a present `.meta` file means a whole chunk.
 //!
@@ -28,7 +29,8 @@ use crate::sowing::SowingGame;
 /// The move count of a terminal position in a graph's meta bytes.
 pub const TERMINAL: u8 = u8::MAX;
 const NONE: i8 = i8::MIN;
-const MAGIC: &[u8; 8] = b"GRIOTEGG";
+const MAGIC: &[u8; 8] = b"GRIOTEGH";
+const ROW: usize = 4;
 const HEADER: usize = 32;
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> EgdbError + '_ {
@@ -56,7 +58,7 @@ impl ChunkGraph {
         seeds: u32,
         start: u64,
         end: u64,
-        lower: &dyn Fn(u32, u64) -> i8,
+        lower: &super::build::Lower<'_>,
         work: &Path,
     ) -> Result<ChunkGraph, EgdbError> {
         let key = check_level(game, seeds)?;
@@ -92,7 +94,7 @@ impl ChunkGraph {
         for i in start..end {
             children.clear();
             let row = match ex.expand(i, &mut children) {
-                Expanded::Terminal(v) => [TERMINAL, v as i8 as u8, 0],
+                Expanded::Terminal(v) => [TERMINAL, v as i8 as u8, v as i8 as u8, 0],
                 Expanded::Inner { exit, endless } => {
                     if children.len() >= TERMINAL as usize {
                         return Err(EgdbError::TooLarge {
@@ -100,8 +102,8 @@ impl ChunkGraph {
                             message: format!("position {i} has {} moves within its level", children.len()),
                         });
                     }
-                    let e = if exit == NO_EXIT { NONE } else { exit as i8 };
-                    [children.len() as u8, e as u8, endless as i8 as u8]
+                    let e = |x: i16| if x == NO_EXIT { NONE } else { x as i8 };
+                    [children.len() as u8, e(exit.0) as u8, e(exit.1) as u8, endless as i8 as u8]
                 }
             };
             meta.write_all(&row).map_err(io(&meta_tmp))?;
@@ -143,7 +145,10 @@ impl ChunkGraph {
             return Err(bad("not a level graph"));
         }
         let u64_at = |i: usize| u64::from_le_bytes(meta[i..i + 8].try_into().expect("8 bytes"));
-        if u64_at(8) != start || u64_at(16) != end || meta.len() as u64 != HEADER as u64 + 3 * (end - start) {
+        if u64_at(8) != start
+            || u64_at(16) != end
+            || meta.len() as u64 != (HEADER + ROW * (end - start) as usize) as u64
+        {
             return Err(bad("the graph is of another chunk or truncated"));
         }
         let count = u64_at(24);
@@ -160,9 +165,9 @@ impl ChunkGraph {
     }
 
     #[inline]
-    fn row(&self, i: u64) -> (u8, i8, i8) {
-        let at = HEADER + 3 * (i - self.start) as usize;
-        (self.meta[at], self.meta[at + 1] as i8, self.meta[at + 2] as i8)
+    fn row(&self, i: u64) -> (u8, (i8, i8), i8) {
+        let at = HEADER + ROW * (i - self.start) as usize;
+        (self.meta[at], (self.meta[at + 1] as i8, self.meta[at + 2] as i8), self.meta[at + 3] as i8)
     }
 
     #[inline]
@@ -175,7 +180,7 @@ impl ChunkGraph {
     pub fn initial_bounds(&self, seeds: u32, out: &mut [u8]) {
         let s = seeds as i8;
         for i in self.start..self.end {
-            let (n, v, _) = self.row(i);
+            let (n, (v, _), _) = self.row(i);
             let (lo, hi) = if n == TERMINAL { (v, v) } else { (-s, s) };
             let at = 2 * (i - self.start) as usize;
             out[at] = lo as u8;
@@ -195,8 +200,8 @@ impl ChunkGraph {
             }
             let n = n as usize;
             let south = i % 2 == 0;
-            let mut lo = if exit == NONE { None } else { Some(exit) };
-            let mut hi = lo;
+            let some = |x: i8| if x == NONE { None } else { Some(x) };
+            let (mut lo, mut hi) = (some(exit.0), some(exit.1));
             for k in first..first + n {
                 let (cl, ch) = store.get(self.kid(k));
                 lo = Some(match lo {
@@ -243,7 +248,7 @@ impl ChunkGraph {
     pub fn values(&self, bounds: &dyn Fn(usize) -> (i8, i8), out: &mut Vec<u8>) -> u64 {
         let mut cycle_valued = 0;
         for i in self.start..self.end {
-            let (n, v, endless) = self.row(i);
+            let (n, (v, _), endless) = self.row(i);
             let (v, cycle) = if n == TERMINAL {
                 (v, false)
             } else {

@@ -27,9 +27,10 @@
 //!   happens, which depends on the history: no history-free value is exact for every history.)
 //!   Such positions are flagged *valued by a cycle* in the level file: the probe reports them as
 //!   [`Probe::Cycle`], and neither the search nor [`Egdb::probe_winner`] takes their value as
-//!   exact. A level reads one value of a lower-level position, not its two bounds, so a position
-//!   whose bounds agree only by taking a flagged lower position's value through a capture is not
-//!   flagged.
+//!   exact. A capture into a lower-level position takes that position's two bounds, its lower
+//!   one into `lo` and its upper one into `hi` (both are its value unless it is itself valued by a
+//!   cycle, whose bounds the level file keeps): so a position whose value depends on a lower
+//!   cycle through a capture has bounds that differ, and is flagged too.
 //!
 //! **Which rule sets qualify** ([`qualifies`]): the rule files of the two-row family whose
 //! remaining-seeds and endless rules read only the board and the side to move. Not the rule sets
@@ -64,7 +65,7 @@ use std::path::{Path, PathBuf};
 
 pub use build::{
     build, build_with, chunk_bounds, chunk_pass, chunk_pass_values, chunk_values, solve_level, work_dir,
-    BuildEvent, BuildOptions, LevelStats,
+    BuildEvent, BuildOptions, LevelStats, Lower, SolvedLevel,
 };
 use file::{LevelFile, LevelKey};
 use rank::Ranker;
@@ -280,6 +281,12 @@ impl Egdb {
     /// The stored value of level `seeds` at `index` (the side to move's margin).
     pub fn value(&self, seeds: u32, index: u64) -> i8 {
         self.levels[seeds as usize].get(index)
+    }
+
+    /// The side to move's bounds `(lo, hi)` of level `seeds` at `index`: the value twice unless
+    /// the position is valued by a cycle.
+    pub fn bounds(&self, seeds: u32, index: u64) -> (i8, i8) {
+        self.levels[seeds as usize].bounds(index)
     }
 
     /// Whether the position of level `seeds` at `index` is valued by a cycle.
