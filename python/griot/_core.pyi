@@ -6,6 +6,7 @@ from typing import Any, Final, Protocol, final, type_check_only
 
 __all__ = [
     "DEFAULT_EVAL",
+    "EGDB_FORMAT_VERSION",
     "ENGINE_VERSION",
     "INFINITE",
     "MAX_PLIES",
@@ -46,6 +47,9 @@ __all__ = [
 ]
 
 ENGINE_VERSION: Final[str]
+#: The format of the endgame databases' level files (and of the bounds a build keeps in
+#: ``<level>.work/``).
+EGDB_FORMAT_VERSION: Final[int]
 #: The evaluation a search uses unless told another: ``learned`` (the learned evaluation where the
 #: variant has fitted weights, the tuned one elsewhere).
 DEFAULT_EVAL: Final[str]

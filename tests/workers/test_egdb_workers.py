@@ -12,6 +12,7 @@ import pytest
 import redis
 from click.testing import CliRunner
 from griot import egdb
+from griot._core import egdb_level_info
 from griot.cli import main
 from griot.egdb_build import build
 from griot.workers.task_args import SEARCH_POSITION, position_args
@@ -74,6 +75,25 @@ def test_a_build_stopped_mid_level_resumes_to_identical_files(two_workers: Stack
     assert build(app, "leb-bbut-ahbochen(holes=2)", 10, across, chunks=2, timeout=120)
     assert _files(across) == _files(local) and len(_files(local)) == 11
     assert not list(across.rglob("*.work"))
+
+
+def test_bounds_an_older_format_left_are_started_over(two_workers: Stack, tmp_path: Path) -> None:
+    """A level's work directory an interrupted build of an older format left (bounds without this
+    format's mark) is no point to go on from: the build starts that level's bounds over."""
+    app = two_workers.app()
+    variant = "abapa(holes=3)"
+    local, across = tmp_path / "local", tmp_path / "across"
+    egdb.build(variant, 3, local)
+    assert build(app, variant, 2, across, chunks=2, timeout=120)
+    positions, level = egdb_level_info(variant, across.resolve(), 3)
+    work = Path(level).with_suffix(".work")
+    work.mkdir()
+    # Each lower bound above and each upper bound below any margin: where the two differ (a
+    # cycle), the passes would carry them to the wrong fixpoints.
+    (work / "bounds.0.all").write_bytes(bytes([100, 256 - 100]) * positions)
+    assert build(app, variant, 3, across, chunks=2, timeout=120)
+    assert _files(across) == _files(local) and len(_files(local)) == 4
+    assert not work.exists()
 
 
 @pytest.mark.slow

@@ -1245,6 +1245,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("ENGINE_VERSION", griot_core::ENGINE_VERSION)?;
     m.add("DEFAULT_EVAL", EvalStyle::DEFAULT_NAME)?;
+    m.add("EGDB_FORMAT_VERSION", griot_core::egdb::file::FORMAT_VERSION)?;
     // The score encoding (search::score): proven results sit within WIN_BOUND..=WIN of either end.
     m.add("WIN", engine::score::WIN)?;
     m.add("WIN_BOUND", engine::score::WIN_BOUND)?;

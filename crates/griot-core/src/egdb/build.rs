@@ -459,7 +459,7 @@ fn solve_level_to_file(
     options: &BuildOptions,
     events: &mut dyn FnMut(&BuildEvent),
 ) -> Result<(u32, u64), EgdbError> {
-    use super::graph::{bounds_file, ChunkGraph, InPlace};
+    use super::graph::{bounds_file, crossed, ChunkGraph, InPlace};
     use std::sync::atomic::{AtomicUsize, Ordering};
     let key = check_level(game, seeds)?;
     let work = work_dir(path);
@@ -538,7 +538,9 @@ fn solve_level_to_file(
     let read = |i: usize| (b[2 * i] as i8, b[2 * i + 1] as i8);
     for g in &graphs {
         buf.clear();
-        cycle_valued += g.values(&read, &mut buf);
+        cycle_valued += g
+            .values(&read, &mut buf)
+            .map_err(|i| crossed(&work.join("bounds.local"), i, read(i as usize)))?;
         writer.write(&buf, &|i| {
             let (lo, hi) = read(i as usize);
             super::file::mover_bounds(i, lo, hi)
@@ -597,7 +599,7 @@ pub fn chunk_pass_values(
     work: &Path,
     bounds: &[u8],
 ) -> Result<Vec<u8>, EgdbError> {
-    use super::graph::ChunkGraph;
+    use super::graph::{crossed, ChunkGraph};
     let key = check_level(game, seeds)?;
     if bounds.len() as u64 != 2 * key.positions {
         return Err(EgdbError::TooLarge {
@@ -607,6 +609,7 @@ pub fn chunk_pass_values(
     }
     let g = ChunkGraph::load_or_expand(game, seeds, start, end, lower, work)?;
     let mut out = Vec::with_capacity((end - start) as usize);
-    g.values(&|i| (bounds[2 * i] as i8, bounds[2 * i + 1] as i8), &mut out);
+    let read = |i: usize| (bounds[2 * i] as i8, bounds[2 * i + 1] as i8);
+    g.values(&read, &mut out).map_err(|i| crossed(work, i, read(i as usize)))?;
     Ok(out)
 }

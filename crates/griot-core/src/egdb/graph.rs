@@ -244,8 +244,9 @@ impl ChunkGraph {
 
     /// The values of the chunk's positions from the final bounds: the terminal value, else the
     /// endless share clamped into the bounds; the side to move's margin, flagged where the bounds
-    /// differ ([`super::file::encode`]). Returns how many are flagged.
-    pub fn values(&self, bounds: &dyn Fn(usize) -> (i8, i8), out: &mut Vec<u8>) -> u64 {
+    /// differ ([`super::file::encode`]). Returns how many are flagged, or the first position whose
+    /// bounds cross (a damaged bounds file: sound sweeps keep `lo <= hi`).
+    pub fn values(&self, bounds: &dyn Fn(usize) -> (i8, i8), out: &mut Vec<u8>) -> Result<u64, u64> {
         let mut cycle_valued = 0;
         for i in self.start..self.end {
             let (n, (v, _), endless) = self.row(i);
@@ -253,12 +254,23 @@ impl ChunkGraph {
                 (v, false)
             } else {
                 let (lo, hi) = bounds(i as usize);
+                if lo > hi {
+                    return Err(i);
+                }
                 (endless.clamp(lo, hi), lo != hi)
             };
             cycle_valued += cycle as u64;
             out.push(super::file::encode(if i % 2 == 0 { v } else { -v }, cycle));
         }
-        cycle_valued
+        Ok(cycle_valued)
+    }
+}
+
+/// The error of a bounds file whose bounds of position `i` cross.
+pub fn crossed(path: &Path, i: u64, (lo, hi): (i8, i8)) -> EgdbError {
+    EgdbError::Corrupt {
+        path: path.to_path_buf(),
+        message: format!("position {i}: lower bound {lo} above upper bound {hi}"),
     }
 }
 
@@ -314,7 +326,9 @@ impl Bounds for Overlay<'_> {
 
 /// A whole level's bounds in a file mapped read-write: `<work>/bounds.local`, created from the
 /// chunks' initial bounds (written to a temporary name, then renamed), or reopened as a kill left
-/// it.
+/// it. `<work>/bounds.format` names the level file format whose bounds it holds: bounds an
+/// interrupted build of another format (or of one older than the mark) left are no point to go on
+/// from, since they may be tighter than this format's fixpoint, and are started over.
 pub fn bounds_file(
     work: &Path,
     seeds: u32,
@@ -322,17 +336,24 @@ pub fn bounds_file(
     graphs: &[ChunkGraph],
 ) -> Result<MmapMut, EgdbError> {
     let path = work.join("bounds.local");
+    let mark = work.join("bounds.format");
+    let format = super::file::FORMAT_VERSION.to_string();
     let open = |p: &Path| -> Result<MmapMut, EgdbError> {
         let f = std::fs::OpenOptions::new().read(true).write(true).open(p).map_err(io(p))?;
         // SAFETY: the work file is this build's own; nothing else maps it while the level is solved.
         unsafe { MmapMut::map_mut(&f) }.map_err(io(p))
     };
     if path.exists() {
-        let m = open(&path)?;
-        if m.len() as u64 == 2 * positions {
-            return Ok(m);
+        if std::fs::read_to_string(&mark).ok().as_deref() == Some(format.as_str()) {
+            let m = open(&path)?;
+            if m.len() as u64 == 2 * positions {
+                return Ok(m);
+            }
         }
+        // Gone before the mark is written: a kill in between leaves no old bounds under it.
+        std::fs::remove_file(&path).map_err(io(&path))?;
     }
+    std::fs::write(&mark, &format).map_err(io(&mark))?;
     let tmp = work.join("bounds.local.tmp");
     {
         let f = File::create(&tmp).map_err(io(&tmp))?;

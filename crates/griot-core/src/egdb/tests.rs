@@ -697,6 +697,46 @@ fn a_level_interrupted_after_its_expansion_goes_on_from_its_work_files() {
 }
 
 #[test]
+fn bounds_an_older_format_left_are_started_over() {
+    const LEVEL: u32 = 3;
+    let g = sowing("abapa(holes=3)");
+    let (a, b) = (temp_dir("older-a"), temp_dir("older-b"));
+    let options = BuildOptions { threads: 2, chunk_positions: 50 };
+    build_with(&a, &g, LEVEL, &options, &mut |_| {}).unwrap();
+    build_with(&b, &g, LEVEL - 1, &options, &mut |_| {}).unwrap();
+    // An interrupted build of an older format leaves a bounds file of the right size and no mark:
+    // each lower bound above and each upper bound below any margin, which the sweeps take to the
+    // other bound's fixpoint where the two differ (positions valued by a cycle).
+    let path = level_path(&b, &g, LEVEL);
+    let work = work_dir(&path);
+    let n = level_key(&g, LEVEL).unwrap().positions;
+    let older: Vec<u8> = (0..n).flat_map(|_| [100i8 as u8, -100i8 as u8]).collect();
+    let fresh = Egdb::open(&a, &g).unwrap();
+    assert!((0..n).any(|i| fresh.cycle(LEVEL, i)), "the level has positions valued by a cycle");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("bounds.local"), older.clone()).unwrap();
+    build_with(&b, &g, LEVEL, &options, &mut |_| {}).unwrap();
+    assert_eq!(std::fs::read(level_path(&a, &g, LEVEL)).unwrap(), std::fs::read(&path).unwrap());
+    // Under another format's mark the same.
+    std::fs::remove_file(&path).unwrap();
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("bounds.local"), older.clone()).unwrap();
+    std::fs::write(work.join("bounds.format"), "2").unwrap();
+    build_with(&b, &g, LEVEL, &options, &mut |_| {}).unwrap();
+    assert_eq!(std::fs::read(level_path(&a, &g, LEVEL)).unwrap(), std::fs::read(&path).unwrap());
+    // The same bounds under this format's mark are damage: refused, not a panic.
+    std::fs::remove_file(&path).unwrap();
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("bounds.local"), older).unwrap();
+    std::fs::write(work.join("bounds.format"), super::file::FORMAT_VERSION.to_string()).unwrap();
+    let e = build_with(&b, &g, LEVEL, &options, &mut |_| {}).unwrap_err();
+    assert!(matches!(&e, EgdbError::Corrupt { message, .. } if message.contains("above upper bound")), "{e}");
+    assert!(!path.exists());
+    std::fs::remove_dir_all(&a).unwrap();
+    std::fs::remove_dir_all(&b).unwrap();
+}
+
+#[test]
 fn chunk_passes_over_kept_graphs_equal_the_in_process_build() {
     let g = sowing("leb-bbut-ahbochen(holes=2)");
     let dir = temp_dir("chunk-pass");
