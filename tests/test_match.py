@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import math
+import random
 import sys
 from pathlib import Path
 
 import griot
 import pytest
 from click.testing import CliRunner
+from griot import egdb
 from griot.cli import main
 from griot.match import (
     EngineSpec,
     GameResult,
+    GriotPlayer,
     MatchError,
     MatchStats,
     Sprt,
@@ -56,6 +59,36 @@ def test_specs_parse_and_refuse_what_cannot_play() -> None:
     ):
         with pytest.raises(MatchError):
             EngineSpec.parse(bad)
+
+
+def test_the_engine_in_process_searches_with_the_endgame_databases_it_is_given(tmp_path: Path) -> None:
+    # Two seeds a hole on three: every position of the game is in levels 0-12.
+    variant = griot.Variant("abapa(holes=3,seeds=2)")
+    egdb.build(variant.canonical, 12, tmp_path)
+    db = egdb.open_databases(variant.canonical, tmp_path)
+    on, off = EngineSpec.parse(f"griot;depth=1;egdb={tmp_path}"), EngineSpec.parse("griot;depth=1")
+    assert EngineSpec.parse(on.text) == on and on.label == "griot (depth=1, egdb)"
+    assert run_match(variant, on, off, games=2, plies=1, seed=2).stats.games == 2
+    # Positions of random play where the databases change the depth-1 search's choice (few: most
+    # positions of this board are valued by a cycle, where the search does not stop).
+    rng, found = random.Random(7), []
+    pos = variant.start()
+    for _ in range(20_000):
+        if pos.is_over or not pos.legal_moves():
+            pos = variant.start()
+        given, bare = griot.search(pos, depth=1, egdb=db).best_move, griot.search(pos, depth=1).best_move
+        if given != bare:
+            found.append((pos, str(given), str(bare)))
+            if len(found) == 3:
+                break
+        pos = pos.play(rng.choice(pos.legal_moves()))
+    assert len(found) == 3
+    for pos, given, bare in found:
+        assert (GriotPlayer(on).choose([pos], []), GriotPlayer(off).choose([pos], [])) == (given, bare)
+    with pytest.raises(MatchError, match="no endgame databases"):
+        GriotPlayer(EngineSpec.parse(f"griot;depth=1;egdb={tmp_path / 'none'}")).choose([variant.start()], [])
+    with pytest.raises(MatchError, match="egdb= is Griot's own"):
+        EngineSpec.parse(f"uci:x;depth=1;egdb={tmp_path}")
 
 
 def test_openings_are_seeded_and_leave_a_game_to_play() -> None:

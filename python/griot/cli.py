@@ -185,7 +185,8 @@ def match(
     with its 95% interval and Elo.
 
     An engine is 'griot' or 'uci:COMMAND', then ';key=value' settings: time (s a move), depth,
-    nodes, eval, hash, book (an opening book's path), name. Example:
+    nodes, eval, hash, book (an opening book's path), egdb (a directory of endgame databases),
+    name. Example:
     griot match 'griot;time=0.1' 'griot;time=0.1;eval=material'. With --workers each game is a
     task on the Celery workers (Griot's engine only; a depth-limited match plays the same games).
     """

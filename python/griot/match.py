@@ -40,6 +40,7 @@ from typing import Protocol
 
 import griot
 from griot.book import Book, BookError
+from griot.egdb import Egdb, EgdbError, open_databases
 from griot.record import GameRecord
 from griot.uci import to_dialect, to_griot_letter
 
@@ -56,7 +57,7 @@ __all__ = [
 ]
 
 #: Settings an engine spec may carry.
-_KEYS = ("time", "timing", "depth", "nodes", "eval", "hash", "book", "name")
+_KEYS = ("time", "timing", "depth", "nodes", "eval", "hash", "book", "egdb", "name")
 #: Extra seconds an external engine has to answer beyond its budget before it forfeits the game.
 ANSWER_GRACE_S = 10.0
 #: Seconds an external engine has to start and answer ``uci`` and ``isready`` (a JVM on a busy
@@ -85,6 +86,9 @@ class EngineSpec:
     timing: str = "deadline"
     #: An opening book (its path): a position in it is answered from it, without a search.
     book: str = ""
+    #: A directory of endgame databases (``griot egdb build``) the search uses for the game's rule
+    #: set: the databases on, where a match compares them on and off.
+    egdb: str = ""
 
     @staticmethod
     def parse(text: str) -> EngineSpec:
@@ -113,6 +117,7 @@ class EngineSpec:
                 name=values.get("name", ""),
                 timing=values.get("timing", "deadline"),
                 book=values.get("book", ""),
+                egdb=values.get("egdb", ""),
             )
         except ValueError as e:
             raise MatchError(f"{text!r}: {e}") from None
@@ -124,6 +129,8 @@ class EngineSpec:
             raise MatchError(f"{text!r}: an external engine takes time= or depth=, not nodes=")
         if command is not None and spec.book:
             raise MatchError(f"{text!r}: book= is Griot's own (an external engine has its own book)")
+        if command is not None and spec.egdb:
+            raise MatchError(f"{text!r}: egdb= is Griot's own (an external engine has its own tables)")
         return spec
 
     @property
@@ -137,7 +144,9 @@ class EngineSpec:
             if v is not None
         ]
         settings += [f"eval={self.eval}", f"hash={self.hash_mb}", f"timing={self.timing}"]
-        settings += [f"{k}={v}" for k, v in (("book", self.book), ("name", self.name)) if v]
+        settings += [
+            f"{k}={v}" for k, v in (("book", self.book), ("egdb", self.egdb), ("name", self.name)) if v
+        ]
         return ";".join([head, *settings])
 
     @property
@@ -150,6 +159,7 @@ class EngineSpec:
         who = "griot" if self.command is None else " ".join(self.command)
         extra = [] if self.command is not None or self.eval == griot.DEFAULT_EVAL else [f"eval={self.eval}"]
         extra += ["book"] if self.book else []
+        extra += ["egdb"] if self.egdb else []
         return f"{who} ({', '.join(limits + extra)})"
 
 
@@ -180,6 +190,23 @@ class GriotPlayer:
             self.book = Book.load(spec.book) if spec.book else None
         except (OSError, BookError) as e:
             raise MatchError(f"{spec.label}: {e}") from None
+        self._databases: dict[str, Egdb] = {}
+
+    def databases(self, variant: griot.Variant) -> Egdb | None:
+        """The endgame databases of ``variant``'s rule set under the spec's ``egdb`` directory,
+        opened (and checked) once; None without a directory. MatchError when they cannot be."""
+        if not self.spec.egdb:
+            return None
+        key = variant.canonical
+        if key not in self._databases:
+            try:
+                db = open_databases(key, self.spec.egdb)
+            except (OSError, EgdbError) as e:
+                raise MatchError(f"{self.spec.label}: {e}") from None
+            if db.max_seeds is None:
+                raise MatchError(f"{self.spec.label}: no endgame databases of {key} under {self.spec.egdb}")
+            self._databases[key] = db
+        return self._databases[key]
 
     def choose(self, positions: list[griot.Position], moves: list[str]) -> str:
         pos = positions[-1]
@@ -205,6 +232,7 @@ class GriotPlayer:
                 eval=self.spec.eval,
                 history=positions[:-1],
                 table=self.table,
+                egdb=self.databases(pos.variant),
             )
         finally:
             if timer is not None:
