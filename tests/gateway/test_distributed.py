@@ -67,7 +67,7 @@ def test_distributed_subtrees_count_against_the_callers_quota(narrow: Gateway, s
     task asks the dispatcher for a place, and sends nothing. Client ``y``'s distributed evaluation
     then runs through the dispatcher: many tasks (counted by the gateway), never more than the
     window at the broker, and the engine's value."""
-    redis.Redis.from_url(stack.cache.url).flushdb()
+    stack.cache.flushdb()
     broker = redis.Redis.from_url(stack.broker.url)
     start = griot.Variant("awale").start()
     long_one, waiting, refused, allowed = (
@@ -192,7 +192,7 @@ def test_no_callback_holds_the_gateway_loop_under_live_games_and_a_distributed_s
     loop can run. It does not measure queueing (how late a ready callback runs behind many short
     ones on a saturated loop), which on a shared two-core machine is the machine's load as much as
     the gateway's and is not a defect of any one callback."""
-    redis.Redis.from_url(stack.cache.url).flushdb()
+    stack.cache.flushdb()
     assert "griot_loop_longest_stall_seconds" in watched.metrics()  # the report is on
     out = subprocess.run(
         [

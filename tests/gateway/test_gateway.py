@@ -52,7 +52,7 @@ def game(variant: str, plies: int, seed: int) -> list[str]:
 
 
 def flush_cache(stack: Stack) -> None:
-    redis.Redis.from_url(stack.cache.url).flushdb()
+    stack.cache.flushdb()
 
 
 # ---------------------------------------------------------------------------------------------

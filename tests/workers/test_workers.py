@@ -51,8 +51,7 @@ def test_distributed_value_equals_in_process_search(two_workers: Stack) -> None:
     checked = 0
     for i, variant in enumerate(GAMES):
         for pos in positions(variant, 10, seed=i):
-            client = redis.Redis.from_url(two_workers.cache.url)
-            client.flushdb()  # deeper entries of earlier searches must not answer this one
+            two_workers.cache.flushdb()  # deeper entries of earlier searches must not answer this one
             depth = 7
             ref = griot.search(pos, depth=depth)
             got = cs.search(pos, depth, time_limit=60)
@@ -74,7 +73,7 @@ def test_distributed_value_equals_in_process_search_near_the_end(two_workers: St
     starts += [p for p in positions("abapa(max_turns=40)", 40, seed=11, max_turns=39) if p.turns >= 30]
     proven = 0
     for pos in starts[:8]:
-        redis.Redis.from_url(two_workers.cache.url).flushdb()
+        two_workers.cache.flushdb()
         depth = 9
         ref = griot.search(pos, depth=depth)
         got = cs.search(pos, depth, time_limit=60)
@@ -560,7 +559,7 @@ def test_lost_result_messages_are_recovered_by_the_safety_poll(
 
     monkeypatch.setattr(TaskClient, "_message", lossy)
     app = two_workers.app()
-    redis.Redis.from_url(two_workers.cache.url).flushdb()
+    two_workers.cache.flushdb()
     pos = positions("abapa", 1, seed=11, max_turns=10)[0]
     depth = 9
     ref = griot.search(pos, depth=depth)
@@ -583,7 +582,7 @@ def test_result_subscription_cut_mid_search_reconnects(two_workers: Stack) -> No
     least one comes, however fast the search: a depth's tasks then wait for the reconnection or
     the safety poll)."""
     app = two_workers.app()
-    redis.Redis.from_url(two_workers.cache.url).flushdb()
+    two_workers.cache.flushdb()
     pos = positions("abapa", 1, seed=12, max_turns=6)[0]
     depth = 11
     ref = griot.search(pos, depth=depth)
@@ -624,7 +623,7 @@ def test_first_task_sized_by_time_budget(two_workers: Stack) -> None:
     pos = griot.Variant("abapa").start()
     depth = 16
     ref = griot.search(pos, depth=depth)
-    redis.Redis.from_url(two_workers.cache.url).flushdb()
+    two_workers.cache.flushdb()
     seen: list[int] = []
     cs = ClusterSearch(app, capacity=2, split=1, direct_depth=4, min_task_depth=2, direct_seconds=0.05)
     got = cs.search(pos, depth, time_limit=120, on_depth=lambda r: seen.append(r.depth))
@@ -635,7 +634,7 @@ def test_first_task_sized_by_time_budget(two_workers: Stack) -> None:
     # Another position, which the first search's tree holds: fresh tables, or the workers' kept
     # tables' deeper results of it would answer the shallower search ("deeper wins").
     other = positions("abapa", 1, seed=21, max_turns=12)[0]
-    redis.Redis.from_url(two_workers.cache.url).flushdb()
+    two_workers.cache.flushdb()
     whole = ClusterSearch(
         app, capacity=2, split=1, direct_depth=4, min_task_depth=2, direct_seconds=600, fresh_tables=True
     )
@@ -717,7 +716,7 @@ def test_search_queue_sends_an_earlier_iterations_job_first(two_workers: Stack) 
     from griot.workers.distributed import SubtreeQueue, TaskStats
 
     app = two_workers.app()
-    redis.Redis.from_url(two_workers.cache.url).flushdb()
+    two_workers.cache.flushdb()
     pos = griot.Variant("abapa").start()
     children = [str(c) for _, c in pos.successors()]
     workers = cluster_workers(app, "griot.interactive")

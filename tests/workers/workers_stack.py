@@ -80,6 +80,11 @@ class RedisServer:
         finally:
             client.close()
 
+    def flushdb(self) -> None:
+        """Empties database 0 (on a client closed at once)."""
+        with redis.Redis.from_url(self.url) as client:
+            client.flushdb()
+
     def stop(self) -> None:
         if self.proc is not None:
             self.proc.terminate()
