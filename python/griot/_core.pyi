@@ -278,7 +278,7 @@ def search(
     nodes: int | None = None,
     multipv: int = 1,
     hash_mb: int = 16,
-    eval: str = "learned",
+    eval: str = ...,  # DEFAULT_EVAL
     progress: Callable[[SearchResult], object] | None = None,
     stop: SearchStop | None = None,
     history: list[Position] | None = None,
