@@ -6,7 +6,6 @@ from typing import Any, Final, Protocol, final, type_check_only
 
 __all__ = [
     "DEFAULT_EVAL",
-    "EGDB_FORMAT_VERSION",
     "ENGINE_VERSION",
     "INFINITE",
     "MAX_PLIES",
@@ -38,6 +37,7 @@ __all__ = [
     "egdb_chunk_bounds",
     "egdb_chunk_values",
     "egdb_level_info",
+    "egdb_mark_work",
     "egdb_write_level",
     "families",
     "register_rule_file",
@@ -47,9 +47,6 @@ __all__ = [
 ]
 
 ENGINE_VERSION: Final[str]
-#: The format of the endgame databases' level files (and of the bounds a build keeps in
-#: ``<level>.work/``).
-EGDB_FORMAT_VERSION: Final[int]
 #: The evaluation a search uses unless told another: ``learned`` (the learned evaluation where the
 #: variant has fitted weights, the tuned one elsewhere).
 DEFAULT_EVAL: Final[str]
@@ -331,6 +328,7 @@ def egdb_build(
     threads: int | None = None,
 ) -> list[dict[str, Any]]: ...
 def egdb_level_info(variant: str, dir: str | os.PathLike[str], seeds: int) -> tuple[int, str]: ...
+def egdb_mark_work(work: str | os.PathLike[str]) -> None: ...
 def egdb_chunk_bounds(
     variant: str,
     dir: str | os.PathLike[str],

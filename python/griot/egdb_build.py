@@ -23,7 +23,7 @@ from typing import Any
 from celery import Celery, group
 
 from griot import egdb
-from griot._core import EGDB_FORMAT_VERSION, egdb_level_info, egdb_write_level
+from griot._core import egdb_level_info, egdb_mark_work, egdb_write_level
 
 __all__ = ["build"]
 
@@ -70,7 +70,8 @@ def build(
         emit({"event": "started", "seeds": s, "positions": positions})
         work = path.with_suffix(".work")
         work.mkdir(parents=True, exist_ok=True)
-        _mark_format(work)
+        # Bounds another format's interrupted build left are started over (as in process).
+        egdb_mark_work(work)
         n = max(1, min(chunks, positions))
         cuts = [positions * j // n for j in range(n + 1)]
         done = sorted(int(p.name.split(".")[1]) for p in work.glob("bounds.*.all"))
@@ -117,21 +118,3 @@ def build(
         shutil.rmtree(work)
         emit({"event": "written", "seeds": s, "positions": positions, "passes": k + 1})
     return True
-
-
-def _mark_format(work: Path) -> None:
-    """Marks ``work`` as holding bounds of this level file format. Bounds an interrupted build of
-    another format (or of one older than the mark) left there are no point to go on from: they
-    may be tighter than this format's fixpoint. They are removed before the mark is written, so a
-    kill in between leaves none under it. (The move graphs check their own format.)"""
-    mark = work / "bounds.format"
-    version = str(EGDB_FORMAT_VERSION)
-    try:
-        current = mark.read_text()
-    except FileNotFoundError:
-        current = None
-    if current == version:
-        return
-    for stale in [*work.glob("bounds.*.all"), *work.glob("bounds-*.chunk"), work / "bounds.local"]:
-        stale.unlink(missing_ok=True)
-    mark.write_text(version)

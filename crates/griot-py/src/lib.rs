@@ -1245,7 +1245,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("ENGINE_VERSION", griot_core::ENGINE_VERSION)?;
     m.add("DEFAULT_EVAL", EvalStyle::DEFAULT_NAME)?;
-    m.add("EGDB_FORMAT_VERSION", griot_core::egdb::file::FORMAT_VERSION)?;
     // The score encoding (search::score): proven results sit within WIN_BOUND..=WIN of either end.
     m.add("WIN", engine::score::WIN)?;
     m.add("WIN_BOUND", engine::score::WIN_BOUND)?;
@@ -1268,6 +1267,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<EgdbProbe>()?;
     m.add_function(wrap_pyfunction!(egdb_build, m)?)?;
     m.add_function(wrap_pyfunction!(egdb_level_info, m)?)?;
+    m.add_function(wrap_pyfunction!(egdb_mark_work, m)?)?;
     m.add_function(wrap_pyfunction!(egdb_chunk_bounds, m)?)?;
     m.add_function(wrap_pyfunction!(egdb_chunk_values, m)?)?;
     m.add_function(wrap_pyfunction!(egdb_write_level, m)?)?;
@@ -1494,6 +1494,14 @@ fn lower_levels(
         )));
     }
     Ok(db)
+}
+
+/// Marks the work directory `work` of a level build as holding bounds of this file format,
+/// removing the bounds another format's interrupted build left there (the core's
+/// `egdb::graph::mark_bounds_format`, which the in-process build calls too).
+#[pyfunction]
+fn egdb_mark_work(work: std::path::PathBuf) -> PyResult<()> {
+    griot_core::egdb::graph::mark_bounds_format(&work).map_err(egdb_err)
 }
 
 /// `(positions, path)` of level `seeds` of `variant`'s rule set under `dir`.

@@ -324,36 +324,54 @@ impl Bounds for Overlay<'_> {
     }
 }
 
+/// Marks `work` as holding bounds of this level file format (`<work>/bounds.format`). Bounds an
+/// interrupted build of another format (or of one older than the mark) left there, in process
+/// (`bounds.local`) or across workers (`bounds.<pass>.all`, `bounds-<pass>-<chunk>.chunk`), are no
+/// point to go on from, since they may be tighter than this format's fixpoint: they are removed
+/// before the mark is written, so a kill in between leaves none under it. The move graphs check
+/// their own format.
+pub fn mark_bounds_format(work: &Path) -> Result<(), EgdbError> {
+    let mark = work.join("bounds.format");
+    let format = super::file::FORMAT_VERSION.to_string();
+    if std::fs::read_to_string(&mark).ok().as_deref() == Some(format.as_str()) {
+        return Ok(());
+    }
+    std::fs::create_dir_all(work).map_err(io(work))?;
+    for entry in std::fs::read_dir(work).map_err(io(work))? {
+        let path = entry.map_err(io(work))?.path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let stale = name == "bounds.local"
+            || (name.starts_with("bounds.") && name.ends_with(".all"))
+            || (name.starts_with("bounds-") && name.ends_with(".chunk"));
+        if stale {
+            std::fs::remove_file(&path).map_err(io(&path))?;
+        }
+    }
+    std::fs::write(&mark, &format).map_err(io(&mark))
+}
+
 /// A whole level's bounds in a file mapped read-write: `<work>/bounds.local`, created from the
 /// chunks' initial bounds (written to a temporary name, then renamed), or reopened as a kill left
-/// it. `<work>/bounds.format` names the level file format whose bounds it holds: bounds an
-/// interrupted build of another format (or of one older than the mark) left are no point to go on
-/// from, since they may be tighter than this format's fixpoint, and are started over.
+/// it under this format's mark ([`mark_bounds_format`]).
 pub fn bounds_file(
     work: &Path,
     seeds: u32,
     positions: u64,
     graphs: &[ChunkGraph],
 ) -> Result<MmapMut, EgdbError> {
+    mark_bounds_format(work)?;
     let path = work.join("bounds.local");
-    let mark = work.join("bounds.format");
-    let format = super::file::FORMAT_VERSION.to_string();
     let open = |p: &Path| -> Result<MmapMut, EgdbError> {
         let f = std::fs::OpenOptions::new().read(true).write(true).open(p).map_err(io(p))?;
         // SAFETY: the work file is this build's own; nothing else maps it while the level is solved.
         unsafe { MmapMut::map_mut(&f) }.map_err(io(p))
     };
     if path.exists() {
-        if std::fs::read_to_string(&mark).ok().as_deref() == Some(format.as_str()) {
-            let m = open(&path)?;
-            if m.len() as u64 == 2 * positions {
-                return Ok(m);
-            }
+        let m = open(&path)?;
+        if m.len() as u64 == 2 * positions {
+            return Ok(m);
         }
-        // Gone before the mark is written: a kill in between leaves no old bounds under it.
-        std::fs::remove_file(&path).map_err(io(&path))?;
     }
-    std::fs::write(&mark, &format).map_err(io(&mark))?;
     let tmp = work.join("bounds.local.tmp");
     {
         let f = File::create(&tmp).map_err(io(&tmp))?;
