@@ -11,7 +11,8 @@ Engines are described by a spec string: ``griot`` (the engine in this process) o
 (any program speaking the Oware engine protocol, ``griot uci`` among them), then ``;key=value``
 settings: ``time`` (seconds a move), ``depth``, ``nodes``, ``eval`` (Griot only: ``learned``,
 the default, ``tuned``, ``material`` or weights), ``hash`` (MB), ``book`` (Griot only: an opening book's
-path, :mod:`griot.book`) and ``name``. For example ``griot;time=0.1;eval=material`` or
+path, :mod:`griot.book`), ``egdb`` (Griot only: a directory of endgame databases, :mod:`griot.egdb`)
+and ``name``. For example ``griot;time=0.1;eval=material`` or
 ``uci:java -jar Aalina.jar;time=0.1;name=Aalina``.
 
 The games may be played elsewhere: ``run_match(..., games_runner=...)`` hands the list of games

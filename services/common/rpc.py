@@ -233,13 +233,12 @@ class RpcMetrics:
 Handler = Callable[[Any, Req, grpc.aio.ServicerContext[Req, Resp]], Awaitable[Resp]]
 
 
-def _end(in_flight: _InFlight, tally: _Tally, start: float, metrics: RpcMetrics) -> bool:
-    """Counts a call out of flight and times it; returns True (the call is ended)."""
+def _end(in_flight: _InFlight, tally: _Tally, start: float, metrics: RpcMetrics) -> None:
+    """Counts a call out of flight and times it."""
     in_flight.n -= 1
     tally.observe(time.perf_counter() - start)
     if not metrics._flush_pending:  # flushed while this call ran (a long one)
         metrics.schedule_flush()
-    return True
 
 
 def unary(
@@ -271,7 +270,8 @@ def unary(
                 log.debug("bad input", extra={"method": method, "code": code, "reason": status.reason})
                 # Aborting sends the status at once: the call is counted before, so that a scrape
                 # made after the client saw the error holds it.
-                ended = _end(in_flight, tally, start, metrics)
+                _end(in_flight, tally, start, metrics)
+                ended = True
                 await context.abort_with_status(status.to_grpc_status())
                 raise  # unreachable: abort raises
             except asyncio.CancelledError:
@@ -282,7 +282,8 @@ def unary(
                 metrics.requests.labels(service, method, "INTERNAL").inc()
                 metrics.errors.labels(service, method, "INTERNAL", "internal").inc()
                 log.exception("unexpected error", extra={"method": method, "incident": incident})
-                ended = _end(in_flight, tally, start, metrics)
+                _end(in_flight, tally, start, metrics)
+                ended = True
                 await context.abort(grpc.StatusCode.INTERNAL, f"internal error (incident {incident})")
                 raise  # unreachable: abort raises
             finally:
@@ -310,10 +311,7 @@ class _Call:
         return time.perf_counter()
 
     def end(self, start: float) -> None:
-        self.in_flight.n -= 1
-        self.tally.observe(time.perf_counter() - start)
-        if not self.metrics._flush_pending:  # flushed while this call ran (a stream)
-            self.metrics.schedule_flush()
+        _end(self.in_flight, self.tally, start, self.metrics)
 
     async def fail(self, e: BaseException, context: Any, start: float) -> None:
         """Ends the call with the status ``e`` stands for (re-raises cancellation). The call is
