@@ -31,20 +31,26 @@ from griot.redis_keys import progress_key
 from griot.workers import cache as tt
 from griot.workers import metrics
 from griot.workers.app import app
-from griot.workers.task_args import ALIVE_TASKS, EVAL, GameSetup, PositionSearch, SubtreeSearch
+from griot.workers.task_args import ALIVE_TASKS, GameSetup, PositionSearch, SubtreeSearch
 
 log = logging.getLogger("griot.workers.tasks")
 
 _cache_client: redis.Redis | None = None
 _tables: dict[str, griot.SearchTable] = {}
 MAX_TABLES = 2
-"""Transposition tables a pool process keeps between subtree tasks, one per variant (the most
+"""Transposition tables a pool process keeps between subtree tasks, one per variant and evaluation (the most
 recently used): the caller sends a subtree to the worker that searched it one depth shallower,
 which then finds its earlier work in Rust memory (APHID's per-slave tables)."""
 
 
 _table_search: dict[str, str] = {}
-"""The distributed search (its ``search_id``) each kept table last worked for, by variant."""
+"""The distributed search (its ``search_id``) each kept table last worked for, by kept table."""
+
+
+def kept_table_key(variant: str, evaluation: str) -> str:
+    """Which kept table a search uses: one per variant and evaluation (a value found under one
+    evaluation must not answer a search under another)."""
+    return f"{variant} {evaluation}"
 
 
 def search_table(variant: str) -> griot.SearchTable:
@@ -281,7 +287,7 @@ def subtree(args: SubtreeSearch, request: Any) -> dict[str, Any]:
         return out
 
     cacheable = args.use_cache and depth >= s.cache_min_depth and not pos.near_turn_limit(depth)
-    cache = tt.Cache(cache_client(), canonical, s.cache_ttl, EVAL) if cacheable else None
+    cache = tt.Cache(cache_client(), canonical, s.cache_ttl, args.eval) if cacheable else None
     key = pos.key
     holder = f"{socket.gethostname()}:{os.getpid()}:{request.id}:{depth}"
 
@@ -334,8 +340,9 @@ def subtree(args: SubtreeSearch, request: Any) -> dict[str, Any]:
     table = tt.RedisTable(cache, hook_depth, s.cache_plies) if cache is not None else None
     stop = griot.SearchStop()
     time_limit = max(0.05, left) if left is not None else None
-    local = search_table(canonical)
-    generation = _generation(canonical, args.search_id)
+    kept = kept_table_key(canonical, args.eval)
+    local = search_table(kept)
+    generation = _generation(kept, args.search_id)
     if args.fresh and not generation:  # this search's first task on this table
         local.clear()
     if resume and generation:
@@ -356,7 +363,7 @@ def subtree(args: SubtreeSearch, request: Any) -> dict[str, Any]:
             iteration_windows=early,
             progress=lambda x: iterations.append(x.depth),
             egdb=databases(canonical),
-            eval=EVAL,
+            eval=args.eval,
             **generation,
         )
         return result
@@ -530,7 +537,7 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
     table = None
     if use_cache and not pos.near_turn_limit(depth or 40):
         table = tt.RedisTable(
-            tt.Cache(cache_client(), canonical, s.cache_ttl, EVAL), s.cache_min_depth, s.cache_plies
+            tt.Cache(cache_client(), canonical, s.cache_ttl, args.eval), s.cache_min_depth, s.cache_plies
         )
     stop = griot.SearchStop()
     db = None if own else databases(canonical)
@@ -541,12 +548,13 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
     if args.table_mb is not None:
         local = griot.SearchTable(args.table_mb)
     else:
-        local = search_table(canonical)
+        kept = kept_table_key(canonical, args.eval)
+        local = search_table(kept)
         if args.fresh:
             local.clear()
-        _generation(canonical, None)  # a new search for this table, whose subtrees may continue it
+        _generation(kept, None)  # a new search for this table, whose subtrees may continue it
         if args.search_id:
-            _table_search[canonical] = args.search_id
+            _table_search[kept] = args.search_id
 
     budget_stop = _BudgetStop(stop, budget, args.min_depth or 1, depth) if budget is not None else None
 
@@ -569,7 +577,7 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
             shared=table,
             progress=on_depth if reporter is not None or budget_stop is not None else None,
             egdb=db,
-            eval=EVAL,
+            eval=args.eval,
         )
 
     r, interrupted = run_interruptibly(run, stop, request.id)

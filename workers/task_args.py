@@ -13,6 +13,7 @@ arguments raise :class:`~griot.workers.errors.BadTaskArguments`: the task fails 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Required, TypedDict
@@ -41,6 +42,7 @@ __all__ = [
     "check_game",
     "check_position",
     "check_subtree",
+    "deployment_eval",
     "game_args",
     "position_args",
     "subtree_args",
@@ -55,10 +57,26 @@ ALIVE_TASKS = (*SEARCH_TASKS, PLAY_GAME)
 #: Largest table a task searches with when the caller names its size (MB).
 MAX_TABLE_MB = 4096
 
-#: The evaluation every search task uses (``griot.search``'s ``eval``): part of the keys of the
-#: values they leave in the cache (the workers' transposition entries, the gateway's results), so
-#: that a value found under another evaluation is never served.
-EVAL = griot.DEFAULT_EVAL
+
+def deployment_eval(environ: Mapping[str, str] = os.environ) -> str:
+    """The deployment's evaluation: ``GRIOT_EVAL`` (``learned``, ``tuned``, ``material`` or
+    custom weights), in the name the core writes; ``griot.DEFAULT_EVAL`` when unset. Raises
+    ``ValueError`` for a name no search takes."""
+    raw = environ.get("GRIOT_EVAL", "")
+    if not raw:
+        return griot.DEFAULT_EVAL
+    try:
+        return griot.eval_name(raw)
+    except griot.GriotError as e:
+        raise ValueError(f"environment variable GRIOT_EVAL={raw!r}: {e}") from None
+
+
+#: The evaluation this process's searches use unless a task names another (``griot.search``'s
+#: ``eval``; :func:`deployment_eval`). Callers send it with every search task, so a worker
+#: searches under the caller's evaluation whatever its own setting; it is part of the keys of the
+#: values searches leave in the cache (the workers' transposition entries, the gateway's
+#: results), so that a value found under another evaluation is never served.
+EVAL = deployment_eval()
 MAX_DEPTH = 120
 MAX_HISTORY = 4096
 MAX_NODES = 10**12
@@ -86,6 +104,7 @@ class SubtreeArgs(TypedDict, total=False):
     windows: list[list[int]] | None
     resume: bool
     fresh: bool
+    eval: str
 
 
 class PositionArgs(TypedDict, total=False):
@@ -113,6 +132,7 @@ class PositionArgs(TypedDict, total=False):
     min_depth: int | None
     table_mb: int | None
     fresh: bool
+    eval: str
 
 
 class GameArgs(TypedDict, total=False):
@@ -143,6 +163,7 @@ class SubtreeSearch:
     windows: list[tuple[int, int, int]]
     resume: bool
     fresh: bool = False
+    eval: str = EVAL
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +183,7 @@ class PositionSearch:
     min_depth: int | None
     table_mb: int | None = None
     fresh: bool = False
+    eval: str = EVAL
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +282,15 @@ def _deadline(deadline: Any) -> float | None:
     return float(deadline)
 
 
+def _eval(value: Any) -> str:
+    if not isinstance(value, str):
+        raise BadTaskArguments(f"eval must be a string, got {value!r}")
+    try:
+        return griot.eval_name(value)
+    except griot.GriotError as e:
+        raise BadTaskArguments(str(e)) from None
+
+
 def _known(args: Mapping[str, Any], schema: type, required: tuple[str, ...]) -> None:
     # The required names are given: under postponed annotations a TypedDict's own
     # ``__required_keys__`` does not see ``Required[...]``.
@@ -286,13 +317,14 @@ def _subtree(args: Mapping[str, Any], parse: bool) -> SubtreeSearch | None:
     windows = _windows(args.get("windows"), depth)
     resume = _bool("resume", args.get("resume", False))
     fresh = _bool("fresh", args.get("fresh", False))
+    evaluation = _eval(args.get("eval", EVAL))
     use_cache = _bool("use_cache", args.get("use_cache", True))
     history = _history(args.get("history"), pos.variant.canonical if pos is not None else None)
     deadline = _deadline(args.get("deadline"))
     if pos is None:
         return None
     return SubtreeSearch(
-        pos, depth, alpha, beta, history, deadline, use_cache, search_id, windows, resume, fresh
+        pos, depth, alpha, beta, history, deadline, use_cache, search_id, windows, resume, fresh, evaluation
     )
 
 
@@ -321,6 +353,7 @@ def _position_search(args: Mapping[str, Any], parse: bool) -> PositionSearch | N
     if table_mb is not None:
         table_mb = _int("table_mb", table_mb, 1, MAX_TABLE_MB)
     fresh = _bool("fresh", args.get("fresh", False))
+    evaluation = _eval(args.get("eval", EVAL))
     history = _history(args.get("history"), pos.variant.canonical if pos is not None else None)
     deadline = _deadline(args.get("deadline"))
     if pos is None:
@@ -339,6 +372,7 @@ def _position_search(args: Mapping[str, Any], parse: bool) -> PositionSearch | N
         min_depth,
         table_mb,
         fresh,
+        evaluation,
     )
 
 
@@ -417,11 +451,15 @@ def subtree_args(
     windows: list[list[int]] | None = None,
     resume: bool | None = None,
     fresh: bool | None = None,
+    eval: str = EVAL,
 ) -> dict[str, Any]:
     """The keyword arguments (:class:`SubtreeArgs`) of a ``griot.search_subtree`` task, the optional
     ones only when given, checked but for the positions' notation (the worker parses them). A
-    plain dict: the caller may add the ``deadline`` or ``windows`` known only when it sends."""
-    args: dict[str, Any] = dict(variant=variant, position=position, depth=depth, alpha=alpha, beta=beta)
+    plain dict: the caller may add the ``deadline`` or ``windows`` known only when it sends.
+    ``eval``: the evaluation, this process's (:data:`EVAL`) unless given."""
+    args: dict[str, Any] = dict(
+        variant=variant, position=position, depth=depth, alpha=alpha, beta=beta, eval=eval
+    )
     if history is not None:
         args["history"] = list(history)
     if deadline is not None:
@@ -456,11 +494,13 @@ def position_args(
     min_depth: int | None = None,
     table_mb: int | None = None,
     fresh: bool | None = None,
+    eval: str = EVAL,
 ) -> dict[str, Any]:
     """The keyword arguments (:class:`PositionArgs`) of a ``griot.search_position`` task, the
     optional ones only when given, checked but for the positions' notation (the worker parses
-    them). A plain dict: the caller may add the ``deadline`` known only when it sends."""
-    args: dict[str, Any] = dict(variant=variant, position=position)
+    them). A plain dict: the caller may add the ``deadline`` known only when it sends. ``eval``:
+    the evaluation, this process's (:data:`EVAL`) unless given."""
+    args: dict[str, Any] = dict(variant=variant, position=position, eval=eval)
     given = {
         "depth": depth,
         "time_limit": time_limit,

@@ -43,6 +43,7 @@ from griot._core import (
     Variant,
     VariantError,
     builtin_rule_file,
+    eval_name,
     families,
     register_rule_file,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "VariantInfo",
     "best_move",
     "builtin_rule_file",
+    "eval_name",
     "families",
     "load_rule_file",
     "perft",

@@ -39,6 +39,7 @@ __all__ = [
     "egdb_level_info",
     "egdb_mark_work",
     "egdb_write_level",
+    "eval_name",
     "families",
     "register_rule_file",
     "score_bound_to_child",
@@ -60,6 +61,11 @@ def score_bound_to_child(value: int) -> int:
 
 def score_from_child(value: int) -> int:
     """A child's value as its parent sees it, one ply higher."""
+
+def eval_name(text: str) -> str:
+    """An evaluation's name as searches and cache keys write it (``learned``, ``tuned``,
+    ``material``, or custom weights in their canonical form); raises :class:`GriotError` for a
+    name no search takes."""
 
 class GriotError(ValueError):
     """Base of every error Griot raises for bad input."""

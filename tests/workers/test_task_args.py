@@ -7,10 +7,12 @@ import griot
 import pytest
 from griot.workers.errors import BadTaskArguments
 from griot.workers.task_args import (
+    EVAL,
     MAX_DEPTH,
     check_game,
     check_position,
     check_subtree,
+    deployment_eval,
     game_args,
     position_args,
     subtree_args,
@@ -33,6 +35,7 @@ def test_a_built_subtree_call_is_the_one_the_task_checks() -> None:
         "history": [START],
         "use_cache": False,
         "search_id": "s1",
+        "eval": EVAL,
     }
     args["windows"] = [[4, -10, 10]]  # known only when it is sent
     checked = check_subtree(dict(args, deadline=1e9))
@@ -43,10 +46,35 @@ def test_a_built_subtree_call_is_the_one_the_task_checks() -> None:
 
 def test_a_built_position_call_leaves_out_what_is_not_given() -> None:
     args = position_args("abapa", START, depth=8, multipv=0, progress=True)
-    assert args == {"variant": "abapa", "position": START, "depth": 8, "multipv": 0, "progress": True}
+    assert args == {
+        "variant": "abapa",
+        "position": START,
+        "depth": 8,
+        "multipv": 0,
+        "progress": True,
+        "eval": EVAL,
+    }
     checked = check_position(args)
     assert (checked.depth, checked.multipv, checked.progress, checked.time_limit) == (8, 0, True, None)
     assert check_position({"variant": "abapa", "position": START, "nodes": 1000}).multipv == 1
+
+
+def test_a_task_carries_its_caller_s_evaluation_in_the_core_s_name_for_it() -> None:
+    assert EVAL == deployment_eval() == griot.DEFAULT_EVAL  # the tests run without GRIOT_EVAL
+    args = position_args("abapa", START, depth=4, eval="tuned")
+    assert args["eval"] == "tuned" and check_position(args).eval == "tuned"
+    sub = subtree_args("abapa", START, 4, -1, 1, eval="3,1")
+    assert check_subtree(sub).eval == "3,1,0,0"  # custom weights, as cache keys write them
+    # A task that names none (sent by an older caller) takes this process's.
+    assert check_position({"variant": "abapa", "position": START, "depth": 4}).eval == EVAL
+
+
+def test_the_deployment_s_evaluation_comes_from_griot_eval() -> None:
+    assert deployment_eval({}) == griot.DEFAULT_EVAL
+    assert deployment_eval({"GRIOT_EVAL": ""}) == griot.DEFAULT_EVAL
+    assert deployment_eval({"GRIOT_EVAL": "tuned"}) == "tuned"
+    with pytest.raises(ValueError, match="GRIOT_EVAL='strong'"):
+        deployment_eval({"GRIOT_EVAL": "strong"})
 
 
 @pytest.mark.parametrize(
@@ -66,6 +94,8 @@ def test_a_built_position_call_leaves_out_what_is_not_given() -> None:
         ),
         (lambda: position_args("abapa", START, depth=5, search_id=7), "search_id must be a string"),  # type: ignore[arg-type]
         (lambda: position_args("abapa", START, depth=5, table_mb=0), "table_mb must be an integer"),
+        (lambda: position_args("abapa", START, depth=5, eval="best"), 'eval "best": expected'),
+        (lambda: subtree_args("abapa", START, 5, -1, 1, eval=3), "eval must be a string"),  # type: ignore[arg-type]
         (lambda: game_args("abapa", [], "uci:x;depth=2", "griot;depth=1"), "Griot's own engine only"),
         (lambda: game_args("abapa", [], "griot", "griot;depth=1"), "south: 'griot': give time="),
         (lambda: game_args("abapa", [3], "griot;depth=2", "griot;depth=1"), "list of moves"),  # type: ignore[list-item]

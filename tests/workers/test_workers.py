@@ -185,6 +185,28 @@ def test_a_fresh_task_is_not_answered_by_an_earlier_searchs_table(two_workers: S
     assert warm["nodes"] < fresh["nodes"], (warm, fresh)
 
 
+def test_a_task_searches_under_its_caller_s_evaluation_in_a_table_of_its_own(two_workers: Stack) -> None:
+    """A task names its evaluation: the worker searches under it, and in a kept table of that
+    evaluation, so the deeper results a search under another evaluation left on the same pool
+    process do not answer it."""
+    app = two_workers.app()
+    pos = griot.Variant("abapa").start().play("d").play("B")
+    worker = sorted(cluster_workers(app, "griot.interactive"))[0]
+    _subtree_on_one_worker(app, pos, 12, search_id=f"deep-{time.time()}")  # the default's table
+    values = {}
+    for evaluation in ("tuned", griot.DEFAULT_EVAL):
+        kwargs = dict(variant="abapa", position=str(pos), depth=6, alpha=-1_000_001, beta=1_000_001)
+        kwargs.update(use_cache=False, search_id=f"{evaluation}-{time.time()}", eval=evaluation)
+        out: dict[str, Any] = app.send_task(
+            "griot.search_subtree", kwargs=kwargs, queue=worker_direct(worker)
+        ).get(timeout=60)
+        assert out["worker"] == worker and out["complete"]
+        values[evaluation] = out["value"]
+    assert values["tuned"] == griot.search(pos, depth=6, eval="tuned").score.value
+    # The two evaluations disagree here, so the check above tells whose table answered.
+    assert values["tuned"] != values[griot.DEFAULT_EVAL]
+
+
 def test_bad_arguments_fail_without_retries(two_workers: Stack) -> None:
     app = two_workers.app()
     start: dict[str, Any] = dict(
@@ -201,7 +223,13 @@ def test_bad_arguments_fail_without_retries(two_workers: Stack) -> None:
         # depth, a resume or fresh that is not a boolean (1 is not True).
         *(
             dict(start, **bad)
-            for bad in ({"windows": [[3, 7, 7]]}, {"windows": [[5, 0, 1]]}, {"resume": 1}, {"fresh": "yes"})
+            for bad in (
+                {"windows": [[3, 7, 7]]},
+                {"windows": [[5, 0, 1]]},
+                {"resume": 1},
+                {"fresh": "yes"},
+                {"eval": "best"},
+            )
         ),
     ]
     for kwargs in cases:
