@@ -50,7 +50,9 @@ RETRY_POLICY: dict[str, float] = {
     "interval_step": 0.2,
     "interval_max": 0.5,
 }
-"""Celery's ``retry_policy`` for publishing a task (and the caller's own retries of a batch)."""
+"""How publishing tasks is retried: :meth:`TaskClient.send` tries again after these pauses (then on
+for ``outage_grace``). The one policy: Celery publishes each batch once (``retry=False``), so a
+failed batch is not retried inside Celery and again here."""
 
 RESULT_PREFIX = "celery-task-meta-"
 """Celery's Redis backend: a task's result key and the channel its result is published on."""
@@ -107,8 +109,7 @@ class TaskSender:
                             argsrepr="()",
                             kwargsrepr=r.kwargsrepr,
                             producer=producer,
-                            retry=True,
-                            retry_policy=RETRY_POLICY,
+                            retry=False,
                         )
                         if batch is None:
                             sent += 1

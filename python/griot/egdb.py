@@ -154,6 +154,10 @@ def _rules_of(variant: str) -> str:
     return f"{v.id}(holes={holes})" if isinstance(holes, int) else variant
 
 
+MAX_REMEMBERED = 1024
+"""Variant strings whose rule set a :class:`Databases` remembers (a bound, whatever callers ask)."""
+
+
 class Databases:
     """The endgame databases a process uses, opened once per rule set from one directory (default
     :func:`default_dir`): what a worker or a gateway searches and scores with, and reports."""
@@ -162,12 +166,19 @@ class Databases:
         self.directory = Path(directory) if directory is not None else default_dir()
         self._open: dict[str, Egdb | None] = {}
         self._refused: dict[str, str] = {}
+        #: Each variant string's rule set (parsing the variant costs more than the lookup: a
+        #: gateway asks for every result it relays).
+        self._rules: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def get(self, variant: str) -> Egdb | None:
         """The databases of ``variant``'s rule set, if any are built; a damaged file is logged and
         the databases are not used."""
-        key = _rules_of(variant)
+        key = self._rules.get(variant)
+        if key is None:
+            key = _rules_of(variant)
+            if len(self._rules) < MAX_REMEMBERED:
+                self._rules[variant] = key
         with self._lock:
             if key not in self._open:
                 db: Egdb | None = None

@@ -113,7 +113,7 @@ def add_gateway_arguments(parser: argparse.ArgumentParser) -> None:
         ("max_streams", int, "streams one caller may hold open"),
         ("rate_per_minute", int, "requests per minute per caller, 0 = unlimited"),
         ("job_ttl", int, "seconds a game analysis stays in Redis"),
-        ("session_ttl", int, "seconds an idle live session stays in Redis"),
+        ("session_ttl", int, "seconds an idle live session stays in Redis (less at most 1 %%)"),
         ("eval_ttl", int, "seconds a cached evaluation stays in Redis"),
         ("ack_hold", float, "seconds a live update's acknowledgement waits for an evaluation to carry"),
         (

@@ -24,7 +24,7 @@ from griot.services.gateway.config import GatewayConfig
 from griot.services.gateway.evaluator import INTERACTIVE, Evaluator, Want, Watch
 from griot.services.gateway.metrics import GatewayMetrics
 from griot.services.gateway.outbox import Outbox, OutRecord
-from griot.services.gateway.wire import bad_request, check_want, finished, shared_evaluation
+from griot.services.gateway.wire import bad_request, check_want, finished, shared_evaluation, still_in_time
 from griot.status import StatusError
 from griot.v1 import analysis_pb2
 
@@ -34,14 +34,20 @@ log = logging.getLogger("griot.gateway")
 #: half the acknowledgement's hold; a message that waits for the save hurries it).
 SAVE_DELAY = 0.02
 
+#: A live session's saves renew its hash's expiry once this share of the TTL has passed since the
+#: last renewal (and at each whole save): an idle session stays in Redis for the TTL, less at most
+#: this share of it, and a game's moves in quick succession cost one ``EXPIRE``, not one each.
+RENEW_SHARE = 0.01
+
 
 class SessionSaver:
-    """Writes live sessions' state to Redis: ``HSET`` + ``EXPIRE`` on the batched client
+    """Writes live sessions' state to Redis: ``HSET`` (+ ``EXPIRE``) on the batched client
     (:class:`~griot.services.gateway.batch.Batcher`), which sends the saves of one turn of the event
     loop in one pipeline (with the cache lookups queued in that turn). The batcher writes commands
     in the order they were queued, so a session's saves land in the order they were asked. A save
     writes the fields given; the hash keeps the others (:class:`LiveStream` gives the fields that
-    changed since its last save)."""
+    changed since its last save) and its expiry (renewed by the saves that ask for it:
+    :data:`RENEW_SHARE`)."""
 
     def __init__(self, client: Batcher, ttl: int, delay: float = 0.0) -> None:
         self.client = client
@@ -57,16 +63,17 @@ class SessionSaver:
             hset.append(value)
         return hset
 
-    def save_soon(self, key: str, fields: dict[str, Any]) -> asyncio.Future[None]:
+    def save_soon(self, key: str, fields: dict[str, Any], renew: bool = True) -> asyncio.Future[None]:
         """Queues the save now (no task, no await) and returns a future done once Redis has
-        written it (its exception if either command failed). The save may wait up to ``delay``
-        for other commands to share its pipeline (``client.hurry()`` sends it at once)."""
+        written it (its exception if a command failed); ``renew``: the hash expires ``ttl``
+        seconds from now. The save may wait up to ``delay`` for other commands to share its
+        pipeline (``client.hurry()`` sends it at once)."""
         first = self.client.send(*self._hset(key, fields), delay=self.delay)
-        second = self.client.send("EXPIRE", key, self.ttl, delay=self.delay)
+        last = self.client.send("EXPIRE", key, self.ttl, delay=self.delay) if renew else first
         saved: asyncio.Future[None] = first.get_loop().create_future()
 
         def done(f: asyncio.Future[Any]) -> None:
-            # Both replies come from one pipeline: the HSET's is in when the EXPIRE's is.
+            # The replies come from one pipeline: the HSET's is in when the EXPIRE's is.
             if saved.done():
                 return
             for g in (first, f):
@@ -79,7 +86,7 @@ class SessionSaver:
                     return
             saved.set_result(None)
 
-        second.add_done_callback(done)
+        last.add_done_callback(done)
         return saved
 
     async def save(self, key: str, fields: dict[str, Any]) -> None:
@@ -147,13 +154,17 @@ class LiveStream:
         self.session_id = ""
         self.update_id = 0
         self.position: griot.Position | None = None
-        #: The game's positions before ``position`` that it can still repeat (since its last capture).
+        #: ``position`` in Griot's notation.
+        self.text = ""
+        #: The game's positions before ``position`` that it can still repeat (since its last
+        #: capture), and the same in Griot's notation.
         self.earlier: list[griot.Position] = []
+        self.earlier_texts: list[str] = []
         self.limits = analysis_pb2.SearchLimits()
         self._limits_bytes = b""
         self.all_moves = False
         #: The ``Want`` of the current limits, reused while they and ``all_moves`` stay the same
-        #: (a call without a deadline: with one, each update has its own).
+        #: (its deadline is the call's, which does not move).
         self._want: tuple[bytes, bool, Want] | None = None
         #: The current position's evaluation (closed when superseded or the stream ends).
         self.watch: Watch | None = None
@@ -164,6 +175,7 @@ class LiveStream:
         self._saved_all_moves: bool | None = None
         self._saved_history: str | None = None
         self._saved_whole = -float("inf")
+        self._renewed = -float("inf")
 
     async def run(self) -> None:
         """Writes the stream's messages (``context.write``) while a task reads its updates."""
@@ -237,9 +249,11 @@ class LiveStream:
                     )
                 self.session_id = req.session_id
                 self.update_id = int(data[b"update_id"])
-                self.position = griot.Position(data[b"position"].decode())
+                self.text = data[b"position"].decode()
+                self.position = griot.Position(self.text)
                 history = data.get(b"history", b"").decode()
-                self.earlier = [griot.Position(t) for t in history.split("\n")] if history else []
+                self.earlier_texts = history.split("\n") if history else []
+                self.earlier = [griot.Position(t) for t in self.earlier_texts]
                 self._limits_bytes = data.get(b"limits", b"")
                 self.limits = analysis_pb2.SearchLimits.FromString(self._limits_bytes)
                 self.all_moves = data.get(b"all_moves") == b"1"
@@ -254,11 +268,12 @@ class LiveStream:
         elif req.session_id and req.session_id != self.session_id:
             raise bad_request("a stream serves one session")
         if req.HasField("limits"):
-            self.s.want(
+            want = self.s.want(
                 req.limits, analysis_pb2.PRIORITY_UNSPECIFIED, INTERACTIVE, False, self.p, self.context
             )  # checks the key's limits
             self.limits = req.limits
             self._limits_bytes = req.limits.SerializeToString()
+            self._want = (self._limits_bytes, False, want)
         self.all_moves = req.include_move_scores or self.all_moves
         if which is not None:
             if req.update_id and req.update_id <= self.update_id:
@@ -267,10 +282,12 @@ class LiveStream:
                 new = griot.Position(req.position)
                 if req.HasField("history"):
                     earlier = earlier_from(new, req.history)
+                    texts = [str(p) for p in earlier]
                 elif self.position is not None and follows(self.position, new):
                     earlier = [*self.earlier, self.position]
+                    texts = [*self.earlier_texts, self.text]
                 else:
-                    earlier = []
+                    earlier, texts = [], []
             else:
                 if self.position is None:
                     raise bad_request("a move needs a position first")
@@ -282,11 +299,14 @@ class LiveStream:
                     e.move = req.move  # type: ignore[attr-defined]
                     raise
                 earlier = [*self.earlier, self.position]
+                texts = [*self.earlier_texts, self.text]
             self.earlier = since_last_capture(new, earlier)
+            self.earlier_texts = texts[len(texts) - len(self.earlier) :]  # the same suffix
             self.position = new
+            self.text = str(new)
             self.update_id = req.update_id or self.update_id + 1
         assert self.position is not None
-        fields: dict[str, Any] = {"position": str(self.position), "update_id": self.update_id}
+        fields: dict[str, Any] = {"position": self.text, "update_id": self.update_id}
         # The rest of the hash only when it changed, and all of it on the first save and again
         # after half the session's TTL (a hash that expired under an idle stream comes back whole).
         limits = self._limits_bytes
@@ -296,7 +316,7 @@ class LiveStream:
             fields["limits"] = limits
         if whole or self.all_moves != self._saved_all_moves:
             fields["all_moves"] = "1" if self.all_moves else "0"
-        history = "\n".join(str(p) for p in self.earlier)
+        history = "\n".join(self.earlier_texts)
         if whole or history != self._saved_history:
             fields["history"] = history
         if whole:
@@ -305,22 +325,25 @@ class LiveStream:
         # goes out in the save's write) and nothing of this update goes out before the save is
         # written (the outbox holds it).
         key = session_key(self.session_id)
-        saved = self.s.sessions.save_soon(key, fields)
+        ttl = self.s.sessions.ttl
+        renew = whole or now - self._renewed > ttl * RENEW_SHARE
+        saved = self.s.sessions.save_soon(key, fields, renew)
         self.out.after(saved, self.s.sessions.client.hurry)
         self._saved_limits, self._saved_all_moves, self._saved_history = limits, self.all_moves, history
         if whole:
             self._saved_whole = now
+        if renew:
+            self._renewed = now
         self._evaluate_current()
 
     def _current_want(self) -> Want:
         cached = self._want
         if cached is not None and cached[0] is self._limits_bytes and cached[1] == self.all_moves:
-            return cached[2]
+            return still_in_time(cached[2])
         want = self.s.want(
             self.limits, analysis_pb2.PRIORITY_UNSPECIFIED, INTERACTIVE, self.all_moves, self.p, self.context
         )
-        # With a deadline the Want carries it and is made anew each time.
-        self._want = (self._limits_bytes, self.all_moves, want) if want.deadline is None else None
+        self._want = (self._limits_bytes, self.all_moves, want)
         return want
 
     def _evaluate_current(self) -> None:
@@ -329,7 +352,7 @@ class LiveStream:
             self.watch = None
         pos = self.position
         assert pos is not None
-        text = str(pos)
+        text = self.text
         update_id = self.update_id
         out = self.out
         end = finished(pos, self.earlier)
@@ -347,7 +370,7 @@ class LiveStream:
         if self.earlier and repeating(pos, self.earlier):
             # Once the game has repeated a position, its searches score repetitions from its
             # history (and leave the shared cache: such a value holds in this game only).
-            want = replace(want, history=tuple(str(p) for p in self.earlier))
+            want = replace(want, history=tuple(self.earlier_texts))
 
         def deliver(item: Any) -> None:
             # Called by the flight as each result comes: queued as a record for the stream (no
@@ -366,4 +389,4 @@ class LiveStream:
         ack.lookup = watch.lookup()
 
 
-__all__ = ["SAVE_DELAY", "LiveSessions", "LiveStream", "SessionSaver", "session_key"]
+__all__ = ["RENEW_SHARE", "SAVE_DELAY", "LiveSessions", "LiveStream", "SessionSaver", "session_key"]

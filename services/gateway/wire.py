@@ -84,6 +84,18 @@ def game_over(pos: griot.Position, earlier: list[griot.Position] | None = None) 
     return EvalResult(depth=0, value=value, best=None)
 
 
+def _too_close() -> StatusError:
+    return StatusError(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline", "the deadline is too close")
+
+
+def still_in_time(want: Want) -> Want:
+    """``want`` again for a later request of the same call (the call's deadline does not move):
+    refused as :func:`check_want` refuses it once that deadline is too close."""
+    if want.deadline is not None and want.deadline <= time.time():
+        raise _too_close()
+    return want
+
+
 def check_want(
     guard: Guard,
     config: GatewayConfig,
@@ -119,7 +131,7 @@ def check_want(
     remaining = context.time_remaining()
     if remaining is not None:
         if remaining <= DEADLINE_MARGIN:
-            raise StatusError(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline", "the deadline is too close")
+            raise _too_close()
         deadline = time.time() + remaining - DEADLINE_MARGIN
     nodes = limits.max_nodes or None
     if nodes is not None and nodes > MAX_NODES:
@@ -137,4 +149,5 @@ __all__ = [
     "game_over",
     "seconds_of",
     "shared_evaluation",
+    "still_in_time",
 ]

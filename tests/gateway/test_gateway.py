@@ -14,6 +14,7 @@ import pytest
 import redis
 from gateway_stack import Gateway, Stack, worker_task_counts
 from griot.client import AnalysisClient, ServiceError, search_limits
+from griot.services.gateway.live import RENEW_SHARE
 from griot.v1 import analysis_pb2
 
 GAMES = ["abapa", "bechi", "sabouiyya", "leb-bbut-ahbochen(holes=4)", "awale"]
@@ -169,9 +170,15 @@ def test_analyze_game_from_a_record(gateway: Gateway) -> None:
 
 @pytest.mark.parametrize("variant", GAMES[:3])
 def test_live_session_and_reconnect(gateway: Gateway, variant: str) -> None:
+    with redis.Redis.from_url(gateway.stack.cache.url) as cache:
+        _live_session_and_reconnect(gateway, variant, cache)
+
+
+def _live_session_and_reconnect(gateway: Gateway, variant: str, cache: redis.Redis) -> None:
     moves = game(variant, 3, seed=9)
     start = griot.Variant(variant).start()
     limits = search_limits(max_depth=4)
+    expires_before = cache.info("commandstats").get("cmdstat_expire", {}).get("calls", 0)
     with AnalysisClient(gateway.target) as client:
         updates = [analysis_pb2.LiveSessionRequest(update_id=1, position=str(start), limits=limits)]
         updates += [analysis_pb2.LiveSessionRequest(update_id=i + 2, move=m) for i, m in enumerate(moves)]
@@ -201,11 +208,17 @@ def test_live_session_and_reconnect(gateway: Gateway, variant: str) -> None:
             pos = pos.play(m)
         assert finals[len(updates)].position == str(pos)
         # Saves after the first write only what changed: the hash still holds every field.
-        saved = redis.Redis.from_url(gateway.stack.cache.url).hgetall(f"griot:session:{session_id}")
+        key = f"griot:session:{session_id}"
+        saved = cache.hgetall(key)
         assert saved[b"position"].decode() == str(pos)
         assert int(saved[b"update_id"]) == len(updates)
         assert saved[b"limits"] == limits.SerializeToString() and saved[b"all_moves"] == b"0"
         assert b"owner" in saved
+        # The updates of one game in quick succession renewed the hash's expiry once (the first
+        # save): it expires the session TTL after that, less at most RENEW_SHARE of it.
+        expires = cache.info("commandstats")["cmdstat_expire"]["calls"] - expires_before
+        assert expires == 1, expires
+        assert 3600 * (1 - RENEW_SHARE) - 60 < cache.ttl(key) <= 3600
         # A new stream resumes the session by its id: the current position again (from the cache).
         box.append(analysis_pb2.LiveSessionRequest(session_id=session_id))
         got = []
