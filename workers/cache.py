@@ -140,13 +140,12 @@ class Entry:
 
 def entry_key(variant: str, key: bytes, evaluation: str = griot.DEFAULT_EVAL) -> str:
     """The Redis key of a position's entry (see the module header)."""
-    scope = redis_keys.key_scope(griot.ENGINE_VERSION, evaluation, variant)
-    return f"{redis_keys.TT_PREFIX}{{{scope}:{key.hex()}}}"
+    return redis_keys.tt_key(griot.ENGINE_VERSION, evaluation, variant, key)
 
 
 def busy_key(variant: str, key: bytes, evaluation: str = griot.DEFAULT_EVAL) -> str:
     """The in-flight marker of a position (same hash slot as its entry)."""
-    return entry_key(variant, key, evaluation) + ":busy"
+    return redis_keys.busy_key(griot.ENGINE_VERSION, evaluation, variant, key)
 
 
 def connect(url: str) -> redis.Redis:

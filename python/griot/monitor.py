@@ -167,8 +167,8 @@ def tt_stats(cache_url: str, timeout: float = 2.0) -> dict[str, int]:
         client.close()
 
 
-GATEWAY_STATS = "griot:gateway:stats"
-GATEWAY_ACTIVE_JOBS = "griot:jobs:active"
+GATEWAY_STATS = redis_keys.GATEWAY_STATS
+GATEWAY_ACTIVE_JOBS = redis_keys.ACTIVE_JOBS
 
 
 def gateway_stats(cache_url: str, timeout: float = 2.0) -> dict[str, Any]:
@@ -204,7 +204,7 @@ def ping_workers(broker_url: str, timeout: float = 1.0) -> tuple[list[str] | Non
     return sorted(name for reply in replies for name in reply), ""
 
 
-GATEWAY_DATABASES = "griot:gateway:databases:"
+GATEWAY_DATABASES = redis_keys.GATEWAY_DATABASES_PREFIX
 
 
 def worker_databases(broker_url: str, timeout: float = 1.0) -> dict[str, Any]:

@@ -7,32 +7,41 @@ name. Two Redis roles, never mixed:
   business: Griot reads no key of them; ``griot status`` asks the broker through kombu how many
   messages each queue holds.
 - **cache** (``GRIOT_CACHE_URL``, ``maxmemory-policy allkeys-lru`` with ``maxmemory``): the shared
-  transposition table and the gateway's results. Every key starts with ``griot:`` and carries no hash
-  tag, so a Redis Cluster spreads the entries over its slots (batched reads go through pipelines that
-  the cluster client splits by node).
+  transposition table and the gateway's results. Every key starts with ``griot:``. A transposition
+  entry and its marker share a Redis Cluster hash tag (the braces), so the two live in one slot
+  while positions spread over all slots; the other keys carry no tag (batched reads go through
+  pipelines that the cluster client splits by node).
 
 Cache key layout (engine version first: a new engine never reads an old engine's scores; then
 the evaluation the value was searched with, ``learned``, ``tuned``..., so a value found under one
 evaluation is never served for another):
 
-==================================================  =============================================
-``griot:tt:<engine>:<eval>:<variant>:<poskey>``     a transposition entry (depth, bound, score, move),
-                                                    keyed by the exact position key, not a hash, so
-                                                    there are no false hits
-``griot:inflight:<engine>:<eval>:<variant>:<k>``    a marker (SET NX PX) while a worker searches it
-``griot:cache:{stats}``                             hash of the workers' cache counters: ``hits``,
-                                                    ``misses``, ``writes``, ``kept`` ... (HINCRBY)
-``griot:eval:v2:<engine>:<eval>:<variant>:<k>``     the gateway's finished evaluations (``v2``: the
-                                                    value's format, which holds the endgame
-                                                    databases' results)
-``griot:job:<id>`` / ``griot:session:<id>``         the gateway's analysis jobs and live sessions
-``griot:progress:<task id>``                        (result backend) a search task's completed
-                                                    depths so far, for the gateway's stream
-``griot:alive:<task id>``                           (result backend) renewed by a running task: its
-                                                    caller sees a dead worker by its expiry
-``griot:cancel:<task id>``                          (result backend) set by a caller that wants a
-                                                    running task stopped
-==================================================  =============================================
+======================================================  ===========================================
+``griot:tt:{<engine>:<eval>:<variant>:<poskey>}``       a transposition entry (depth, bound, score,
+                                                        move), keyed by the exact position key, not
+                                                        a hash, so there are no false hits
+``griot:tt:{<engine>:<eval>:<variant>:<k>}:busy``       a marker (SET NX PX) while a worker
+                                                        searches it
+``griot:cache:{stats}``                                 hash of the workers' cache counters:
+                                                        ``hits``, ``misses``, ``writes``, ``kept``
+                                                        ... (HINCRBY)
+``griot:eval:v2:<engine>:<eval>:<variant>:<k>``         the gateway's finished evaluations (``v2``:
+                                                        the value's format, which holds the endgame
+                                                        databases' results)
+``griot:gwflight:<engine>:<eval>:<variant>:<k>``        a gateway replica's search of a position
+                                                        running (SET NX PX)
+``griot:gateway:stats``                                 hash of the gateway replicas' counters
+``griot:gateway:databases:<replica>``                   the endgame databases a replica scores with
+``griot:jobs:active`` / ``griot:job:<id>``              the running analyses (sorted set) and each
+                                                        analysis job
+``griot:session:<id>``                                  a live session
+``griot:progress:<task id>``                            (result backend) a search task's completed
+                                                        depths so far, for the gateway's stream
+``griot:alive:<task id>``                               (result backend) renewed by a running task:
+                                                        its caller sees a dead worker by its expiry
+``griot:cancel:<task id>``                              (result backend) set by a caller that wants
+                                                        a running task stopped
+======================================================  ===========================================
 """
 
 from __future__ import annotations
@@ -47,7 +56,14 @@ DEFAULT_QUEUES: tuple[str, ...] = (QUEUE_INTERACTIVE, QUEUE_BATCH)
 PREFIX = "griot:"
 TT_PREFIX = PREFIX + "tt:"
 TT_STATS = PREFIX + "cache:{stats}"
-INFLIGHT_PREFIX = PREFIX + "inflight:"
+#: Another gateway replica's search of a position (the gateway's in-flight marker).
+FLIGHT_PREFIX = PREFIX + "gwflight:"
+#: Hash of counters every gateway replica adds to (``griot status`` reads it).
+GATEWAY_STATS = PREFIX + "gateway:stats"
+#: ``<prefix><replica>``: the endgame databases a gateway replica scores with.
+GATEWAY_DATABASES_PREFIX = PREFIX + "gateway:databases:"
+#: Sorted set of the whole-game analyses running, by lease time.
+ACTIVE_JOBS = PREFIX + "jobs:active"
 #: ``v2``: the evaluation's JSON holds the endgame databases' results; a gateway of the format
 #: before it would refuse their fields, so the two never share entries.
 EVAL_PREFIX = PREFIX + "eval:v2:"
@@ -87,18 +103,25 @@ def key_scope(engine: str, evaluation: str, variant: str) -> str:
 
 
 def tt_key(engine: str, evaluation: str, variant: str, position_key: bytes) -> str:
-    """The transposition entry of a position: ``griot:tt:<engine>:<eval>:<variant>:<key hex>``."""
-    return _entry(TT_PREFIX, engine, evaluation, variant, position_key)
+    """The transposition entry of a position: ``griot:tt:{<engine>:<eval>:<variant>:<key hex>}``.
+    The braces are a Redis Cluster hash tag: the entry and its marker (:func:`busy_key`) share a
+    slot, and positions spread over all slots."""
+    return f"{TT_PREFIX}{{{key_scope(engine, evaluation, variant)}:{position_key.hex()}}}"
 
 
-def inflight_key(engine: str, evaluation: str, variant: str, position_key: bytes) -> str:
-    """The marker a worker sets while it searches a subtree (``SET NX PX``)."""
-    return _entry(INFLIGHT_PREFIX, engine, evaluation, variant, position_key)
+def busy_key(engine: str, evaluation: str, variant: str, position_key: bytes) -> str:
+    """The marker a worker sets while it searches a position (``SET NX PX``), in its entry's slot."""
+    return tt_key(engine, evaluation, variant, position_key) + ":busy"
 
 
 def eval_key(engine: str, evaluation: str, variant: str, position_key: bytes) -> str:
     """The gateway's cached evaluation of a position."""
     return _entry(EVAL_PREFIX, engine, evaluation, variant, position_key)
+
+
+def flight_key(engine: str, evaluation: str, variant: str, position_key: bytes) -> str:
+    """The marker a gateway replica sets while its search of a position runs."""
+    return _entry(FLIGHT_PREFIX, engine, evaluation, variant, position_key)
 
 
 def progress_key(task_id: str) -> str:

@@ -36,8 +36,6 @@ from griot import egdb, redis_keys
 from griot.services.gateway.batch import Batcher
 from griot.workers.task_args import EVAL
 
-FLIGHT_PREFIX = "griot:gwflight:"
-
 STORE_SCRIPT = """
 -- KEYS[1]: entry; ARGV[1]: JSON {"depth": d, "all": 0/1, ...}; ARGV[2]: TTL in ms (0 = none).
 -- Deeper wins; at equal depth an entry with every move scored beats one without.
@@ -195,8 +193,7 @@ def entry_key(pos: griot.Position) -> str:
 
 
 def flight_key(pos: griot.Position) -> str:
-    scope = redis_keys.key_scope(griot.ENGINE_VERSION, EVAL, pos.variant.canonical)
-    return f"{FLIGHT_PREFIX}{scope}:{pos.key.hex()}"
+    return redis_keys.flight_key(griot.ENGINE_VERSION, EVAL, pos.variant.canonical, pos.key)
 
 
 @dataclass

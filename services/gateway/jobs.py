@@ -45,7 +45,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 log = logging.getLogger("griot.gateway.jobs")
 
-ACTIVE = "griot:jobs:active"
+ACTIVE = redis_keys.ACTIVE_JOBS
 LEASE_MS = 6000
 POLL = 0.1
 OUTAGE_GRACE = 60.0

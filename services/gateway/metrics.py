@@ -9,16 +9,17 @@ import logging
 from collections import Counter as Tally
 from typing import Any
 
+from griot import redis_keys
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 log = logging.getLogger("griot.gateway")
 
-STATS_KEY = "griot:gateway:stats"
+STATS_KEY = redis_keys.GATEWAY_STATS
 """Hash of counters every replica adds to: ``requests``, ``cache_hits``, ``cache_misses``,
 ``dedup_local``, ``dedup_remote``, ``tasks_sent``, ``tasks_cancelled``, ``rejected``,
 ``jobs_started``, ``jobs_resumed``, ``jobs_done``, ``sessions_started``, ``sessions_resumed``."""
 
-DATABASES_PREFIX = "griot:gateway:databases:"
+DATABASES_PREFIX = redis_keys.GATEWAY_DATABASES_PREFIX
 """``<prefix><replica>``: JSON ``{"dir": ..., "databases": [{"rules", "max_seeds"}]}``, the endgame
 databases the replica scores with, rewritten every :data:`DATABASES_EVERY` seconds with a TTL of
 three times that (a stopped replica's entry expires)."""

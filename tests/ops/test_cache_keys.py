@@ -35,10 +35,10 @@ def test_keys_name_the_evaluation() -> None:
     key = b"\xff\x00"
     assert (
         redis_keys.tt_key("0.1.0", "learned", "abapa(holes=4)", key)
-        == "griot:tt:0.1.0:learned:abapa(holes=4):ff00"
+        == "griot:tt:{0.1.0:learned:abapa(holes=4):ff00}"
     )
     assert redis_keys.eval_key("0.1.0", "tuned", "abapa", key) == "griot:eval:v2:0.1.0:tuned:abapa:ff00"
-    for make in (redis_keys.tt_key, redis_keys.inflight_key, redis_keys.eval_key):
+    for make in (redis_keys.tt_key, redis_keys.busy_key, redis_keys.eval_key, redis_keys.flight_key):
         by_eval = {make("0.1.0", e, "abapa", key) for e in ("learned", "tuned", "material", "10,0,20,0")}
         assert len(by_eval) == 4
         for bad in ("", "a:b", "{x}"):

@@ -123,11 +123,22 @@ def test_cli_exit_status_and_json(tmp_path) -> None:  # type: ignore[no-untyped-
     assert json.loads(result.stdout)["services"][0]["status"] == "UNREACHABLE"
 
 
-def test_cache_keys_have_no_hash_tags_and_reject_separators() -> None:
-    key = redis_keys.tt_key("0.1.0", "learned", "abapa(holes=4)", b"\xff\x00")
-    assert key == "griot:tt:0.1.0:learned:abapa(holes=4):ff00"
-    assert "{" not in key
+def test_the_workers_cache_keys_are_the_ones_redis_keys_builds() -> None:
+    """One module builds every key: the workers' entries and markers carry a Redis Cluster hash
+    tag (a position's entry and marker in one slot), and a part that would make keys ambiguous is
+    refused."""
     import pytest
+    from griot.workers import cache as tt
 
+    key = redis_keys.tt_key("0.1.0", "learned", "abapa(holes=4)", b"\xff\x00")
+    assert key == "griot:tt:{0.1.0:learned:abapa(holes=4):ff00}"
+    busy = redis_keys.busy_key("0.1.0", "learned", "abapa(holes=4)", b"\xff\x00")
+    assert busy == key + ":busy"
+    assert tt.entry_key("abapa", b"\x01", "tuned") == redis_keys.tt_key(
+        griot.ENGINE_VERSION, "tuned", "abapa", b"\x01"
+    )
+    assert tt.busy_key("abapa", b"\x01", "tuned") == redis_keys.busy_key(
+        griot.ENGINE_VERSION, "tuned", "abapa", b"\x01"
+    )
     with pytest.raises(ValueError):
         redis_keys.tt_key("0.1.0", "learned", "a:b", b"")
