@@ -195,9 +195,34 @@ try {
   await shot(page, "start");
 
   // 3. A short game against the engine with the default players, to its end.
+  // The first evaluation is held until a cell is pressed, and shown before the release: the click
+  // still plays the move.
+  let releaseEval;
+  const heldEval = new Promise((r) => (releaseEval = r));
+  await page.route("**/griot.v1.AnalysisService/Evaluate", async (route) => {
+    await heldEval;
+    await route.continue();
+  });
   await page.goto(`${base}/?variant=${encodeURIComponent(opt.variant)}&anim=15`);
   await page.waitForSelector("body[data-state=ready]", { timeout: 20_000 });
   check((await page.$eval("#mode", (s) => s.value)) === "he", "still against the engine");
+  await page.waitForSelector('#board[data-busy=false][data-to-move="human"]', { timeout: TIMEOUT });
+  const firstPosition = await page.getAttribute("#board", "data-position");
+  const cell = page.locator("#board .cell.legal").first();
+  await cell.scrollIntoViewIfNeeded();
+  const at = await cell.boundingBox();
+  await page.mouse.move(at.x + at.width / 2, at.y + at.height / 2);
+  await page.mouse.down();
+  releaseEval();
+  await page.waitForFunction(
+    (p) => document.getElementById("eval-text")?.dataset.position === p,
+    firstPosition,
+    { timeout: TIMEOUT },
+  );
+  await page.mouse.up();
+  await page.unroute("**/griot.v1.AnalysisService/Evaluate");
+  await page.waitForFunction(() => Number(document.getElementById("board").dataset.turns) > 0, null, { timeout: TIMEOUT });
+  summary.heldClick = { position: firstPosition, played: await page.$eval("#moves li", (e) => e.textContent) };
   const deadline = Date.now() + 4 * TIMEOUT;
   for (;;) {
     check(Date.now() < deadline, "the game ends in time");
@@ -245,6 +270,17 @@ try {
 } catch (err) {
   if (page && !page.isClosed()) await shot(page, "failure").catch(() => {});
   console.error(String(err?.stack ?? err));
+  // What the page said when it failed: its status line and the board's state.
+  if (page && !page.isClosed()) {
+    summary.atFailure = await page
+      .evaluate(() => ({
+        status: document.getElementById("status")?.textContent ?? null,
+        board: { ...(document.getElementById("board")?.dataset ?? {}) },
+        turn: document.getElementById("turn")?.textContent ?? null,
+        evaluation: { text: document.getElementById("eval-text")?.textContent ?? null, ...(document.getElementById("eval-text")?.dataset ?? {}) },
+      }))
+      .catch((e) => String(e));
+  }
   console.log(JSON.stringify(summary));
   process.exitCode = 1;
 } finally {

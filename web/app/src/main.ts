@@ -225,12 +225,7 @@ function renderBoard(frame?: Frame) {
     if (mine && clickable.has(c.label)) cell.classList.add("legal");
     if (mine && selected.has(c.label)) cell.classList.add("selected");
     if (frame?.focus.includes(c.index)) cell.classList.add(`focus-${frame.kind}`);
-    const score = moveScores.get(c.label);
-    if (score !== undefined && mine && clickable.has(c.label)) {
-      const tag = el("span", { className: "move-score" }, score.text);
-      tag.dataset.value = String(score.value);
-      cell.append(tag);
-    }
+    tagMoveScore(cell);
     cell.addEventListener("click", () => mine && onCellClick(c.label));
     grid.append(cell);
   }
@@ -261,6 +256,26 @@ function renderBoard(frame?: Frame) {
   const p = state.position;
   board.dataset.toMove = !p ? "" : p.outcome ? "over" : humanToMove() ? "human" : "engine";
   renderChoices();
+}
+
+/**
+ * Shows the engine's score for a legal cell on it. Evaluations arrive while the person is choosing:
+ * they change the tags in the cells as they are, because a cell replaced between the press and the
+ * release of a click loses that click.
+ */
+function tagMoveScore(cell: HTMLElement) {
+  const score = moveScores.get(cell.dataset.label ?? "");
+  let tag = cell.querySelector<HTMLElement>(".move-score");
+  if (score === undefined || !cell.classList.contains("legal")) {
+    tag?.remove();
+    return;
+  }
+  if (!tag) {
+    tag = el("span", { className: "move-score" });
+    cell.append(tag);
+  }
+  tag.textContent = score.text;
+  tag.dataset.value = String(score.value);
 }
 
 /** Who plays from the top and the bottom of the board, written beside those edges. */
@@ -477,7 +492,7 @@ function showEvaluation(p: PositionInfo, e: Evaluation) {
       moveScores.set(cells[0], { text: scoreText(ms.score), value: p.sideToMove === Player.NORTH ? -south : south });
     }
   }
-  if (!state.busy) renderBoard();
+  if (!state.busy) $("board").querySelectorAll<HTMLElement>(".cell").forEach(tagMoveScore);
 }
 
 async function evaluate() {
