@@ -37,7 +37,8 @@ class GatewayConfig:
     max_pending_per_client: int = 4000
     #: Depth of an evaluation when the request gives no limit, and of a game analysis.
     default_depth: int = 12
-    #: Evaluations at least this deep run as a distributed search (one message per depth).
+    #: Evaluations at least this deep run as a distributed search (one message per depth),
+    #: except those asking for every move's score: one multi-PV task gives those exactly.
     distributed_depth: int = 18
     #: A distributed search's first task goes on past its direct depth while its next iteration
     #: is foreseen to end within this many seconds (0 = it stops at the direct depth).

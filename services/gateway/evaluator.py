@@ -14,7 +14,8 @@ from a new search at the workers; results stream to every subscriber as depths c
 - **cancellation**: a search whose last subscriber left (a client gone, a live position
   superseded) is cancelled, queued or running (:meth:`Dispatcher.cancel`);
 - **shape of the work**: one ``griot.search_position`` task per position, or for interactive
-  evaluations at least ``distributed_depth`` deep (and without a node limit), a distributed
+  evaluations at least ``distributed_depth`` deep (without a node limit, and not asking for every
+  move's score, which the distributed search does not prove), a distributed
   search over the cluster (:class:`griot.workers.distributed.ClusterSearch`), whose subtree tasks
   go through the dispatcher as the caller's interactive searches. Either way an interactive
   search streams its completed depths: the task reports them in Redis as they come (depths done
@@ -377,7 +378,11 @@ class Evaluator:
                             self._hold(flight)
                     except Exception as e:
                         log.warning("cannot set the in-flight marker: %s", e)
-            distributed = want.depth >= self.config.distributed_depth and want.nodes is None
+            # The distributed search proves the best move's value and bounds the others': an
+            # evaluation that asks for every move's exact score is one multi-PV task.
+            distributed = (
+                want.depth >= self.config.distributed_depth and want.nodes is None and not want.all_moves
+            )
             if distributed and want.priority == INTERACTIVE:
                 final = await self._distributed(flight)
             else:

@@ -152,6 +152,25 @@ def test_distributed_subtrees_count_against_the_callers_quota(narrow: Gateway, s
     assert queued and max(queued) <= 1, max(queued)
 
 
+def test_every_move_scored_at_a_distributed_depth(narrow: Gateway, stack: Stack) -> None:
+    """An evaluation deep enough to be distributed that asks for every move's score runs as one
+    multi-PV task (the distributed search bounds the moves it does not play): every depth it
+    streams scores every legal move, and its value is the engine's."""
+    stack.cache.flushdb()
+    pos = griot.Variant("abapa").start().play("d")
+    legal = {m.text for m in pos.legal_moves()}
+    sent_before = narrow.metric("griot_gateway_tasks_total", event="sent")
+    with AnalysisClient(narrow.target, metadata=_as("z")) as c:
+        msgs = list(c.evaluate(pos, search_limits(max_depth=11), include_move_scores=True, timeout=120))
+    final = msgs[-1].evaluation
+    assert final.final and final.depth == 11 and not final.from_cache
+    for m in msgs:
+        assert {s.move for s in m.evaluation.move_scores} == legal, m.evaluation
+    assert final.score == score_message(griot.search(pos, depth=11).score.value)
+    assert {s.move: s.score for s in final.move_scores}[final.best_move] == final.score
+    assert narrow.metric("griot_gateway_tasks_total", event="sent") - sent_before == 1
+
+
 STALL_LIMIT = 0.05
 """Seconds one callback may hold the gateway's event loop."""
 

@@ -219,10 +219,13 @@ try {
     firstPosition,
     { timeout: TIMEOUT },
   );
+  // Each of Abapa's moves is one cell: the evaluation scores every legal cell.
+  const tags = await page.$$eval("#board .cell.legal", (els) => els.map((e) => e.querySelector(".move-score")?.textContent ?? ""));
+  check(tags.length > 0 && tags.every((t) => t !== ""), `every legal cell scored: ${JSON.stringify(tags)}`);
   await page.mouse.up();
   await page.unroute("**/griot.v1.AnalysisService/Evaluate");
   await page.waitForFunction(() => Number(document.getElementById("board").dataset.turns) > 0, null, { timeout: TIMEOUT });
-  summary.heldClick = { position: firstPosition, played: await page.$eval("#moves li", (e) => e.textContent) };
+  summary.heldClick = { position: firstPosition, tags, played: await page.$eval("#moves li", (e) => e.textContent) };
   const deadline = Date.now() + 4 * TIMEOUT;
   for (;;) {
     check(Date.now() < deadline, "the game ends in time");
