@@ -653,7 +653,11 @@ def test_first_task_sized_by_time_budget(two_workers: Stack) -> None:
     ref = griot.search(pos, depth=depth)
     two_workers.cache.flushdb()
     seen: list[int] = []
-    cs = ClusterSearch(app, capacity=2, split=1, direct_depth=4, min_task_depth=2, direct_seconds=0.05)
+    # Fresh tables: a kept table holding an earlier test's deeper search of this position would
+    # answer every depth at once and carry the first task to the end.
+    cs = ClusterSearch(
+        app, capacity=2, split=1, direct_depth=4, min_task_depth=2, direct_seconds=0.05, fresh_tables=True
+    )
     got = cs.search(pos, depth, time_limit=120, on_depth=lambda r: seen.append(r.depth))
     assert got.depth == depth and got.value == ref.score.value
     assert 4 < seen[0] < depth, seen  # the first task went past direct_depth, not to the end
