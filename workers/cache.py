@@ -8,8 +8,10 @@ in-flight marker live in one slot while positions spread over all slots)::
     griot:cache:{stats}                                    hash of counters (read by ``griot status``)
 
 ``<engine>`` is ``griot.ENGINE_VERSION`` (a new engine never reads an old engine's values),
-``<eval>`` the evaluation the searches use (``griot.search``'s ``eval``; the workers search with
-``griot.DEFAULT_EVAL``), so a value found under one evaluation never answers a search under another,
+``<eval>`` the evaluation the searches use (``griot.search``'s ``eval``, each task's own) as
+``griot.eval_scope`` writes it (the learned one with its weights' digest, ``learned.<hex>``), so a
+value found under one evaluation, or under other learned weights, never answers a search under
+another,
 ``<variant>`` the canonical variant string and ``<key hex>`` the position's exact key bytes
 (``Position.key``, the same bytes the core hashes): no false hits from hash collisions.
 

@@ -44,6 +44,7 @@ from griot._core import (
     VariantError,
     builtin_rule_file,
     eval_name,
+    eval_scope,
     families,
     register_rule_file,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "best_move",
     "builtin_rule_file",
     "eval_name",
+    "eval_scope",
     "families",
     "load_rule_file",
     "perft",

@@ -40,6 +40,7 @@ __all__ = [
     "egdb_mark_work",
     "egdb_write_level",
     "eval_name",
+    "eval_scope",
     "families",
     "register_rule_file",
     "score_bound_to_child",
@@ -63,9 +64,13 @@ def score_from_child(value: int) -> int:
     """A child's value as its parent sees it, one ply higher."""
 
 def eval_name(text: str) -> str:
-    """An evaluation's name as searches and cache keys write it (``learned``, ``tuned``,
-    ``material``, or custom weights in their canonical form); raises :class:`GriotError` for a
-    name no search takes."""
+    """An evaluation's name as searches write it (``learned``, ``tuned``, ``material``, or custom
+    weights in their canonical form); raises :class:`GriotError` for a name no search takes."""
+
+def eval_scope(text: str) -> str:
+    """What names an evaluation in cached values' keys: :func:`eval_name`, and for ``learned``
+    the digest of the shipped weights (``learned.<8 hex digits>``), which a refit changes without
+    a new engine version; raises :class:`GriotError` for a name no search takes."""
 
 class GriotError(ValueError):
     """Base of every error Griot raises for bad input."""

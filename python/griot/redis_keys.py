@@ -13,8 +13,8 @@ name. Two Redis roles, never mixed:
   pipelines that the cluster client splits by node).
 
 Cache key layout (engine version first: a new engine never reads an old engine's scores; then
-the evaluation the value was searched with, ``learned``, ``tuned``..., so a value found under one
-evaluation is never served for another):
+the evaluation the value was searched with, ``learned.<weights digest>``, ``tuned``..., so a value
+found under one evaluation, or under other learned weights, is never served for another):
 
 ======================================================  ===========================================
 ``griot:tt:{<engine>:<eval>:<variant>:<poskey>}``       a transposition entry (depth, bound, score,
@@ -47,6 +47,8 @@ evaluation is never served for another):
 from __future__ import annotations
 
 import os
+
+from griot._core import GriotError, eval_scope
 
 #: Celery queues: a person waiting (play, live analysis) beats a batch job (whole-game analysis).
 QUEUE_INTERACTIVE = "griot.interactive"
@@ -94,12 +96,25 @@ def _entry(prefix: str, engine: str, evaluation: str, variant: str, key: bytes) 
 
 def key_scope(engine: str, evaluation: str, variant: str) -> str:
     """``<engine>:<eval>:<variant>``, the part of a cached value's key that says what computed
-    it: the engine version, the evaluation (``griot.search``'s ``eval``) and the canonical
-    variant. Raises ``ValueError`` for a part that would make keys ambiguous."""
-    for part, what in ((engine, "engine version"), (evaluation, "evaluation"), (variant, "variant")):
+    it: the engine version, the evaluation (``griot.search``'s ``eval``, written as
+    :func:`griot.eval_scope` writes it: the learned one with its weights' digest) and the
+    canonical variant. Raises ``ValueError`` for a part that would make keys ambiguous."""
+    scope = _EVAL_SCOPES.get(evaluation)
+    if scope is None:
+        try:
+            scope = eval_scope(evaluation)
+        except GriotError as e:
+            raise ValueError(f"evaluation {evaluation!r} cannot be part of a cache key: {e}") from None
+        if len(_EVAL_SCOPES) < 1024:
+            _EVAL_SCOPES[evaluation] = scope
+    for part, what in ((engine, "engine version"), (scope, "evaluation"), (variant, "variant")):
         if not part or any(c in part for c in "{}: \n"):
             raise ValueError(f"{what} {part!r} cannot be part of a cache key")
-    return f"{engine}:{evaluation}:{variant}"
+    return f"{engine}:{scope}:{variant}"
+
+
+#: Evaluation names seen by :func:`key_scope`, and their scopes (a key is built per position).
+_EVAL_SCOPES: dict[str, str] = {}
 
 
 def tt_key(engine: str, evaluation: str, variant: str, position_key: bytes) -> str:

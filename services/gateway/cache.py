@@ -4,7 +4,8 @@ Key: ``griot:eval:v2:<engine version>:<evaluation>:<canonical variant>:<position
 (:func:`griot.redis_keys.eval_key`): the value's format (``v2``: with the endgame databases'
 results), so a replica of another format never reads it, then the engine version, so a new engine
 never reads an old engine's results, and the evaluation the workers search with
-(:data:`griot.workers.task_args.EVAL`), so a result found under another evaluation is never served;
+(:data:`griot.workers.task_args.EVAL`, the learned one with its weights' digest), so a result found
+under another evaluation, or other learned weights, is never served;
 the exact position key bytes, so no two positions share an entry. Value: one JSON object
 (:class:`EvalResult`; unknown fields are ignored when read). Replacement is atomic in Redis
 (:data:`STORE_SCRIPT`, EVALSHA): a result replaces the entry only when it is deeper, or as deep and

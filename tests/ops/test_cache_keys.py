@@ -4,6 +4,8 @@ in the workers' transposition cache or the gateway's results."""
 
 from __future__ import annotations
 
+import re
+
 import griot
 import pytest
 import redis
@@ -31,11 +33,26 @@ def test_the_default_evaluation_is_the_learned_one() -> None:
     assert [m.score.value for m in default.moves] != [m.score.value for m in tuned.moves]
 
 
+LEARNED = griot.eval_scope("learned")
+"""The learned evaluation as keys name it: with the digest of its shipped weights."""
+
+
+def test_the_learned_evaluation_is_keyed_by_its_weights() -> None:
+    """A refit changes the weights without a new engine version: keys name the learned
+    evaluation with its weights' digest (the core's tests change a weight and see it change)."""
+    assert re.fullmatch(r"learned\.[0-9a-f]{8}", LEARNED), LEARNED
+    assert griot.eval_name("learned") == "learned"
+    others = [griot.eval_scope(e) for e in ("tuned", "material", "10, 0,20,0")]
+    assert others == ["tuned", "material", "10,0,20,0"]
+    with pytest.raises(griot.GriotError):
+        griot.eval_scope("best")
+
+
 def test_keys_name_the_evaluation() -> None:
     key = b"\xff\x00"
     assert (
         redis_keys.tt_key("0.1.0", "learned", "abapa(holes=4)", key)
-        == "griot:tt:{0.1.0:learned:abapa(holes=4):ff00}"
+        == f"griot:tt:{{0.1.0:{LEARNED}:abapa(holes=4):ff00}}"
     )
     assert redis_keys.eval_key("0.1.0", "tuned", "abapa", key) == "griot:eval:v2:0.1.0:tuned:abapa:ff00"
     for make in (redis_keys.tt_key, redis_keys.busy_key, redis_keys.eval_key, redis_keys.flight_key):
@@ -44,7 +61,7 @@ def test_keys_name_the_evaluation() -> None:
         for bad in ("", "a:b", "{x}"):
             with pytest.raises(ValueError, match="evaluation"):
                 make("0.1.0", bad, "abapa", key)
-    assert tt.entry_key("abapa", key) == f"griot:tt:{{{griot.ENGINE_VERSION}:learned:abapa:ff00}}"
+    assert tt.entry_key("abapa", key) == f"griot:tt:{{{griot.ENGINE_VERSION}:{LEARNED}:abapa:ff00}}"
     assert tt.entry_key("abapa", key, "tuned") != tt.entry_key("abapa", key)
     assert tt.busy_key("abapa", key, "tuned") != tt.busy_key("abapa", key)
 
@@ -52,7 +69,7 @@ def test_keys_name_the_evaluation() -> None:
 def test_the_gateway_keys_its_results_by_the_workers_evaluation() -> None:
     pos = griot.Variant("abapa").start()
     assert gateway_cache.entry_key(pos) == redis_keys.eval_key(griot.ENGINE_VERSION, EVAL, "abapa", pos.key)
-    assert f":{EVAL}:abapa:" in gateway_cache.flight_key(pos)
+    assert f":{griot.eval_scope(EVAL)}:abapa:" in gateway_cache.flight_key(pos)
 
 
 @needs_redis
@@ -80,6 +97,6 @@ def test_a_search_reads_no_entry_of_another_evaluation(redis_server: Redis) -> N
         alone_result.score.value,
     )
     assert any(
-        f"{{{griot.ENGINE_VERSION}:learned:abapa:" in k.decode() for k in client.scan_iter("griot:tt:*")
+        f"{{{griot.ENGINE_VERSION}:{LEARNED}:abapa:" in k.decode() for k in client.scan_iter("griot:tt:*")
     )
     client.close()

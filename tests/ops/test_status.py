@@ -131,7 +131,7 @@ def test_the_workers_cache_keys_are_the_ones_redis_keys_builds() -> None:
     from griot.workers import cache as tt
 
     key = redis_keys.tt_key("0.1.0", "learned", "abapa(holes=4)", b"\xff\x00")
-    assert key == "griot:tt:{0.1.0:learned:abapa(holes=4):ff00}"
+    assert key == f"griot:tt:{{0.1.0:{griot.eval_scope('learned')}:abapa(holes=4):ff00}}"
     busy = redis_keys.busy_key("0.1.0", "learned", "abapa(holes=4)", b"\xff\x00")
     assert busy == key + ":busy"
     assert tt.entry_key("abapa", b"\x01", "tuned") == redis_keys.tt_key(

@@ -99,7 +99,8 @@ def test_cache_counts_and_reuses(two_workers: Stack) -> None:
     # Keys: exact position bytes under the engine version, the evaluation and the variant, one hash
     # tag each.
     keys = [k.decode() for k in client.scan_iter("griot:tt:*")]
-    assert keys and all(k.startswith(f"griot:tt:{{{griot.ENGINE_VERSION}:learned:awale:") for k in keys)
+    scope = griot.eval_scope("learned")  # with its weights' digest
+    assert keys and all(k.startswith(f"griot:tt:{{{griot.ENGINE_VERSION}:{scope}:awale:") for k in keys)
     assert client.exists(STATS_KEY)
     # What `griot status` prints.
     from griot.workers.__main__ import status

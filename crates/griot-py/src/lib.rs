@@ -1239,11 +1239,18 @@ fn score_from_child(value: i32) -> i32 {
     engine::score::value_from_child(value)
 }
 
-/// An evaluation's name as searches and cache keys write it (`learned`, `tuned`, `material`, or
+/// An evaluation's name as searches write it (`learned`, `tuned`, `material`, or
 /// custom weights in their canonical form); raises `GriotError` for a name no search takes.
 #[pyfunction]
 fn eval_name(text: &str) -> PyResult<String> {
     Ok(eval_style(text)?.name())
+}
+
+/// What names an evaluation in cached values' keys: its name, and for `learned` the digest of
+/// the shipped weights (`learned.<hex>`); raises `GriotError` for a name no search takes.
+#[pyfunction]
+fn eval_scope(text: &str) -> PyResult<String> {
+    Ok(eval_style(text)?.cache_scope())
 }
 
 /// The native module: re-exported by the `griot` package.
@@ -1269,6 +1276,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SearchTable>()?;
     m.add_function(wrap_pyfunction!(search, m)?)?;
     m.add_function(wrap_pyfunction!(eval_name, m)?)?;
+    m.add_function(wrap_pyfunction!(eval_scope, m)?)?;
     m.add_function(wrap_pyfunction!(score_bound_to_child, m)?)?;
     m.add_function(wrap_pyfunction!(score_from_child, m)?)?;
     m.add_class::<Egdb>()?;

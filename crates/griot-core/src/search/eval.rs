@@ -99,6 +99,17 @@ impl EvalStyle {
         }
     }
 
+    /// What names this evaluation in cached values' keys: [`EvalStyle::name`], and for the learned
+    /// evaluation the digest of its shipped weights (`learned.<hex>`), which a refit changes
+    /// without a new engine version. The other styles' terms are code: the engine version
+    /// covers them.
+    pub fn cache_scope(&self) -> String {
+        match self {
+            EvalStyle::Learned => format!("learned.{}", super::learned::builtin_digest()),
+            other => other.name(),
+        }
+    }
+
     /// Parses `tuned`, `material`, `learned` or `w0,w1,w2,w3` (custom weights).
     pub fn parse(text: &str) -> Option<EvalStyle> {
         match text {

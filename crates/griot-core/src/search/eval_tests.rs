@@ -289,3 +289,29 @@ fn learned_weights_files_parse_and_features_are_antisymmetric() {
         );
     }
 }
+
+#[test]
+fn the_learned_cache_scope_names_the_weights_not_their_text() {
+    use super::learned;
+    let shipped: Vec<_> = learned::BUILTIN.iter().map(|(_, text)| learned::parse(text).unwrap()).collect();
+    let digest = learned::builtin_digest();
+    assert_eq!(digest.len(), 8);
+    assert!(digest.bytes().all(|b| b.is_ascii_hexdigit()));
+    assert_eq!(learned::digest(&shipped), digest);
+    assert_eq!(EvalStyle::Learned.cache_scope(), format!("learned.{digest}"));
+    assert_eq!(EvalStyle::Tuned.cache_scope(), "tuned");
+    assert_eq!(EvalStyle::Material.cache_scope(), "material");
+    // Comments and layout do not count; any weight, board size or rule file does.
+    let (_, text) = learned::BUILTIN[0];
+    let commented = learned::parse(&format!("# refitted comment\n\n{text}")).unwrap();
+    assert_eq!(learned::digest(&[commented]), learned::digest(&shipped[..1]));
+    let mut changed = shipped.clone();
+    changed[0].weights[3] += 1;
+    assert_ne!(learned::digest(&changed), digest);
+    let mut wider = shipped.clone();
+    wider[0].holes += 1;
+    assert_ne!(learned::digest(&wider), digest);
+    let mut other = shipped;
+    other[0].rules.push('x');
+    assert_ne!(learned::digest(&other), digest);
+}

@@ -189,6 +189,35 @@ fn builtin() -> &'static [Weights] {
     })
 }
 
+/// The shipped weights, summed up in 8 hex digits ([`digest`]). Cached values name it beside
+/// `learned`, so values searched with other weights are never read after a refit.
+pub fn builtin_digest() -> &'static str {
+    static DIGEST: OnceLock<String> = OnceLock::new();
+    DIGEST.get_or_init(|| digest(builtin()))
+}
+
+/// A list of weights summed up in 8 hex digits: FNV-1a over the feature version and each file's
+/// rules, board size and weights, not its text, so comments and layout do not count.
+pub fn digest(list: &[Weights]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    eat(&FEATURE_VERSION.to_le_bytes());
+    for w in list {
+        eat(w.rules.as_bytes());
+        eat(&[0]);
+        eat(&(w.holes as u32).to_le_bytes());
+        for x in w.weights {
+            eat(&x.to_le_bytes());
+        }
+    }
+    format!("{:08x}", (h >> 32) as u32 ^ h as u32)
+}
+
 /// The shipped weights for `game`'s rule file and board size, if any.
 pub fn weights_for(game: &SowingGame) -> Option<&'static Weights> {
     builtin().iter().find(|w| w.rules == game.rules().id && w.holes == game.holes())
