@@ -22,6 +22,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { chromium } from "playwright-core";
+import { atFailure } from "./failure.mjs";
 
 const { values: opt } = parseArgs({
   options: {
@@ -273,17 +274,7 @@ try {
 } catch (err) {
   if (page && !page.isClosed()) await shot(page, "failure").catch(() => {});
   console.error(String(err?.stack ?? err));
-  // What the page said when it failed: its status line and the board's state.
-  if (page && !page.isClosed()) {
-    summary.atFailure = await page
-      .evaluate(() => ({
-        status: document.getElementById("status")?.textContent ?? null,
-        board: { ...(document.getElementById("board")?.dataset ?? {}) },
-        turn: document.getElementById("turn")?.textContent ?? null,
-        evaluation: { text: document.getElementById("eval-text")?.textContent ?? null, ...(document.getElementById("eval-text")?.dataset ?? {}) },
-      }))
-      .catch((e) => String(e));
-  }
+  summary.atFailure = await atFailure(page);
   console.log(JSON.stringify(summary));
   process.exitCode = 1;
 } finally {
