@@ -12,6 +12,7 @@ native core (docs/EGDB.md).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -143,19 +144,17 @@ def rule_sets(directory: str | os.PathLike[str]) -> list[str]:
     return found
 
 
+@functools.lru_cache(maxsize=1024)
 def _rules_of(variant: str) -> str:
     """The rule-set string a variant's databases are filed under (its rule set and board size),
-    or the variant string itself when it names no board size."""
+    or the variant string itself when it names no board size. Remembered: parsing the variant
+    costs more than the lookup it serves, and a gateway asks for every result it relays."""
     try:
         v = Variant(variant)
     except GriotError:
         return variant
     holes = v.options.get("holes")
     return f"{v.id}(holes={holes})" if isinstance(holes, int) else variant
-
-
-MAX_REMEMBERED = 1024
-"""Variant strings whose rule set a :class:`Databases` remembers (a bound, whatever callers ask)."""
 
 
 class Databases:
@@ -166,19 +165,12 @@ class Databases:
         self.directory = Path(directory) if directory is not None else default_dir()
         self._open: dict[str, Egdb | None] = {}
         self._refused: dict[str, str] = {}
-        #: Each variant string's rule set (parsing the variant costs more than the lookup: a
-        #: gateway asks for every result it relays).
-        self._rules: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def get(self, variant: str) -> Egdb | None:
         """The databases of ``variant``'s rule set, if any are built; a damaged file is logged and
         the databases are not used."""
-        key = self._rules.get(variant)
-        if key is None:
-            key = _rules_of(variant)
-            if len(self._rules) < MAX_REMEMBERED:
-                self._rules[variant] = key
+        key = _rules_of(variant)
         with self._lock:
             if key not in self._open:
                 db: Egdb | None = None

@@ -167,18 +167,14 @@ def tt_stats(cache_url: str, timeout: float = 2.0) -> dict[str, int]:
         client.close()
 
 
-GATEWAY_STATS = redis_keys.GATEWAY_STATS
-GATEWAY_ACTIVE_JOBS = redis_keys.ACTIVE_JOBS
-
-
 def gateway_stats(cache_url: str, timeout: float = 2.0) -> dict[str, Any]:
     """The gateway replicas' shared counters, the active jobs and the evaluation-cache hit rate."""
     client = _redis(cache_url, timeout)
     try:
-        raw = client.hgetall(GATEWAY_STATS)
+        raw = client.hgetall(redis_keys.GATEWAY_STATS)
         stats: dict[str, Any] = {k.decode(): int(v) for k, v in raw.items()}
         if stats:
-            stats["jobs_active"] = int(client.zcard(GATEWAY_ACTIVE_JOBS))
+            stats["jobs_active"] = int(client.zcard(redis_keys.ACTIVE_JOBS))
             hits, misses = stats.get("cache_hits", 0), stats.get("cache_misses", 0)
             stats["cache_hit_rate"] = hits / (hits + misses) if hits + misses else None
         return stats
@@ -204,9 +200,6 @@ def ping_workers(broker_url: str, timeout: float = 1.0) -> tuple[list[str] | Non
     return sorted(name for reply in replies for name in reply), ""
 
 
-GATEWAY_DATABASES = redis_keys.GATEWAY_DATABASES_PREFIX
-
-
 def worker_databases(broker_url: str, timeout: float = 1.0) -> dict[str, Any]:
     """Each answering worker's endgame databases (its ``griot_databases`` control command)."""
     from celery import Celery
@@ -225,10 +218,10 @@ def gateway_databases(cache_url: str, timeout: float = 2.0) -> dict[str, Any]:
     """Each running gateway replica's endgame databases (its entry in the cache)."""
     client = _redis(cache_url, timeout)
     try:
-        keys = sorted(client.scan_iter(match=GATEWAY_DATABASES + "*", count=100))
+        keys = sorted(client.scan_iter(match=redis_keys.GATEWAY_DATABASES_PREFIX + "*", count=100))
         values = client.mget(keys) if keys else []
         return {
-            k.decode()[len(GATEWAY_DATABASES) :]: json.loads(v)
+            k.decode()[len(redis_keys.GATEWAY_DATABASES_PREFIX) :]: json.loads(v)
             for k, v in zip(keys, values, strict=True)
             if v
         }

@@ -46,6 +46,7 @@ found under one evaluation, or under other learned weights, is never served for 
 
 from __future__ import annotations
 
+import functools
 import os
 
 from griot._core import GriotError, eval_scope
@@ -99,22 +100,20 @@ def key_scope(engine: str, evaluation: str, variant: str) -> str:
     it: the engine version, the evaluation (``griot.search``'s ``eval``, written as
     :func:`griot.eval_scope` writes it: the learned one with its weights' digest) and the
     canonical variant. Raises ``ValueError`` for a part that would make keys ambiguous."""
-    scope = _EVAL_SCOPES.get(evaluation)
-    if scope is None:
-        try:
-            scope = eval_scope(evaluation)
-        except GriotError as e:
-            raise ValueError(f"evaluation {evaluation!r} cannot be part of a cache key: {e}") from None
-        if len(_EVAL_SCOPES) < 1024:
-            _EVAL_SCOPES[evaluation] = scope
+    scope = _scope(evaluation)
     for part, what in ((engine, "engine version"), (scope, "evaluation"), (variant, "variant")):
         if not part or any(c in part for c in "{}: \n"):
             raise ValueError(f"{what} {part!r} cannot be part of a cache key")
     return f"{engine}:{scope}:{variant}"
 
 
-#: Evaluation names seen by :func:`key_scope`, and their scopes (a key is built per position).
-_EVAL_SCOPES: dict[str, str] = {}
+@functools.lru_cache(maxsize=1024)
+def _scope(evaluation: str) -> str:
+    """:func:`griot.eval_scope`, remembered (a key is built per position)."""
+    try:
+        return eval_scope(evaluation)
+    except GriotError as e:
+        raise ValueError(f"evaluation {evaluation!r} cannot be part of a cache key: {e}") from None
 
 
 def tt_key(engine: str, evaluation: str, variant: str, position_key: bytes) -> str:
