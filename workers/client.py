@@ -176,6 +176,18 @@ def _expires(at: float | None) -> dt.datetime | None:
     return dt.datetime.fromtimestamp(at, tz=dt.UTC) if at is not None else None
 
 
+async def _close_pubsub(ps: aioredis.client.PubSub) -> None:
+    """Closes ``ps`` and waits until its socket is closed. redis-py's ``PubSub.aclose`` only
+    starts closing it (``disconnect(nowait=True)``): over TLS the socket stays open until the
+    server answers the TLS shutdown, and if the event loop ends first it is never closed. So the
+    connection is disconnected here first, waiting (the caller no longer reads from it)."""
+    try:
+        if ps.connection is not None:
+            await ps.connection.disconnect()
+    finally:
+        await ps.aclose()  # type: ignore[no-untyped-call]
+
+
 class ResultNotifier:
     """Watches the result channels of chosen tasks: ``on_result(task_id, payload)`` for each
     result published (the payload is the whole stored result meta: no read needed).
@@ -291,7 +303,7 @@ class ResultNotifier:
             finally:
                 self._pubsub = None
                 with contextlib.suppress(Exception):
-                    await ps.aclose()  # type: ignore[no-untyped-call]
+                    await _close_pubsub(ps)
             await asyncio.sleep(RECONNECT_EVERY)
 
     async def _read(self, ps: aioredis.client.PubSub) -> None:
@@ -545,7 +557,7 @@ class TaskClient:
             finally:
                 self.listening = False
                 with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await _close_pubsub(pubsub)
             await asyncio.sleep(0.5)
 
     def _message(self, channel: bytes, data: bytes) -> None:
