@@ -2,11 +2,15 @@
 
 The Texel method: logistic regression of game results on positions' features. The data are
 self-play positions written by the ``eval_data`` example (features from the side to move's view,
-result 1/0.5/0)::
+result 1/0.5/0, or the endgame databases' exact result where they know it). The shipped weights
+were fitted on the games of the engine with the weights before them (cache scope
+``learned.59f6373e``), with Abapa's endgame databases of levels 0-20 as ``EGDB_DIR`` (``griot
+egdb build abapa --seeds 20``)::
 
-    cargo run --release -p griot-core --example eval_data -- abapa 800 6 8 1 > /tmp/abapa-1.csv
-    cargo run --release -p griot-core --example eval_data -- abapa 800 6 8 2 > /tmp/abapa-2.csv
-    python bench/fit_eval.py /tmp/abapa-1.csv /tmp/abapa-2.csv --rules abapa --holes 6 --seed 1 \\
+    cargo build --release -p griot-core --example eval_data
+    ./target/release/examples/eval_data abapa 3000 10 8 11 EGDB_DIR > /tmp/abapa-11.csv
+    ./target/release/examples/eval_data abapa 3000 10 8 12 EGDB_DIR > /tmp/abapa-12.csv
+    python bench/fit_eval.py /tmp/abapa-11.csv /tmp/abapa-12.csv --rules abapa --holes 6 --seed 1 \\
         > crates/griot-core/rules/eval/abapa.toml
 
 The model is P(win) = sigmoid(w . f), fitted by Newton's method with a small L2 penalty on a

@@ -1,6 +1,6 @@
 //! A learned evaluation for two-row sowing games: features strong Oware programs weigh, with
 //! weights fitted by logistic regression of game outcomes on positions (the Texel method) by
-//! `tools/fit_eval.py`, stored in versioned data files in `rules/eval/` beside the rule files.
+//! `bench/fit_eval.py`, stored in versioned data files in `rules/eval/` beside the rule files.
 //!
 //! Every feature is the side to move's count minus the opponent's, each player's holes numbered
 //! in sowing order (hole 0 is the first of the player's row, hole n-1 the last before the
