@@ -320,11 +320,14 @@ class ResultNotifier:
                     self.on_result(task_id, msg["data"])
 
     async def close(self) -> None:
-        for t in (self._task, self._writer):
-            if t is not None:
-                t.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await t
+        # Both are cancelled before either is awaited: a subscribe the writer sent while the
+        # reader was being awaited could reconnect the subscription after it was closed.
+        tasks = [t for t in (self._task, self._writer) if t is not None]
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
         self._pubsub = None
         with contextlib.suppress(Exception):
             await self.client.aclose()
