@@ -180,10 +180,13 @@ async def _close_pubsub(ps: aioredis.client.PubSub) -> None:
     """Closes ``ps`` and waits until its socket is closed. redis-py's ``PubSub.aclose`` only
     starts closing it (``disconnect(nowait=True)``): over TLS the socket stays open until the
     server answers the TLS shutdown, and if the event loop ends first it is never closed. So the
-    connection is disconnected here first, waiting (the caller no longer reads from it)."""
+    connection is disconnected here first, waiting (the caller no longer reads from it) at most
+    :data:`CONNECT_TIMEOUT`: redis-py bounds the wait only by the client's own connect timeout,
+    which a caller's client may not set, and a server that never answers must not stop the
+    subscription from being opened again."""
     try:
         if ps.connection is not None:
-            await ps.connection.disconnect()
+            await asyncio.wait_for(ps.connection.disconnect(), CONNECT_TIMEOUT)
     finally:
         await ps.aclose()  # type: ignore[no-untyped-call]
 
