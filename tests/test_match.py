@@ -55,7 +55,6 @@ def test_specs_parse_and_refuse_what_cannot_play() -> None:
         "griot;depth=x",
         "griot;colour=red",
         "uci:;depth=2",
-        "uci:x;nodes=9",
     ):
         with pytest.raises(MatchError):
             EngineSpec.parse(bad)
@@ -124,13 +123,14 @@ def test_a_match_plays_each_opening_with_both_colours_to_the_rules_end() -> None
     ]
 
 
-def test_the_engine_protocol_plays_the_same_game_as_the_engine_in_process() -> None:
-    # griot uci at depth 4 against the in-process engine at depth 4: both see the same history, and
-    # each starts every game afresh (one engine process kept from game to game, told ucinewgame),
-    # so each opening's two games (colours swapped) are the same moves.
-    result = run_match(
-        ABAPA, EngineSpec.parse(f"{GRIOT_UCI};depth=4"), EngineSpec.parse("griot;depth=4"), games=4, plies=3
-    )
+@pytest.mark.parametrize("limit", ["depth=4", "nodes=3000"])
+def test_the_engine_protocol_plays_the_same_game_as_the_engine_in_process(limit: str) -> None:
+    # griot uci against the in-process engine at the same depth or node count (sent as `go depth`
+    # or `go nodes`): both see the same history, and each starts every game afresh (one engine
+    # process kept from game to game, told ucinewgame), so each opening's two games (colours
+    # swapped) are the same moves.
+    uci = EngineSpec.parse(f"{GRIOT_UCI};{limit}")
+    result = run_match(ABAPA, uci, EngineSpec.parse(f"griot;{limit}"), games=4, plies=3)
     for first, second in (result.games[0:2], result.games[2:4]):
         assert first.opening == second.opening
         assert first.moves == second.moves

@@ -9,7 +9,8 @@ do: it ends as soon as the games say, with the error rates asked for, whether A 
 
 Engines are described by a spec string: ``griot`` (the engine in this process) or ``uci:COMMAND``
 (any program speaking the Oware engine protocol, ``griot uci`` among them), then ``;key=value``
-settings: ``time`` (seconds a move), ``depth``, ``nodes``, ``eval`` (Griot only: ``learned``,
+settings: ``time`` (seconds a move), ``depth``, ``nodes`` (an external engine is sent ``go nodes
+N``, which not every engine understands: ``griot uci`` does), ``eval`` (Griot only: ``learned``,
 the default, ``tuned``, ``material`` or weights), ``hash`` (MB), ``book`` (Griot only: an opening book's
 path, :mod:`griot.book`), ``egdb`` (Griot only: a directory of endgame databases, :mod:`griot.egdb`)
 and ``name``. For example ``griot;time=0.1;eval=material`` or
@@ -126,8 +127,6 @@ class EngineSpec:
             raise MatchError(f"{text!r}: timing is 'deadline' or 'search'")
         if spec.time is None and spec.depth is None and spec.nodes is None:
             raise MatchError(f"{text!r}: give time=, depth= or nodes=")
-        if command is not None and spec.nodes is not None:
-            raise MatchError(f"{text!r}: an external engine takes time= or depth=, not nodes=")
         if command is not None and spec.book:
             raise MatchError(f"{text!r}: book= is Griot's own (an external engine has its own book)")
         if command is not None and spec.egdb:
@@ -314,6 +313,8 @@ class UciPlayer:
         go = []
         if self.spec.depth is not None:
             go.append(f"depth {self.spec.depth}")
+        if self.spec.nodes is not None:
+            go.append(f"nodes {self.spec.nodes}")
         if self.spec.time is not None:
             go.append(f"movetime {max(1, round(self.spec.time * 1000))}")
         self._send("go " + " ".join(go))
