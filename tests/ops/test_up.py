@@ -256,9 +256,18 @@ def test_a_game_analysis_completes_through_a_killed_worker_and_cache(tmp_path: P
 
         threading.Thread(target=follow, kwargs={"variant": "awale", "moves": moves}, daemon=True).start()
         deadline = time.monotonic() + 150
-        job_id, report, killed, resumed = "", None, False, 0
+        job_id, report, killed, resumed, last = "", None, False, 0, ""
         while report is None:
-            m = messages.get(timeout=max(0.1, deadline - time.monotonic()))
+            try:
+                m = messages.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                # What the launcher's components said is the only account of where the job stuck.
+                pytest.fail(
+                    f"no report in 150 s (killed={killed}, resumed={resumed}, job {job_id!r}, "
+                    f"last progress {last!r})\n{up.output()}"
+                )
+            if not isinstance(m, Exception) and m is not None and m.HasField("progress"):
+                last = f"{m.progress.positions_done}/{m.progress.positions_total}"
             if isinstance(m, Exception) or m is None:
                 assert killed and resumed < 3 and job_id, f"the analysis stream ended: {m!r}\n{up.output()}"
                 resumed += 1
