@@ -513,8 +513,12 @@ impl<G: Evaluate> Searcher<G> {
                     self.publish_shared(shared, &shared_positions, &mut exchanged);
                 }
             }
+            // Solved when the best move wins by force, or when every move's value is final: exact,
+            // or an upper bound that is already a forced loss (it can only lose faster), as the
+            // moves outside the multi-PV count are when the best one loses.
             let solved = root_moves.iter().take(multipv).all(|r| is_proven(r.value))
-                && (root_moves[0].value >= WIN_BOUND || root_moves.iter().all(|r| r.bound == Bound::Exact));
+                && (root_moves[0].value >= WIN_BOUND
+                    || root_moves.iter().all(|r| r.bound == Bound::Exact || r.value <= -WIN_BOUND));
             completed = Some(result);
             let solved = solved && self.options.window.is_none();
             if solved || self.out_of_time_for_next_iteration() {

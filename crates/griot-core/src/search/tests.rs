@@ -642,3 +642,25 @@ fn a_stopped_iteration_plays_only_a_move_it_proved_better() {
     }
     assert!(switched > 0, "no stopped iteration found a better move");
 }
+
+/// A lost root stops deepening once every move is a proven loss, with one line as with all of
+/// them: the moves outside the first line are upper bounds, already forced losses.
+#[test]
+fn a_proven_loss_ends_the_iterations_with_one_line_as_with_all() {
+    let mut lost = 0;
+    for v in SMALL {
+        let g = sowing(v);
+        for pos in sample_positions(&g, 40, 11) {
+            let mut all = options(8, 1);
+            all.multipv = usize::MAX;
+            let want = search(&g, &pos, &[], &all, Hooks::default());
+            if want.moves.is_empty() || want.value > -score::WIN_BOUND || want.depth >= 8 {
+                continue;
+            }
+            lost += 1;
+            let got = search(&g, &pos, &[], &options(8, 1), Hooks::default());
+            assert_eq!((got.depth, got.value), (want.depth, want.value), "{v}: {}", g.format_position(&pos));
+        }
+    }
+    assert!(lost >= 10, "only {lost} proven losses among the samples");
+}
