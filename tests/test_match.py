@@ -47,6 +47,9 @@ def test_specs_parse_and_refuse_what_cannot_play() -> None:
         "old",
     )
     assert EngineSpec.parse("griot;time=0.2;timing=search").timing == "search"
+    full = EngineSpec.parse("griot;depth=3;reductions=off")
+    assert not full.reductions and EngineSpec.parse(full.text) == full and "reductions=off" in full.label
+    assert EngineSpec.parse("griot;depth=3").reductions
     ext = EngineSpec.parse("uci:java -jar 'My Engine.jar';depth=8")
     assert ext.command == ("java", "-jar", "My Engine.jar") and ext.depth == 8
     for bad in (
@@ -55,6 +58,8 @@ def test_specs_parse_and_refuse_what_cannot_play() -> None:
         "griot;depth=x",
         "griot;colour=red",
         "uci:;depth=2",
+        "griot;depth=3;reductions=maybe",
+        "uci:x;depth=3;reductions=off",
     ):
         with pytest.raises(MatchError):
             EngineSpec.parse(bad)

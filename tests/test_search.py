@@ -30,6 +30,17 @@ def test_deterministic_under_depth_and_nodes() -> None:
     assert (a.pv, a.score, a.depth) == (b.pv, b.score, b.depth)
 
 
+def test_reductions_reach_the_depth_with_fewer_nodes_and_stay_deterministic() -> None:
+    full = griot.search(START, depth=12)
+    a = griot.search(START, depth=12, reductions=True)
+    b = griot.search(START, depth=12, reductions=True)
+    assert a.depth == full.depth == 12 and a.nodes < full.nodes
+    assert a.best_move in griot.Position(START).legal_moves()
+    assert (a.nodes, a.pv, a.score) == (b.nodes, b.pv, b.score)
+    # Off by default: the full-width value, as analysis and the distributed search need.
+    assert griot.search(START, depth=12, reductions=False).nodes == full.nodes
+
+
 def test_time_limit() -> None:
     t = time.monotonic()
     r = griot.search(START, time=0.2)

@@ -128,10 +128,11 @@ def test_go_depth_reports_each_iteration_and_plays_the_searchs_move(gui: Gui) ->
         assert kind in ("cp", "mate")
         int(value)
         assert all(c in "ABCDEFabcdef" for c in r["pv"])
-    # Griot's own search of the same game (a then F played) at the same depth and table size.
+    # Griot's own search of the same game (a then F played) at the same depth and table size, with
+    # the late-move reductions griot uci plays with.
     start = griot.Variant("abapa").start()
     after = start.play("a").play("F")
-    expected = griot.search(after, depth=6, hash_mb=64, history=[start, start.play("a")])
+    expected = griot.search(after, depth=6, hash_mb=64, history=[start, start.play("a")], reductions=True)
     best = lines[-1].split()
     assert best[1] == str(expected.best_move).swapcase()
     assert reports[-1]["pv"] == "".join(m.swapcase() for m in expected.pv)

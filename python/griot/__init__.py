@@ -195,6 +195,7 @@ def search(
     egdb: Egdb | None = None,
     clock: tuple[float, float] | None = None,
     moves_to_go: int | None = None,
+    reductions: bool = False,
     book: None = None,
 ) -> SearchResult: ...
 
@@ -221,6 +222,7 @@ def search(
     egdb: Egdb | None = None,
     clock: tuple[float, float] | None = None,
     moves_to_go: int | None = None,
+    reductions: bool = False,
     book: Book,
 ) -> SearchResult | BookResult: ...
 
@@ -246,6 +248,7 @@ def search(
     egdb: Egdb | None = None,
     clock: tuple[float, float] | None = None,
     moves_to_go: int | None = None,
+    reductions: bool = False,
     book: Book | None = None,
 ) -> SearchResult | BookResult:
     """Searches ``position`` with the native engine, the GIL released.
@@ -282,7 +285,11 @@ def search(
     (``griot.egdb.open_databases``) whose exact results replace the search below every node in
     their range. ``book``: an opening book (:class:`griot.book.Book`); a position it holds is
     answered from it without a search, as a :class:`griot.book.BookResult` (the same attributes,
-    ``from_book`` True).
+    ``from_book`` True). ``reductions=True``: late-move reductions, for play: late quiet moves are
+    searched a turn shallower first (again at full depth when they beat alpha), which plays
+    stronger at equal time, but the value is no longer the full-width alpha-beta value that
+    windows, resumed searches and the distributed search rely on (``griot uci`` and the match
+    bench's in-process engine play with them).
 
         >>> r = search("abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=6, multipv=0)
         >>> sorted(m.move for m in r.moves)
@@ -317,6 +324,7 @@ def search(
         egdb=egdb,
         clock=clock,
         moves_to_go=moves_to_go,
+        reductions=reductions,
     )
 
 

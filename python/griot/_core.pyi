@@ -299,6 +299,7 @@ def search(
     egdb: Egdb | None = None,
     clock: tuple[float, float] | None = None,
     moves_to_go: int | None = None,
+    reductions: bool = False,
 ) -> SearchResult: ...
 def best_move(
     position: Position,

@@ -186,7 +186,7 @@ def match(
 
     An engine is 'griot' or 'uci:COMMAND', then ';key=value' settings: time (s a move), depth,
     nodes, eval, hash, book (an opening book's path), egdb (a directory of endgame databases),
-    name. Example:
+    reductions (on, the default, or off: late-move reductions), name. Example:
     griot match 'griot;time=0.1' 'griot;time=0.1;eval=material'. With --workers each game is a
     task on the Celery workers (Griot's engine only; a depth-limited match plays the same games).
     """

@@ -11,9 +11,10 @@ Engines are described by a spec string: ``griot`` (the engine in this process) o
 (any program speaking the Oware engine protocol, ``griot uci`` among them), then ``;key=value``
 settings: ``time`` (seconds a move), ``depth``, ``nodes`` (an external engine is sent ``go nodes
 N``, which not every engine understands: ``griot uci`` does), ``eval`` (Griot only: ``learned``,
-the default, ``tuned``, ``material`` or weights), ``hash`` (MB), ``book`` (Griot only: an opening book's
-path, :mod:`griot.book`), ``egdb`` (Griot only: a directory of endgame databases, :mod:`griot.egdb`)
-and ``name``. For example ``griot;time=0.1;eval=material`` or
+the default, ``tuned``, ``material`` or weights), ``hash`` (MB), ``book`` (Griot only: an
+opening book's path, :mod:`griot.book`), ``egdb`` (Griot only: a directory of endgame
+databases, :mod:`griot.egdb`), ``reductions`` (Griot only: ``on``, the default, or ``off`` for
+a full-width search) and ``name``. For example ``griot;time=0.1;eval=material`` or
 ``uci:java -jar Aalina.jar;time=0.1;name=Aalina``.
 
 The games may be played elsewhere: ``run_match(..., games_runner=...)`` hands the list of games
@@ -59,7 +60,7 @@ __all__ = [
 ]
 
 #: Settings an engine spec may carry.
-_KEYS = ("time", "timing", "depth", "nodes", "eval", "hash", "book", "egdb", "name")
+_KEYS = ("time", "timing", "depth", "nodes", "eval", "hash", "book", "egdb", "reductions", "name")
 #: Extra seconds an external engine has to answer beyond its budget before it forfeits the game.
 ANSWER_GRACE_S = 10.0
 #: Seconds an external engine has to start and answer ``uci`` and ``isready`` (a JVM on a busy
@@ -91,6 +92,9 @@ class EngineSpec:
     #: A directory of endgame databases (``griot egdb build``) the search uses for the game's rule
     #: set: the databases on, where a match compares them on and off.
     egdb: str = ""
+    #: Late-move reductions in the in-process engine (``reductions=off`` searches full width, as
+    #: analysis does): on by default, as ``griot uci`` plays.
+    reductions: bool = True
 
     @staticmethod
     def parse(text: str) -> EngineSpec:
@@ -120,9 +124,12 @@ class EngineSpec:
                 timing=values.get("timing", "deadline"),
                 book=values.get("book", ""),
                 egdb=values.get("egdb", ""),
+                reductions={"on": True, "off": False}[values.get("reductions", "on")],
             )
         except ValueError as e:
             raise MatchError(f"{text!r}: {e}") from None
+        except KeyError:
+            raise MatchError(f"{text!r}: reductions is 'on' or 'off'") from None
         if spec.timing not in ("deadline", "search"):
             raise MatchError(f"{text!r}: timing is 'deadline' or 'search'")
         if spec.time is None and spec.depth is None and spec.nodes is None:
@@ -131,6 +138,8 @@ class EngineSpec:
             raise MatchError(f"{text!r}: book= is Griot's own (an external engine has its own book)")
         if command is not None and spec.egdb:
             raise MatchError(f"{text!r}: egdb= is Griot's own (an external engine has its own tables)")
+        if command is not None and not spec.reductions:
+            raise MatchError(f"{text!r}: reductions= is Griot's own")
         return spec
 
     @property
@@ -147,6 +156,7 @@ class EngineSpec:
         settings += [
             f"{k}={v}" for k, v in (("book", self.book), ("egdb", self.egdb), ("name", self.name)) if v
         ]
+        settings += [] if self.reductions else ["reductions=off"]
         return ";".join([head, *settings])
 
     @property
@@ -160,6 +170,7 @@ class EngineSpec:
         extra = [] if self.command is not None or self.eval == griot.DEFAULT_EVAL else [f"eval={self.eval}"]
         extra += ["book"] if self.book else []
         extra += ["egdb"] if self.egdb else []
+        extra += [] if self.reductions else ["reductions=off"]
         return f"{who} ({', '.join(limits + extra)})"
 
 
@@ -233,6 +244,7 @@ class GriotPlayer:
                 history=positions[:-1],
                 table=self.table,
                 egdb=self.databases(pos.variant),
+                reductions=self.spec.reductions,
             )
         finally:
             if timer is not None:

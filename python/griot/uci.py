@@ -360,6 +360,7 @@ class UciEngine:
                     history=game.earlier,
                     table=self._table,
                     progress=lambda r: self._send(self._info(r, started)),
+                    reductions=True,
                 )
                 if result.best_move is not None:
                     best = str(result.best_move)

@@ -1101,9 +1101,10 @@ impl SharedTable for PySharedTable {
 /// (with `window`): those iterations below the last use these windows instead (a subtree task
 /// repeating its earlier tasks' windows, which its kept table answers). `resume=True`: start at
 /// the depth after the one the table holds the position searched to (its best move first)
-/// instead of deepening from 1. Releases the GIL.
+/// instead of deepening from 1. `reductions=True`: late-move reductions, for play (the value is
+/// then not the full-width one). Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval=EvalStyle::DEFAULT_NAME, progress=None, stop=None, history=None, window=None, shared=None, table=None, new_generation=true, iteration_windows=None, resume=false, egdb=None, clock=None, moves_to_go=None))]
+#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval=EvalStyle::DEFAULT_NAME, progress=None, stop=None, history=None, window=None, shared=None, table=None, new_generation=true, iteration_windows=None, resume=false, egdb=None, clock=None, moves_to_go=None, reductions=false))]
 #[allow(clippy::too_many_arguments)]
 fn search(
     py: Python<'_>,
@@ -1126,6 +1127,7 @@ fn search(
     egdb: Option<Py<Egdb>>,
     clock: Option<(f64, f64)>,
     moves_to_go: Option<u32>,
+    reductions: bool,
 ) -> PyResult<SearchResult> {
     let inf = engine::score::INFINITE;
     let iteration_windows = iteration_windows.unwrap_or_default();
@@ -1172,6 +1174,7 @@ fn search(
         iteration_windows,
         resume,
         egdb: egdb.map(|d| d.get().db.clone()),
+        reductions,
     };
     let history = history_positions(position, history);
     let r = run_search(py, position, history, options, progress, shared, table.as_ref().map(|t| t.get()))?;

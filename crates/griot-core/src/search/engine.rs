@@ -12,9 +12,14 @@
 //! - **Turn limit**: the position carries its turn count, so the limit ends lines exactly as the
 //!   rules do. Table keys leave the turn count out, so near the limit (fewer turns left than the
 //!   depth plus a margin) the table is neither trusted nor written.
-//! - **No forward pruning** (null move, reductions): sowing games are full of zugzwang, and
-//!   without a table the search returns exactly the minimax value (tested against
-//!   [`super::reference::minimax`]).
+//! - **No forward pruning** (null move): sowing games are full of zugzwang, and without a table
+//!   the search returns exactly the minimax value (tested against [`super::reference::minimax`]).
+//! - **Late-move reductions only for play** ([`SearchOptions::reductions`], off by default): late
+//!   quiet moves are searched a turn shallower first, and again to the full depth when they beat
+//!   alpha. They buy depth at equal time (measured in `bench/RESULTS-strength.md`), but the value
+//!   is then no longer the full-width alpha-beta value, which the windowed subtree tasks of the
+//!   distributed search, resumed searches and the shared tables rely on; so the engine that plays
+//!   (the engine protocol, the match bench) turns them on and analysis keeps them off.
 //! - A position whose side to move does not change after a move (games with several moves in a
 //!   turn) is searched without negating the child's score.
 
@@ -37,6 +42,16 @@ pub const MAX_DEPTH: u32 = 120;
 /// Nodes with less remaining depth than this neither probe nor write the table: they are most
 /// of the tree, their subtrees are tiny, and each probe is a cache miss.
 const TABLE_MIN_DEPTH: u32 = 2;
+
+/// Late-move reductions: the least remaining depth of a node whose moves may be reduced, and the
+/// moves searched at full depth before the first reduced one (the table move, the best captures
+/// and killers come first); from [`REDUCTION_DEEP_DEPTH`] on, outside the principal variation,
+/// the moves after [`REDUCTION_DEEP_AFTER_MOVES`] lose two turns. Chosen by node-limited matches
+/// (`bench/RESULTS-strength.md`).
+const REDUCTION_MIN_DEPTH: u32 = 3;
+const REDUCTION_AFTER_MOVES: usize = 2;
+const REDUCTION_DEEP_DEPTH: u32 = 6;
+const REDUCTION_DEEP_AFTER_MOVES: usize = 4;
 
 /// Turns kept clear of the turn limit before the table is trusted again.
 pub const TURN_LIMIT_MARGIN: u32 = 8;
@@ -161,6 +176,9 @@ pub struct SearchOptions {
     /// Endgame databases: every node within their range gets its exact result (a win, loss or
     /// draw with best play) instead of a search below it. `None` searches as without them.
     pub egdb: Option<Arc<crate::egdb::Egdb>>,
+    /// Late-move reductions (default false): for play, not analysis (see the module's
+    /// decisions). The search is still deterministic under depth and node limits.
+    pub reductions: bool,
 }
 
 impl Default for SearchOptions {
@@ -177,6 +195,7 @@ impl Default for SearchOptions {
             iteration_windows: Vec::new(),
             resume: false,
             egdb: None,
+            reductions: false,
         }
     }
 }
@@ -832,7 +851,7 @@ impl<G: Evaluate> Searcher<G> {
                         pick = j;
                     }
                 }
-                let (_, i, child, ck) = list[pick];
+                let (order, i, child, ck) = list[pick];
                 list[pick].0 = i32::MIN;
                 let ck = if depth > TABLE_MIN_DEPTH { ck } else { self.game.hash_key(&child) };
                 let mv = moves[i as usize];
@@ -841,7 +860,15 @@ impl<G: Evaluate> Searcher<G> {
                 let v = if searched == 0 {
                     self.child_value(&child, ck, same, d, ply + 1, alpha, beta, pv_node)
                 } else {
-                    let v = self.child_value(&child, ck, same, d, ply + 1, alpha, alpha + 1, false);
+                    let r = self.reduction(depth, searched, order, pv_node);
+                    // A reduced move that beats alpha is searched again at the full depth.
+                    let mut v = alpha + 1;
+                    if r > 0 {
+                        v = self.child_value(&child, ck, same, d - r, ply + 1, alpha, alpha + 1, false);
+                    }
+                    if v > alpha && !self.stopped {
+                        v = self.child_value(&child, ck, same, d, ply + 1, alpha, alpha + 1, false);
+                    }
                     if pv_node && v > alpha && v < beta && !self.stopped {
                         self.child_value(&child, ck, same, d, ply + 1, alpha, beta, true)
                     } else {
@@ -890,6 +917,23 @@ impl<G: Evaluate> Searcher<G> {
             self.tt.store(key, to_table(best, ply as u32), depth.min(255) as u8, bound, best_index);
         }
         best
+    }
+
+    /// The turns a move of a node `depth` turns from the leaves is first searched with less: the
+    /// `searched`-th move tried there, with ordering score `order` (see the reduction constants).
+    #[inline]
+    fn reduction(&self, depth: u32, searched: usize, order: i32, pv_node: bool) -> u32 {
+        if !self.options.reductions
+            || depth < REDUCTION_MIN_DEPTH
+            || searched < REDUCTION_AFTER_MOVES
+            || !Ordering::<G>::is_quiet(order)
+        {
+            0
+        } else if depth >= REDUCTION_DEEP_DEPTH && searched >= REDUCTION_DEEP_AFTER_MOVES && !pv_node {
+            2
+        } else {
+            1
+        }
     }
 
     /// A node one turn above the leaves: its children are evaluated as they are played, with no

@@ -60,6 +60,13 @@ impl<G: Game> Ordering<G> {
         Ordering { killers: vec![[None; 2]; MAX_PLY], history: vec![[0; HISTORY_SIZE]; 2] }
     }
 
+    /// Whether an ordering score (from [`Self::score`]) is a quiet move's: neither a capture nor
+    /// a killer.
+    #[inline]
+    pub fn is_quiet(order: i32) -> bool {
+        order < KILLER_BAND
+    }
+
     /// Forgets the killers and halves the history between searches of one game.
     pub fn age(&mut self) {
         self.killers.fill([None; 2]);

@@ -664,3 +664,32 @@ fn a_proven_loss_ends_the_iterations_with_one_line_as_with_all() {
     }
     assert!(lost >= 10, "only {lost} proven losses among the samples");
 }
+
+/// Late-move reductions (for play) reach each depth with fewer nodes over a sample (a position
+/// may cost more: a reduced move that beats alpha is searched twice), stay deterministic, and
+/// play a legal move; off, the search is the full-width one the other tests check.
+#[test]
+fn reductions_reach_the_depth_with_fewer_nodes() {
+    let (mut full_nodes, mut reduced_nodes) = (0, 0);
+    for v in ["abapa", "oware", "2-4"] {
+        let g = sowing(v);
+        for pos in sample_positions(&g, 3, 5).into_iter().take(6) {
+            let full = search(&g, &pos, &[], &options(10, 4), Hooks::default());
+            if full.best.is_none() {
+                continue;
+            }
+            let mut o = options(10, 4);
+            o.reductions = true;
+            let a = search(&g, &pos, &[], &o, Hooks::default());
+            let b = search(&g, &pos, &[], &o, Hooks::default());
+            assert!(a.depth <= 10 && (a.depth == 10 || score::is_proven(a.value)));
+            assert_eq!((a.nodes, a.value, &a.pv), (b.nodes, b.value, &b.pv));
+            let mut moves = MoveList::new();
+            g.legal_moves(&pos, &mut moves);
+            assert!(moves.contains(&a.best.unwrap()));
+            full_nodes += full.nodes;
+            reduced_nodes += a.nodes;
+        }
+    }
+    assert!(reduced_nodes * 10 < full_nodes * 9, "{reduced_nodes} vs {full_nodes}");
+}
