@@ -124,12 +124,12 @@ class EngineSpec:
                 timing=values.get("timing", "deadline"),
                 book=values.get("book", ""),
                 egdb=values.get("egdb", ""),
-                reductions={"on": True, "off": False}[values.get("reductions", "on")],
+                reductions=values.get("reductions", "on") == "on",
             )
         except ValueError as e:
             raise MatchError(f"{text!r}: {e}") from None
-        except KeyError:
-            raise MatchError(f"{text!r}: reductions is 'on' or 'off'") from None
+        if values.get("reductions", "on") not in ("on", "off"):
+            raise MatchError(f"{text!r}: reductions is 'on' or 'off'")
         if spec.timing not in ("deadline", "search"):
             raise MatchError(f"{text!r}: timing is 'deadline' or 'search'")
         if spec.time is None and spec.depth is None and spec.nodes is None:

@@ -266,14 +266,14 @@ def test_a_game_analysis_completes_through_a_killed_worker_and_cache(tmp_path: P
                     f"no report in 150 s (killed={killed}, resumed={resumed}, job {job_id!r}, "
                     f"last progress {last!r})\n{up.output()}"
                 )
-            if not isinstance(m, Exception) and m is not None and m.HasField("progress"):
-                last = f"{m.progress.positions_done}/{m.progress.positions_total}"
             if isinstance(m, Exception) or m is None:
                 assert killed and resumed < 3 and job_id, f"the analysis stream ended: {m!r}\n{up.output()}"
                 resumed += 1
                 threading.Thread(target=follow, kwargs={"resume_job_id": job_id}, daemon=True).start()
                 continue
             job_id = job_id or m.job_id
+            if m.HasField("progress"):
+                last = f"{m.progress.positions_done}/{m.progress.positions_total}"
             if m.HasField("report"):
                 report = m.report
             elif not killed and m.progress.positions_done >= 1:
