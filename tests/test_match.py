@@ -220,6 +220,17 @@ def test_the_command_prints_the_score_and_writes_records(tmp_path: Path) -> None
     assert bad.exit_code == 2 and "time=, depth= or nodes=" in bad.output
 
 
+def test_the_command_prints_the_sprt_verdict_with_its_bounds() -> None:
+    out = CliRunner().invoke(
+        main, ["match", "griot;depth=5", "griot;depth=1", "--games", "100", "--plies", "2", "--sprt", "0,200"]
+    )
+    assert out.exit_code == 0, out.output
+    last = out.output.splitlines()[-1]
+    assert last.startswith("SPRT [0, 200]: LLR ") and ", bounds -2.94 and 2.94: " in last, last
+    llr = float(last.split("LLR ")[1].split(",")[0])
+    assert llr >= 2.94 and last.endswith("H1 accepted: A is nearer +200 than +0 Elo"), last
+
+
 class Script:
     """Plays the moves of a fixed game, whichever side it is on."""
 

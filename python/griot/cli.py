@@ -242,11 +242,14 @@ def match(
     click.echo(f"A: {outcome.stats.summary()}")
     if test is not None:
         low, high = test.bounds
-        nearer = "A is nearer {:+g} than {:+g} Elo"
-        verdict = {"H1": nearer.format(test.elo1, test.elo0), "H0": nearer.format(test.elo0, test.elo1)}
+        nearer = "{} accepted: A is nearer {:+g} than {:+g} Elo"
+        verdict = {
+            "H1": nearer.format("H1", test.elo1, test.elo0),
+            "H0": nearer.format("H0", test.elo0, test.elo1),
+        }
         llr = test.llr(outcome.stats.points)
         click.echo(
-            f"SPRT [{test.elo0:g}, {test.elo1:g}]: LLR {llr:.2f} in ({low:.2f}, {high:.2f}): "
+            f"SPRT [{test.elo0:g}, {test.elo1:g}]: LLR {llr:.2f}, bounds {low:.2f} and {high:.2f}: "
             + (verdict[outcome.verdict] if outcome.verdict else "no verdict yet")
         )
 
