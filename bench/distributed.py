@@ -33,9 +33,9 @@ import redis
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "workers")]
 
+from griot.tasks.distributed import ClusterSearch, cluster_workers  # noqa: E402
+from griot.tasks.distributed import tree as dist  # noqa: E402
 from griot.workers.cache import read_stats  # noqa: E402
-from griot.workers.distributed import ClusterSearch, cluster_workers  # noqa: E402
-from griot.workers.distributed import tree as dist  # noqa: E402
 from workers_stack import make_stack  # noqa: E402
 
 POSITIONS = {

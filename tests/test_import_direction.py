@@ -1,24 +1,34 @@
-"""Imports point down: the griot library (python/griot) imports no server and no worker.
+"""Imports point down: the griot library (python/griot) imports no server and no worker, and the
+servers import no worker.
 
 The rules service, the gateway, the browser API and the Celery workers are reachable as
 ``griot.services`` and ``griot.workers`` (links to the top-level services/ and workers/ folders),
 and they import the library; the library never imports them back, not even lazily inside a
 function. ``griot up`` starts them as processes by module name (strings, not imports). No command
 runs a server in process, so there is no exception to allow: the code the library shares with the
-servers (scores and classification, proto conversion, the Celery queues, the endgame build's
-caller side) lives in the library.
+servers (scores and classification, proto conversion, the Celery queues, the task client and the
+tasks' arguments, the endgame build's caller side) lives in the library. The servers reach the
+workers through that task client (``griot.tasks``), never through ``griot.workers``.
+
+Celery comes with the ``server`` extra: ``import griot``, the command line and the task client's
+plain-data modules import none of it.
 """
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-LIBRARY = Path(__file__).resolve().parents[1] / "python" / "griot"
+ROOT = Path(__file__).resolve().parents[1]
+LIBRARY = ROOT / "python" / "griot"
+SERVICES = ROOT / "services"
 SERVERS = ("griot.services", "griot.workers")
+WORKERS = ("griot.workers",)
 
 
 def _library_files() -> Iterator[Path]:
@@ -56,8 +66,8 @@ def _imported(source: str, package: list[str]) -> Iterator[tuple[int, str]]:
                 yield node.lineno, node.args[0].value
 
 
-def _is_server(module: str) -> bool:
-    return any(module == s or module.startswith(s + ".") for s in SERVERS)
+def _is_server(module: str, servers: tuple[str, ...] = SERVERS) -> bool:
+    return any(module == s or module.startswith(s + ".") for s in servers)
 
 
 def test_the_library_imports_no_server_or_worker() -> None:
@@ -70,6 +80,38 @@ def test_the_library_imports_no_server_or_worker() -> None:
         if _is_server(module)
     ]
     assert wrong == []
+
+
+def test_the_servers_import_no_worker() -> None:
+    files = sorted(SERVICES.rglob("*.py"))
+    assert len(files) > 20, "the servers' files were not found"
+    wrong = [
+        f"services/{path.relative_to(SERVICES)}:{line}: {module}"
+        for path in files
+        for line, module in _imported(
+            path.read_text(), ["griot", "services", *path.relative_to(SERVICES).parent.parts]
+        )
+        if _is_server(module, WORKERS)
+    ]
+    assert wrong == []
+
+
+def test_the_library_and_its_plain_task_modules_import_no_celery() -> None:
+    modules = [
+        "griot",
+        "griot.cli",
+        "griot.tasks",
+        "griot.tasks.args",
+        "griot.tasks.errors",
+        "griot.tasks.outcome",
+    ]
+    code = (
+        f"import sys, {', '.join(modules)}\n"
+        "print(' '.join(sorted({m.partition('.')[0] for m in sys.modules} & {'celery', 'kombu'})))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ""
 
 
 @pytest.mark.parametrize(
@@ -88,6 +130,12 @@ def test_the_check_sees_every_form_of_import(source: str) -> None:
     assert _imported("from ..workers import app", ["griot", "launch"]) and _is_server(
         next(m for _, m in _imported("from ..workers import app", ["griot", "launch"]))
     )
+
+
+def test_the_servers_check_sees_a_relative_import_of_the_workers() -> None:
+    found = [m for _, m in _imported("from ...workers import tasks", ["griot", "services", "gateway"])]
+    assert any(_is_server(m, WORKERS) for m in found)
+    assert not any(_is_server(m, WORKERS) for _, m in _imported("from griot.tasks import client", ["griot"]))
 
 
 def test_the_check_lets_library_imports_through() -> None:

@@ -1,4 +1,5 @@
-"""The Celery app: explicit task modules, configuration from :mod:`griot.workers.config`.
+"""The Celery app: explicit task modules, configuration from :mod:`griot.workers.config` over the
+settings the callers share (:func:`griot.tasks.app.connection_conf`).
 
 Start a worker (one per machine; the pool has one process per core)::
 
@@ -15,9 +16,9 @@ Production settings and why:
 - two queues, ``griot.interactive`` (a person waits) and ``griot.batch``: run dedicated workers
   per queue (or at least list ``griot.interactive`` first) so batch work never delays a person;
 - JSON only; results expire after an hour (the caller forgets them once read);
-- the result backend (:mod:`griot.workers.backend`) is Redis without Celery's per-task pub/sub
+- the result backend (:mod:`griot.tasks.backend`) is Redis without Celery's per-task pub/sub
   subscriber: callers learn results from the backend's messages themselves
-  (:class:`griot.workers.client.TaskClient`); workers retry storing them
+  (:class:`griot.tasks.client.TaskClient`); workers retry storing them
   (``result_backend_always_retry``) so a Redis restart delays results instead of losing them.
 Nothing here creates a gRPC channel or a Redis connection: pool processes fork after this module
 is imported and open their own connections (``worker_process_init``).
@@ -26,18 +27,12 @@ is imported and open their own connections (``worker_process_init``).
 from __future__ import annotations
 
 from celery import Celery
-from griot.broker import task_queues
 from griot.priority import Priority
+from griot.tasks.app import connection_conf
 from griot.workers.config import Settings
 
 #: The queues of interactive and batch work (GRIOT_QUEUES names them).
 INTERACTIVE_QUEUE, BATCH_QUEUE = Priority.INTERACTIVE.queue, Priority.BATCH.queue
-
-
-def _backend(url: str) -> str:
-    if url.startswith(("redis://", "rediss://", "unix://")):
-        return f"griot.workers.backend:PollingRedisBackend+{url}"
-    return url
 
 
 def make_app(settings: Settings | None = None) -> Celery:
@@ -45,35 +40,13 @@ def make_app(settings: Settings | None = None) -> Celery:
     s = settings or Settings.from_env()
     app = Celery("griot", include=["griot.workers.tasks", "griot.workers.egdb_tasks"])
     app.conf.update(
-        broker_url=s.broker_url,
-        result_backend=_backend(s.backend_url),
-        broker_transport_options={
-            "visibility_timeout": s.visibility_timeout,
-            "socket_timeout": 5,
-            "socket_connect_timeout": 5,
-            "retry_on_timeout": True,
-        },
-        result_backend_transport_options={
-            "retry_policy": {"timeout": 10.0},
-            "socket_timeout": 5,
-            "socket_connect_timeout": 5,
-        },
-        result_backend_always_retry=True,
-        result_backend_max_retries=10,
-        result_expires=3600,
-        broker_connection_retry_on_startup=True,
-        broker_connection_max_retries=None,
+        connection_conf(s.broker_url, s.result_url, visibility_timeout=s.visibility_timeout),
         worker_cancel_long_running_tasks_on_connection_loss=True,
-        task_serializer="json",
-        result_serializer="json",
-        accept_content=["json"],
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
         task_soft_time_limit=s.soft_limit,
         task_time_limit=s.hard_limit,
-        task_queues=task_queues(),
-        task_default_queue=BATCH_QUEUE,
         task_track_started=False,
         worker_concurrency=s.concurrency,
         worker_max_memory_per_child=2_000_000,  # KiB: recycle a process whose tables grew past 2 GB

@@ -15,7 +15,7 @@
   iterations are shallower than its subtree's entries already are;
 - ``GRIOT_HASH_MB`` (``64``): the per-task transposition table (Rust memory);
 - ``GRIOT_EVAL`` (``learned``): the evaluation the searches use (``learned``, ``tuned``, ``material``
-  or custom weights), read by :func:`griot.workers.task_args.deployment_eval`; a caller (the
+  or custom weights), read by :func:`griot.tasks.args.deployment_eval`; a caller (the
   gateway, the CLI) sends its own with each search task, and a worker searches under the task's;
 - ``GRIOT_TASK_SOFT_LIMIT`` (``300``): seconds; the task stops its search, returns the best so far;
 - ``GRIOT_TASK_HARD_LIMIT`` (``330``): seconds; the pool process is killed;

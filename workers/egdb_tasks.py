@@ -8,7 +8,7 @@
 
 Files, not messages, carry the bounds and values: ``dir`` is a directory every worker and the
 caller see at the same path (one machine's disk, or a shared volume mounted at the same path in
-every pod). Bad arguments raise :class:`~griot.workers.errors.BadTaskArguments`, never retried.
+every pod). Bad arguments raise :class:`~griot.tasks.errors.BadTaskArguments`, never retried.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Any
 
 import griot
 from griot._core import egdb_chunk_bounds, egdb_chunk_values
+from griot.tasks.errors import BadTaskArguments
 from griot.workers.app import app
-from griot.workers.errors import BadTaskArguments
 
 
 def _run(fn: Any, *args: Any) -> Any:

@@ -1,31 +1,11 @@
-"""The workers' typed errors: bad input is never retried, infrastructure failures are."""
+"""The errors of a worker's own: what the callers see is :mod:`griot.tasks.errors`."""
 
 from __future__ import annotations
 
+from griot.tasks.errors import BadTaskArguments, WorkerError
 
-class WorkerError(Exception):
-    """Base of the errors the workers and the distributed search raise."""
-
-
-class BadTaskArguments(WorkerError, ValueError):
-    """A task got arguments it can never run with (bad variant, position, window, depth...).
-
-    Raised by tasks before any work and listed in their ``throws``: the task fails at once,
-    without retries, and the caller re-raises it.
-    """
+__all__ = ["BadTaskArguments", "InfrastructureError"]
 
 
 class InfrastructureError(WorkerError):
     """Redis or the broker failed; the task is retried with backoff."""
-
-
-class ClusterUnavailable(WorkerError):
-    """The broker or result backend stayed unreachable longer than the caller's grace period."""
-
-
-class SearchDeadlineExceeded(WorkerError):
-    """The caller's deadline passed before the requested depth completed."""
-
-
-class TaskFailed(WorkerError):
-    """A subtree task kept failing after its re-dispatches (the message says why)."""

@@ -4,7 +4,7 @@ search in a helper thread that a soft time limit or the caller's cancel key stop
 (:func:`run_interruptibly`), the task's liveness in the result backend (``griot:alive:<task id>``),
 the progress reports, the time budget of the distributed search's first depths (:class:`_BudgetStop`)
 and the two searches themselves (:func:`subtree`, :func:`position`), from checked arguments
-(:mod:`griot.workers.task_args`).
+(:mod:`griot.tasks.args`).
 
 The search runs in a helper thread while the task's main thread waits in short joins, so the soft
 time limit (a signal, whose Python handler runs only on the main thread) and a revoke with
@@ -28,10 +28,10 @@ from celery import signals
 from celery.exceptions import SoftTimeLimitExceeded
 from griot import egdb, match, redis_keys
 from griot.redis_keys import progress_key
+from griot.tasks.args import ALIVE_TASKS, GameSetup, PositionSearch, SubtreeSearch
 from griot.workers import cache as tt
 from griot.workers import metrics
 from griot.workers.app import app
-from griot.workers.task_args import ALIVE_TASKS, GameSetup, PositionSearch, SubtreeSearch
 
 log = logging.getLogger("griot.workers.tasks")
 
@@ -262,7 +262,7 @@ def _observe(task_name: str, outcome: str, seconds: float, variant: str, nodes: 
 
 
 def subtree(args: SubtreeSearch, request: Any) -> dict[str, Any]:
-    """``griot.search_subtree`` (:class:`~griot.workers.task_args.SubtreeArgs`; ``request``: the
+    """``griot.search_subtree`` (:class:`~griot.tasks.args.SubtreeArgs`; ``request``: the
     Celery task's request, its id and the worker's name): ``position`` searched to ``depth`` with
     the window ``(alpha, beta)``; ``windows``: the windows earlier tasks searched this subtree
     with, repeated in those iterations so the kept table answers them (the last iteration is the
@@ -513,7 +513,7 @@ class _BudgetStop:
 
 
 def position(args: PositionSearch, request: Any) -> dict[str, Any]:
-    """``griot.search_position`` (:class:`~griot.workers.task_args.PositionArgs`; ``request``: the
+    """``griot.search_position`` (:class:`~griot.tasks.args.PositionArgs`; ``request``: the
     Celery task's request): a whole search of ``position`` (no window): best move, score, line and
     per-move scores (``multipv`` exact ones, 0 = all). With ``progress`` the completed depths are
     reported as they come (:func:`griot.redis_keys.progress_key`, :data:`PROGRESS_EVERY`).
@@ -598,7 +598,7 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
 
 
 def game(args: GameSetup, request: Any) -> dict[str, Any]:
-    """``griot.play_game`` (:class:`~griot.workers.task_args.GameArgs`): one game of a match
+    """``griot.play_game`` (:class:`~griot.tasks.args.GameArgs`): one game of a match
     between two in-process engines (new tables), as :func:`griot.match.play_game` plays it: the
     moves, South's points and how it ended. The caller's cancel or the soft time limit stops it
     between two moves (the task then fails: half a game is no result)."""

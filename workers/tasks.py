@@ -1,17 +1,17 @@
 """The search tasks: each checks its plain-data arguments against the schema its callers build them
-with (:mod:`griot.workers.task_args`) and runs the native search (:mod:`griot.workers.runner`:
+with (:mod:`griot.tasks.args`) and runs the native search (:mod:`griot.workers.runner`:
 the GIL released, stopped by the soft time limit or the caller's cancel key, alive while it runs).
 
-- ``griot.search_subtree`` (:class:`~griot.workers.task_args.SubtreeArgs`): one subtree of a
+- ``griot.search_subtree`` (:class:`~griot.tasks.args.SubtreeArgs`): one subtree of a
   distributed search, with a window; returns the fail-soft value and its bound.
-- ``griot.search_position`` (:class:`~griot.workers.task_args.PositionArgs`): a whole search of a
+- ``griot.search_position`` (:class:`~griot.tasks.args.PositionArgs`): a whole search of a
   position (best move, score, line, per-move scores), for shallow or batch work; with
   ``progress`` its completed depths are reported in Redis as they come; with ``table_mb`` it is
   a search of its own (a new table, no shared cache): the in-process search's answer.
-- ``griot.play_game`` (:class:`~griot.workers.task_args.GameArgs`): one game of a match between
+- ``griot.play_game`` (:class:`~griot.tasks.args.GameArgs`): one game of a match between
   two configurations of the engine (``griot match --workers``).
 
-Bad arguments raise :class:`~griot.workers.errors.BadTaskArguments` (listed in ``throws``: no retry,
+Bad arguments raise :class:`~griot.tasks.errors.BadTaskArguments` (listed in ``throws``: no retry,
 no traceback noise); Redis or broker failures are retried with backoff (:class:`GriotTask`).
 
 The remote control command ``griot_databases`` (``app.control.broadcast("griot_databases",
@@ -27,10 +27,7 @@ from typing import Any, Unpack
 import redis
 from celery import Task, signals
 from celery.worker.control import inspect_command
-from griot.workers import runner
-from griot.workers.app import app
-from griot.workers.errors import BadTaskArguments, InfrastructureError
-from griot.workers.task_args import (
+from griot.tasks.args import (
     PLAY_GAME,
     SEARCH_POSITION,
     SEARCH_SUBTREE,
@@ -41,6 +38,10 @@ from griot.workers.task_args import (
     check_position,
     check_subtree,
 )
+from griot.tasks.errors import BadTaskArguments
+from griot.workers import runner
+from griot.workers.app import app
+from griot.workers.errors import InfrastructureError
 
 
 class GriotTask(Task):  # type: ignore[misc]

@@ -1,4 +1,4 @@
-"""The Celery queues as every party declares them, and a Celery app for callers of the workers.
+"""The Celery queues as every party declares them (a caller's Celery app: :mod:`griot.tasks.app`).
 
 The workers (``griot.workers.app``), the gateway and the command line (``griot egdb build``) all
 publish to, or consume from, the same queues: they must declare them alike, since a broker such
@@ -14,7 +14,7 @@ from typing import Any
 
 from griot.priority import Priority
 
-__all__ = ["MAX_MESSAGE_PRIORITY", "client_app", "queue_names", "task_queues"]
+__all__ = ["MAX_MESSAGE_PRIORITY", "queue_names", "task_queues"]
 
 
 def queue_names() -> tuple[str, ...]:
@@ -39,20 +39,3 @@ def task_queues() -> list[Any]:
         Queue(name, queue_arguments={"x-max-priority": MAX_MESSAGE_PRIORITY})  # type: ignore[no-untyped-call]
         for name in queue_names()
     ]
-
-
-def client_app(broker_url: str, result_url: str = "", name: str = "griot") -> Any:
-    """A Celery app that sends the workers' tasks by name (batch queue by default) and reads their
-    results from ``result_url`` (default: the broker's URL). It runs no task itself."""
-    from celery import Celery
-
-    app = Celery(name, broker=broker_url, backend=result_url or broker_url)
-    app.conf.update(
-        task_serializer="json",
-        result_serializer="json",
-        accept_content=["json"],
-        task_queues=task_queues(),
-        task_default_queue=Priority.BATCH.queue,
-        broker_connection_retry_on_startup=True,
-    )
-    return app

@@ -193,13 +193,7 @@ def match(
     from griot import match as m
     from griot.record import dump
 
-    games_runner = None
-    if workers:
-        found = cli_workers.on_workers(ctx, "games_runner", broker_url, result_url)
-        if found is None:
-            return
-        make_runner, client = found
-        games_runner = make_runner(client)
+    games_runner = cli_workers.games_runner(ctx, broker_url, result_url) if workers else None
 
     try:
         a, b = m.EngineSpec.parse(engine_a), m.EngineSpec.parse(engine_b)

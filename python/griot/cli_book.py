@@ -70,11 +70,7 @@ def build(
     target = out or Path(f"{canonical}-p{plies}-d{depth}.book")
     evaluate: books.Evaluator
     if workers:
-        found = cli_workers.on_workers(ctx, "book_evaluator", broker_url, result_url)
-        if found is None:
-            return
-        make, client = found
-        evaluate = make(client, hash_mb)
+        evaluate = cli_workers.book_evaluator(ctx, broker_url, result_url, hash_mb)
     else:
         evaluate = books.local_evaluator(hash_mb)
 

@@ -88,8 +88,8 @@ def build(
             raise click.ClickException(
                 "building across the workers needs celery: pip install 'griot[server]', or use --local"
             ) from None
-        from griot.broker import client_app
         from griot.egdb_build import build as build_across
+        from griot.tasks.app import client_app
 
         def report(e: dict[str, Any]) -> None:
             if e["event"] == "pass":

@@ -1,25 +1,21 @@
 """The ``--workers`` options of the commands whose work the Celery workers can do (``griot match``,
-``griot book build``).
+``griot book build``), and their runners on the workers (:mod:`griot.tasks.blocking`).
 
-The library does not import the workers' package (their task client lives there), so such a
-command, given ``--workers``, runs ``python -m griot.workers.cli`` with its own arguments, as
-``griot up`` runs the servers by module name; that module runs the same command with its runners
-in ``ctx.obj`` (:func:`runner`), and the command then uses them.
+Celery comes with the ``server`` extra: it is imported only when a command is given ``--workers``.
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import logging
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-__all__ = ["WORKERS_MODULE", "app", "rerun_on_workers", "runner", "workers_options"]
+if TYPE_CHECKING:
+    from griot import book, match
 
-#: The module that runs the ``griot`` command with the workers' runners.
-WORKERS_MODULE = "griot.workers.cli"
+__all__ = ["app", "book_evaluator", "games_runner", "workers_options"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -39,14 +35,6 @@ def workers_options(f: F) -> F:
     return click.option("--workers", is_flag=True, help="Run on the Celery workers (the broker's URL).")(f)
 
 
-def runner(ctx: click.Context, name: str) -> Callable[..., Any] | None:
-    """The runner ``name`` the workers' module put in ``ctx.obj``; None when this process is the
-    plain ``griot`` command."""
-    obj = ctx.find_root().obj
-    found = obj.get(name) if isinstance(obj, dict) else None
-    return found if callable(found) else None
-
-
 def _need_celery() -> None:
     try:
         import celery  # noqa: F401
@@ -54,77 +42,30 @@ def _need_celery() -> None:
         raise click.ClickException("--workers needs celery: pip install 'griot[server]'") from None
 
 
-def app(broker_url: str, result_url: str) -> Any:
-    """The Celery client app of the workers at ``broker_url``."""
+def app(ctx: click.Context, broker_url: str, result_url: str) -> Any:
+    """The Celery client app of the workers at ``broker_url``, closed with the command."""
     _need_celery()
-    from griot.broker import client_app
+    from griot.tasks.app import client_app
 
-    return client_app(broker_url, result_url)
-
-
-def _options(level: click.Context) -> list[str]:
-    args: list[str] = []
-    for p in level.command.params:
-        value = level.params.get(p.name or "")
-        if not isinstance(p, click.Option) or value is None or p.name == "workers":
-            continue
-        flag = max(p.opts, key=len)
-        if p.is_flag:
-            args += [flag] if value else []
-        elif p.multiple:
-            for v in value:
-                args += [flag, str(v)]
-        else:
-            args += [flag, str(value)]
-    return args
-
-
-def _argv(ctx: click.Context) -> list[str]:
-    """The command line that gives ``ctx``'s command (and its groups' options) its parameters,
-    with ``--workers``; the arguments last, after ``--``."""
-    chain: list[click.Context] = []
-    c: click.Context | None = ctx
-    while c is not None:
-        chain.append(c)
-        c = c.parent
-    args: list[str] = []
-    for level in reversed(chain):
-        if level.parent is not None:
-            args.append(level.info_name or level.command.name or "")
-        args += _options(level)
-    positional: list[str] = []
-    for p in ctx.command.params:
-        if isinstance(p, click.Argument):
-            value = ctx.params.get(p.name or "")
-            positional += [str(v) for v in value] if isinstance(value, list | tuple) else [str(value)]
-    return [*args, "--workers", "--", *positional]
-
-
-def rerun_on_workers(ctx: click.Context) -> None:
-    """Runs this command in the workers' module (its output passed through) and exits with its
-    status."""
-    _need_celery()
-    argv = [sys.executable, "-m", WORKERS_MODULE, *_argv(ctx)]
-    with subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
-    ) as proc:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            click.echo(line, nl=False)
-    ctx.exit(proc.returncode)
-
-
-def on_workers(
-    ctx: click.Context, name: str, broker_url: str, result_url: str
-) -> tuple[Callable[..., Any], Any] | None:
-    """For a command run with --workers: the workers' runner ``name`` and a client app of the
-    workers at ``broker_url``, closed with the command. None when this process is the plain
-    ``griot`` command: it has then run the command again in the workers' module, and the caller
-    returns."""
-    make = runner(ctx, name)
-    if make is None:
-        rerun_on_workers(ctx)
-        return None
-    client = app(broker_url, result_url)
+    # The task client's warnings while it retries an unreachable broker come every half second:
+    # the command says once, at the end, what failed.
+    logging.getLogger("griot.tasks").setLevel(logging.ERROR)
+    client = client_app(broker_url, result_url)
     ctx.call_on_close(client.close)
-    return make, client
+    return client
+
+
+def games_runner(ctx: click.Context, broker_url: str, result_url: str) -> match.GamesRunner:
+    """A match's runner whose games are tasks on the workers at ``broker_url``."""
+    client = app(ctx, broker_url, result_url)
+    from griot.tasks.blocking import games_runner as runner
+
+    return runner(client)
+
+
+def book_evaluator(ctx: click.Context, broker_url: str, result_url: str, table_mb: int) -> book.Evaluator:
+    """A book build's evaluator whose searches are tasks on the workers at ``broker_url``."""
+    client = app(ctx, broker_url, result_url)
+    from griot.tasks.blocking import book_evaluator as evaluator
+
+    return evaluator(client, table_mb)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import gc
 import json
 import logging
@@ -29,9 +28,9 @@ from griot.services.gateway.evaluator import Evaluator
 from griot.services.gateway.jobs import Jobs
 from griot.services.gateway.metrics import DATABASES_EVERY, DATABASES_PREFIX, GatewayMetrics
 from griot.services.gateway.servicer import SERVICE_NAME, servicer_class
+from griot.tasks.app import client_app
+from griot.tasks.client import backend_url
 from griot.v1 import analysis_pb2_grpc
-from griot.workers.app import make_app
-from griot.workers.config import Settings
 
 log = logging.getLogger("griot.gateway")
 
@@ -53,10 +52,7 @@ class Gateway:
         self._background: list[asyncio.Task[None]] = []
 
     def _celery(self) -> Any:
-        settings = dataclasses.replace(
-            Settings.from_env(), broker_url=self.config.broker_url, cache_url=self.config.cache_url
-        )
-        return make_app(settings)
+        return client_app(self.config.broker_url, self.config.result_url)
 
     def add_servicers(self, server: grpc.aio.Server, rpc_metrics: RpcMetrics) -> None:
         self.metrics = GatewayMetrics(rpc_metrics.registry)
@@ -64,7 +60,7 @@ class Gateway:
             self.loop_monitor = LoopStallMonitor(self.config.loop_stall_report, rpc_metrics.registry)
         self.celery = self._celery()
         self.cache_redis = connect(self.config.cache_url)
-        self.result_redis = connect(self.celery.conf.griot_settings.backend_url)
+        self.result_redis = connect(backend_url(self.celery))
         # The hot paths' commands (cache scripts, session saves, result reads and deletes) are
         # batched, one pipeline per turn of the event loop; jobs, session reads and metrics await
         # their own commands.

@@ -4,7 +4,7 @@ Key: ``griot:eval:v2:<engine version>:<evaluation>:<canonical variant>:<position
 (:func:`griot.redis_keys.eval_key`): the value's format (``v2``: with the endgame databases'
 results), so a replica of another format never reads it, then the engine version, so a new engine
 never reads an old engine's results, and the evaluation the workers search with
-(:data:`griot.workers.task_args.EVAL`, the learned one with its weights' digest), so a result found
+(:data:`griot.tasks.args.EVAL`, the learned one with its weights' digest), so a result found
 under another evaluation, or other learned weights, is never served;
 the exact position key bytes, so no two positions share an entry. Value: one JSON object
 (:class:`EvalResult`; unknown fields are ignored when read). Replacement is atomic in Redis
@@ -35,7 +35,7 @@ from typing import Any
 import griot
 from griot import egdb, redis_keys
 from griot.services.gateway.batch import Batcher
-from griot.workers.task_args import EVAL
+from griot.tasks.args import EVAL
 
 STORE_SCRIPT = """
 -- KEYS[1]: entry; ARGV[1]: JSON {"depth": d, "all": 0/1, ...}; ARGV[2]: TTL in ms (0 = none).

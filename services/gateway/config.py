@@ -20,8 +20,10 @@ PREFIX = "GRIOT_GATEWAY"
 class GatewayConfig:
     """What the gateway does besides serving (defaults fit a laptop with a few workers)."""
 
-    #: Celery broker; the result backend is ``GRIOT_RESULT_URL`` or the broker (as the workers).
+    #: Celery broker.
     broker_url: str = "redis://127.0.0.1:6379/0"
+    #: Celery result backend (Redis); empty: the broker's URL (as the workers).
+    result_url: str = ""
     #: The cache Redis: evaluations, jobs, live sessions, in-flight markers, counters.
     cache_url: str = "redis://127.0.0.1:6380/0"
     #: Queues of interactive and batch work (``GRIOT_QUEUES`` = "griot.interactive,griot.batch" names them).
@@ -80,6 +82,11 @@ def add_gateway_arguments(parser: argparse.ArgumentParser) -> None:
         "--broker-url",
         default=os.environ.get("GRIOT_BROKER_URL", d.broker_url),
         help="Celery broker [GRIOT_BROKER_URL]",
+    )
+    parser.add_argument(
+        "--result-url",
+        default=os.environ.get("GRIOT_RESULT_URL", d.result_url),
+        help="Celery result backend, a Redis URL; empty: the broker's [GRIOT_RESULT_URL]",
     )
     parser.add_argument(
         "--cache-url",

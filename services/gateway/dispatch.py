@@ -12,7 +12,7 @@ the workers (sent, not finished); everything else waits here, in one FIFO per cl
 - **bounds**: more than ``max_pending`` searches waiting in all, or ``max_pending_per_client`` for one
   client, fail at once with ``RESOURCE_EXHAUSTED`` (``overloaded`` / ``quota``) and a retry hint: the
   time the current backlog takes to drain at the measured completion rate;
-- **tasks** go through the task client (:class:`griot.workers.client.TaskClient`): each dispatch round's
+- **tasks** go through the task client (:class:`griot.tasks.client.TaskClient`): each dispatch round's
   tasks are published together through Celery's ``send_task`` off the event loop (any Celery
   broker); results arrive by notification (one pattern subscription for results and progress
   reports) with a safety poll; a task whose worker died under it is sent again. A progress report
@@ -46,8 +46,9 @@ from griot.priority import Priority
 from griot.services.gateway.config import GatewayConfig
 from griot.services.gateway.metrics import GatewayMetrics
 from griot.status import StatusError
-from griot.workers.client import Task, TaskClient
-from griot.workers.errors import ClusterUnavailable
+from griot.tasks.client import Task, TaskClient
+from griot.tasks.errors import BadTaskArguments, ClusterUnavailable, TaskRevoked, WorkerError
+from griot.tasks.outcome import TaskOutcome
 
 SAFETY_POLL = 0.5
 """Seconds between two reads of the running tasks' keys (``TaskClient``'s safety poll), and that
@@ -72,7 +73,8 @@ class Search:
     priority: int
     client: str
     deadline: float | None
-    future: asyncio.Future[dict[str, Any]]
+    #: The task's outcome: a success (an error is raised as its status, unless ``raw``).
+    future: asyncio.Future[TaskOutcome]
     submitted: float = field(default_factory=time.monotonic)
     task_id: str | None = None
     sent_at: float = 0.0
@@ -87,7 +89,7 @@ class Search:
     #: table holds its work), and what makes the task's arguments when it is sent.
     worker: str | None = None
     prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
-    #: The result is the task's whole result meta (``status``, ``result``), whatever its status.
+    #: The future holds the task's outcome whatever it is, a failure too.
     raw: bool = False
 
 
@@ -181,7 +183,17 @@ class Dispatcher:
         return s
 
     async def wait(self, s: Search) -> dict[str, Any]:
-        """The task's result; cancelling the caller cancels the search."""
+        """The task's result (a failure raised as its status); cancelling the caller cancels the
+        search."""
+        try:
+            outcome = await s.future
+        except asyncio.CancelledError:
+            self.cancel(s)
+            raise
+        return outcome.result()
+
+    async def outcome(self, s: Search) -> TaskOutcome:
+        """The task's outcome; cancelling the caller cancels the search."""
         try:
             return await s.future
         except asyncio.CancelledError:
@@ -341,8 +353,8 @@ class Dispatcher:
         self._sent.inc(len(sent))
         self.metrics.count("tasks_sent", len(sent))
 
-    def _result(self, s: Search, task: asyncio.Future[dict[str, Any]]) -> None:
-        """A sent search's task ended: its result meta, or the error that ended it."""
+    def _result(self, s: Search, task: asyncio.Future[TaskOutcome]) -> None:
+        """A sent search's task ended: its outcome, or the error that kept it from ending."""
         if s.task_id is None or self.running.pop(s.task_id, None) is None:
             return  # cancelled here
         self._finish_running(s)
@@ -364,20 +376,16 @@ class Dispatcher:
                 error = unavailable(str(error))
             s.future.set_exception(error)
             return
-        meta = task.result()
-        status, result = meta.get("status"), meta.get("result")
-        if s.raw:
-            (self._done if status == "SUCCESS" else self._failed).inc()
-            s.future.set_result(meta)
-        elif status == "SUCCESS" and isinstance(result, dict):
+        outcome = task.result()
+        if outcome.ok:
             self._done.inc()
-            s.future.set_result(result)
-        elif status == "REVOKED":
+            s.future.set_result(outcome)
+        elif s.raw:
             self._failed.inc()
-            s.future.set_exception(deadline_exceeded())
+            s.future.set_result(outcome)
         else:
             self._failed.inc()
-            s.future.set_exception(task_error(result))
+            s.future.set_exception(task_error(outcome.error))
 
     def _progress(self, s: Search, value: bytes | str) -> None:
         """Hands the deepest depth a progress report newly brings to ``s.on_progress``: a message
@@ -419,7 +427,7 @@ class Dispatcher:
 
 
 class DispatcherRunner:
-    """A :class:`griot.workers.client.TaskRunner` for one caller's distributed search: each task
+    """A :class:`griot.tasks.client.TaskRunner` for one caller's distributed search: each task
     is one of the caller's searches at the dispatcher, at the caller's priority, so it counts
     against the caller's quota and the gateway's bounds (``RESOURCE_EXHAUSTED`` raised to the
     search), waits its turn among everyone's searches and shares the window. The dispatcher's task
@@ -444,7 +452,7 @@ class DispatcherRunner:
     async def close(self) -> None:
         pass
 
-    async def run(self, task: Task) -> dict[str, Any]:
+    async def run(self, task: Task) -> TaskOutcome:
         s = self.dispatcher.submit(
             task.name,
             task.kwargs,
@@ -456,7 +464,7 @@ class DispatcherRunner:
             raw=True,
         )
         try:
-            return await self.dispatcher.wait(s)
+            return await self.dispatcher.outcome(s)
         finally:
             sent = s.sent
             if sent is not None:
@@ -474,14 +482,11 @@ def deadline_exceeded() -> StatusError:
     )
 
 
-def task_error(result: Any) -> StatusError:
-    """The status of a failed task: bad arguments are the caller's fault, anything else ours."""
-    exc_type = result.get("exc_type") if isinstance(result, dict) else None
-    message = result.get("exc_message") if isinstance(result, dict) else result
-    if isinstance(message, list | tuple):
-        message = " ".join(str(m) for m in message)
-    if exc_type == "BadTaskArguments":
-        return StatusError(grpc.StatusCode.INVALID_ARGUMENT, "bad_request", str(message))
-    return StatusError(
-        grpc.StatusCode.UNAVAILABLE, "search_failed", f"the search failed: {exc_type}: {message}"
-    )
+def task_error(error: WorkerError | None) -> StatusError:
+    """The status of a failed task: bad arguments are the caller's fault, a revoked task ran out
+    of time, anything else is ours."""
+    if isinstance(error, BadTaskArguments):
+        return StatusError(grpc.StatusCode.INVALID_ARGUMENT, "bad_request", str(error))
+    if isinstance(error, TaskRevoked):
+        return deadline_exceeded()
+    return StatusError(grpc.StatusCode.UNAVAILABLE, "search_failed", f"the search failed: {error}")

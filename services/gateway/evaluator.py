@@ -16,7 +16,7 @@ from a new search at the workers; results stream to every subscriber as depths c
 - **shape of the work**: one ``griot.search_position`` task per position, or for interactive
   evaluations at least ``distributed_depth`` deep (without a node limit, and not asking for every
   move's score, which the distributed search does not prove), a distributed
-  search over the cluster (:class:`griot.workers.distributed.ClusterSearch`), whose subtree tasks
+  search over the cluster (:class:`griot.tasks.distributed.ClusterSearch`), whose subtree tasks
   go through the dispatcher as the caller's interactive searches. Either way an interactive
   search streams its completed depths: the task reports them in Redis as they come (depths done
   within 50 ms of the last report are folded into the next; a search that short sends only its
@@ -43,9 +43,9 @@ from griot.services.gateway.config import GatewayConfig
 from griot.services.gateway.dispatch import BATCH, INTERACTIVE, Dispatcher, DispatcherRunner, Search
 from griot.services.gateway.metrics import GatewayMetrics
 from griot.status import StatusError
-from griot.workers.distributed import ClusterSearch
-from griot.workers.errors import BadTaskArguments
-from griot.workers.task_args import SEARCH_POSITION, position_args
+from griot.tasks.args import SEARCH_POSITION, position_args
+from griot.tasks.distributed import ClusterSearch
+from griot.tasks.errors import BadTaskArguments
 
 log = logging.getLogger("griot.gateway.evaluator")
 
@@ -383,12 +383,11 @@ class Evaluator:
             distributed = (
                 want.depth >= self.config.distributed_depth and want.nodes is None and not want.all_moves
             )
+            # Either stores and publishes its final result itself.
             if distributed and want.priority == INTERACTIVE:
-                final = await self._distributed(flight)
+                await self._distributed(flight)
             else:
-                final = await self._single(flight)
-            if final is not None:
-                await self._store(flight, final)
+                await self._single(flight)
         except asyncio.CancelledError:
             self._publish(flight, _END)
         except BaseException as e:
@@ -447,7 +446,7 @@ class Evaluator:
         for w in list(flight.subscribers):
             w.send(item)
 
-    async def _single(self, flight: _Flight) -> EvalResult | None:
+    async def _single(self, flight: _Flight) -> None:
         pos, want = flight.pos, flight.want
         streamed = want.priority == INTERACTIVE
         try:
@@ -473,7 +472,6 @@ class Evaluator:
         flight.last = result
         await self._store(flight, result)
         self._publish(flight, (result, True))
-        return None
 
     def _progressed(self, flight: _Flight, entry: dict[str, Any]) -> None:
         """A depth the task completed (from its progress key): streamed, not cached (the final
@@ -487,7 +485,7 @@ class Evaluator:
         flight.last = result
         self._publish(flight, (result, False))
 
-    async def _distributed(self, flight: _Flight) -> EvalResult | None:
+    async def _distributed(self, flight: _Flight) -> None:
         pos, want = flight.pos, flight.want
         # The subtree tasks are the caller's interactive searches at the dispatcher: its quota,
         # its priority, the gateway's bounds and window.
@@ -521,7 +519,6 @@ class Evaluator:
         if last.depth < want.depth:
             await self._store(flight, last)
             self._publish(flight, (last, True))
-        return None
 
     async def _iterate(
         self, search: Any, pos: griot.Position, depth: int, time_limit: float | None, flight: _Flight

@@ -1,5 +1,5 @@
 """The gateway's batched Redis commands (:mod:`griot.services.gateway.batch`, on ``redis.asyncio``) and
-the callers' result subscription (:class:`griot.workers.client.ResultNotifier`) against real
+the callers' result subscription (:class:`griot.tasks.client.ResultNotifier`) against real
 redis-servers: replies matched to their callers, errors, scripts after a restart, lost connections,
 and the URL forms redis-py reads (Unix socket, password, database)."""
 
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import redis
 from griot.services.gateway.batch import Batcher, connect
-from griot.workers.client import RESULT_PREFIX, ResultNotifier
+from griot.tasks.client import RESULT_PREFIX, ResultNotifier
 from workers_stack import RedisServer, free_port
 
 

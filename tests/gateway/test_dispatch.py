@@ -21,8 +21,8 @@ from griot.services.gateway.cache import EvalCache, EvalResult, entry_key, fligh
 from griot.services.gateway.config import GatewayConfig
 from griot.services.gateway.dispatch import INTERACTIVE, Dispatcher
 from griot.services.gateway.metrics import GatewayMetrics
-from griot.workers import client as task_client
-from griot.workers.client import RESULT_PREFIX
+from griot.tasks import client as task_client
+from griot.tasks.client import RESULT_PREFIX
 from kombu import Connection
 from prometheus_client import CollectorRegistry
 from workers_stack import RedisServer, free_port

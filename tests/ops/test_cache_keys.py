@@ -11,8 +11,8 @@ import pytest
 import redis
 from griot import redis_keys
 from griot.services.gateway import cache as gateway_cache
+from griot.tasks.args import EVAL
 from griot.workers import cache as tt
-from griot.workers.task_args import EVAL
 
 from .conftest import Redis, needs_redis
 

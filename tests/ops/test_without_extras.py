@@ -118,8 +118,17 @@ def test_analyze_game_without_the_extra_skips_only_the_graph(
     assert EXTRA in result.stdout and not png.exists()
 
 
-def test_a_command_that_needs_the_extra_says_so_in_one_line(bare_env: dict[str, str], tmp_path: Path) -> None:
-    result = _griot(bare_env, "egdb", "build", "abapa", "--seeds", "2", "--dir", str(tmp_path / "egdb"))
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("egdb", "build", "abapa", "--seeds", "2", "--dir", "{tmp}/egdb"),
+        ("match", "griot;depth=1", "griot;depth=1", "--games", "1", "--workers"),
+    ],
+)
+def test_a_command_that_needs_the_extra_says_so_in_one_line(
+    bare_env: dict[str, str], tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    result = _griot(bare_env, *(a.format(tmp=tmp_path) for a in args))
     assert result.returncode == 1
     errors = [line for line in (result.stdout + result.stderr).splitlines() if line.strip()]
     assert len(errors) == 1 and EXTRA in errors[0], errors

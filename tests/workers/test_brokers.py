@@ -14,10 +14,11 @@ import pytest
 import redis
 from celery.exceptions import TaskRevokedError
 from griot import monitor, redis_keys
-from griot.broker import client_app, task_queues
+from griot.broker import task_queues
 from griot.monitor import queue_lengths
-from griot.workers.distributed import ClusterSearch
-from griot.workers.task_args import SEARCH_POSITION, position_args
+from griot.tasks.app import client_app
+from griot.tasks.args import SEARCH_POSITION, position_args
+from griot.tasks.distributed import ClusterSearch
 from kombu import Connection
 from workers_stack import BROKERS, RABBITMQ, Stack, make_stack
 
@@ -90,7 +91,7 @@ def test_queues_are_declared_alike_by_every_party(broker_stack: Stack) -> None:
 
 
 def test_a_cancelled_search_is_revoked_and_stops(broker_stack: Stack) -> None:
-    """A cancel as the callers send it (:func:`griot.workers.client.cancel` without forgetting the
+    """A cancel as the callers send it (:func:`griot.tasks.client.cancel` without forgetting the
     result): the revoke reaches the worker over the broker's control channel (the task ends
     ``REVOKED``) and the cancel key stops the running search (its alive key is no longer renewed)."""
     app = broker_stack.app()

@@ -12,7 +12,7 @@ from griot import book as books
 from griot.cli import main
 from griot.match import EngineSpec, MatchError, game_record, run_match
 from griot.record import dumps
-from griot.workers.cli import games_runner
+from griot.tasks.blocking import games_runner
 from workers_stack import Stack
 
 ABAPA = griot.Variant("abapa")

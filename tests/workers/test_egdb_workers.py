@@ -15,7 +15,7 @@ from griot import egdb
 from griot._core import egdb_level_info
 from griot.cli import main
 from griot.egdb_build import build
-from griot.workers.task_args import SEARCH_POSITION, position_args
+from griot.tasks.args import SEARCH_POSITION, position_args
 from workers_stack import Stack, make_stack
 
 # Every test here ends within 300 s or fails on its own (pytest-timeout).

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import griot
 import pytest
-from griot.workers.errors import BadTaskArguments
-from griot.workers.task_args import (
+from griot.tasks.args import (
     EVAL,
     MAX_DEPTH,
     check_game,
@@ -17,6 +16,7 @@ from griot.workers.task_args import (
     position_args,
     subtree_args,
 )
+from griot.tasks.errors import BadTaskArguments
 
 pytestmark = pytest.mark.timeout(60)
 

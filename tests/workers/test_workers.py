@@ -17,9 +17,9 @@ import griot
 import pytest
 import redis
 from celery.utils.nodenames import worker_direct
+from griot.tasks.distributed import ClusterSearch, cluster_workers
+from griot.tasks.errors import BadTaskArguments
 from griot.workers.cache import STATS_KEY, read_stats
-from griot.workers.distributed import ClusterSearch, cluster_workers
-from griot.workers.errors import BadTaskArguments
 from workers_stack import Stack, make_stack
 
 
@@ -384,7 +384,7 @@ def test_sigkilled_worker_main_process_still_gives_the_right_answer(affinity: bo
         ref = griot.search(pos, depth=depth)
         workers = None
         if affinity:
-            from griot.workers.distributed import cluster_workers
+            from griot.tasks.distributed import cluster_workers
 
             workers = cluster_workers(app, "griot.interactive", timeout=5.0)  # a loaded box answers late
             assert len(workers) == 2
@@ -424,7 +424,7 @@ def test_worker_dead_between_tasks_does_not_hold_its_queued_subtrees() -> None:
     never start, so no alive key ever expires. The caller pings a worker whose tasks do not start
     within a few seconds and, when it does not answer, sends them to the other worker; the
     search completes before its deadline with the in-process value."""
-    from griot.workers.distributed import cluster_workers
+    from griot.tasks.distributed import cluster_workers
 
     s = make_stack(visibility_timeout=3600)
     try:
@@ -527,7 +527,7 @@ def test_redis_restart_mid_search_gives_the_right_answer_or_a_clear_error() -> N
     """The broker's Redis (queues and results, no persistence) restarts during a search: the caller
     sees the outage, waits for Redis, dispatches what was lost again and returns the in-process
     value; were Redis to stay down past the grace period it would raise ClusterUnavailable."""
-    from griot.workers.errors import ClusterUnavailable
+    from griot.tasks.errors import ClusterUnavailable
 
     s = make_stack()
     try:
@@ -571,7 +571,7 @@ def test_lost_result_messages_are_recovered_by_the_safety_poll(
     """Every other result message never reaches the caller (as when its subscriber connection
     drops between two messages): the safety poll reads those results and the search returns the
     in-process value. Without the poll the search would wait for ever on the first lost one."""
-    from griot.workers.client import RESULT_PREFIX, TaskClient
+    from griot.tasks.client import RESULT_PREFIX, TaskClient
 
     dropped: list[str] = []
     seen: list[str] = []
@@ -745,8 +745,8 @@ def test_speculation_and_overlapped_iterations_keep_the_in_process_value(
 def test_search_queue_sends_an_earlier_iterations_job_first(two_workers: Stack) -> None:
     """Both workers busy; a job of iteration 6 is queued, then one of iteration 5: when a slot frees
     the iteration-5 job goes first (a later iteration only fills slots the earlier one leaves)."""
-    from griot.workers.client import ClientRunner
-    from griot.workers.distributed import SubtreeQueue, TaskStats
+    from griot.tasks.client import ClientRunner
+    from griot.tasks.distributed import SubtreeQueue, TaskStats
 
     app = two_workers.app()
     two_workers.cache.flushdb()
@@ -845,7 +845,7 @@ def test_worker_metrics_sum_over_pool_processes() -> None:
 def test_speculative_guess_is_the_previous_same_parity_value_or_the_lower_of_two() -> None:
     """``_Node.estimate``: the value at depth d - 2 (same parity), else d - 1, else d - 3; with
     ``low`` the lower of d - 1 and d - 2 when both are known. A bad ``guess`` is refused."""
-    from griot.workers.distributed.tree import _Node
+    from griot.tasks.distributed.tree import _Node
 
     node = _Node(griot.Variant("abapa").start())
     assert node.estimate(10) is None

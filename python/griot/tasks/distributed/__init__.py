@@ -3,11 +3,11 @@
 - :mod:`.tree`: the search's top plies, expanded here, whose leaves are subtree tasks
   (:class:`ClusterSearch`);
 - :mod:`.schedule`: the order in which one search sends its tasks (:class:`SubtreeQueue`), through
-  a task runner of :mod:`griot.workers.client`.
+  a task runner of :mod:`griot.tasks.client`.
 """
 
-from griot.workers.distributed.schedule import SubtreeQueue, TaskStats, cluster_workers
-from griot.workers.distributed.tree import (
+from griot.tasks.distributed.schedule import SubtreeQueue, TaskStats, cluster_workers
+from griot.tasks.distributed.tree import (
     EXACT,
     LOWER,
     UPPER,

@@ -8,7 +8,7 @@ caller builds them with :func:`subtree_args` / :func:`position_args`, which chec
 (types and ranges) at once, where the mistake is; the task checks them whole with
 :func:`check_subtree` / :func:`check_position` (the same checks, plus the positions parsed by the
 core), which return the parsed arguments; :func:`game_args` and :func:`check_game` likewise. Bad
-arguments raise :class:`~griot.workers.errors.BadTaskArguments`: the task fails without a retry.
+arguments raise :class:`~griot.tasks.errors.BadTaskArguments`: the task fails without a retry.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any, Required, TypedDict
 import griot
 from griot import INFINITE
 from griot.match import EngineSpec, MatchError
-from griot.workers.errors import BadTaskArguments
+from griot.tasks.errors import BadTaskArguments
 
 __all__ = [
     "ALIVE_TASKS",

@@ -1,7 +1,7 @@
 """The result backend: Celery's Redis backend without the per-task pub/sub subscription.
 
 Callers learn their tasks' results from the backend's pub/sub messages themselves
-(:class:`griot.workers.client.TaskClient`), with a safety poll (``backend.get_many``); they never
+(:class:`griot.tasks.client.TaskClient`), with a safety poll (``backend.get_many``); they never
 block in ``AsyncResult.get``. Celery's Redis backend
 subscribes to a pub/sub channel for every task sent, messages nobody reads then pile up in
 Redis's output buffer, and when Redis restarts the subscriber's reconnection gives up with

@@ -1,9 +1,6 @@
-"""``python -m griot.workers.cli``: the ``griot`` command whose cluster options run here.
-
-``griot match --workers`` and ``griot book build --workers`` send their work to the Celery workers
-through the task client (:class:`~griot.workers.client.ClientRunner`); the library does not import
-the workers' package, so the ``griot`` command runs this module for them (as ``griot up`` runs
-the servers: by module name) and this module runs the same command with the runners below:
+"""The workers' runners of the blocking commands: ``griot match --workers`` and ``griot book build
+--workers`` send their work to the Celery workers through the task client
+(:class:`~griot.tasks.client.ClientRunner`):
 
 - :func:`games_runner`: each game of a match is a ``griot.play_game`` task; results come back in
   the games' order;
@@ -17,8 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import logging
-import sys
 import threading
 from collections.abc import Coroutine, Generator, Sequence
 from typing import Any
@@ -26,13 +21,13 @@ from typing import Any
 import griot
 from griot import book as books
 from griot import match
-from griot.cli import main as griot_main
-from griot.workers.app import BATCH_QUEUE
-from griot.workers.client import ClientRunner, Task
-from griot.workers.errors import ClusterUnavailable
-from griot.workers.task_args import PLAY_GAME, SEARCH_POSITION, game_args, position_args
+from griot.priority import Priority
+from griot.tasks.args import PLAY_GAME, SEARCH_POSITION, game_args, position_args
+from griot.tasks.client import ClientRunner, Task
+from griot.tasks.errors import ClusterUnavailable, TaskFailed
+from griot.tasks.outcome import TaskOutcome
 
-__all__ = ["book_evaluator", "games_runner", "main"]
+__all__ = ["book_evaluator", "games_runner"]
 
 
 class _Tasks:
@@ -52,10 +47,10 @@ class _Tasks:
         return self.submit(coro).result()
 
     def run(self, name: str, kwargs: dict[str, Any], kwargsrepr: str) -> concurrent.futures.Future[Any]:
-        """Sends a task; its future gives the result meta (``status``, ``result``)."""
+        """Sends a task to the batch queue; its future gives the task's outcome."""
 
-        async def run() -> dict[str, Any]:  # the task's future belongs to the loop
-            return await self.runner.run(Task(name, kwargs, BATCH_QUEUE, kwargsrepr=kwargsrepr))
+        async def run() -> TaskOutcome:  # the task's future belongs to the loop
+            return await self.runner.run(Task(name, kwargs, Priority.BATCH.queue, kwargsrepr=kwargsrepr))
 
         return self.submit(run())
 
@@ -71,17 +66,14 @@ class _Tasks:
 def _result(future: concurrent.futures.Future[Any], what: str, error: type[Exception]) -> dict[str, Any]:
     """The result of a task that succeeded; ``error`` names a failed one or an unreachable cluster."""
     try:
-        meta = future.result()
+        outcome: TaskOutcome = future.result()
     except ClusterUnavailable as e:
         raise error(f"{what}: {e}") from None
-    if meta.get("status") != "SUCCESS":
-        info = meta.get("result")
-        if isinstance(info, dict):
-            info = f"{info.get('exc_type', 'error')}: {info.get('exc_message', '')}"
-        raise error(f"{what} failed on the workers: {info}")
-    result = meta["result"]
-    assert isinstance(result, dict)
-    return result
+    if outcome.value is None:
+        failure = outcome.error
+        why = failure if isinstance(failure, TaskFailed) else f"{type(failure).__name__}: {failure}"
+        raise error(f"{what} failed on the workers: {why}")
+    return outcome.value
 
 
 def games_runner(app: Any) -> match.GamesRunner:
@@ -149,19 +141,3 @@ def book_evaluator(app: Any, table_mb: int = books.BUILD_HASH_MB) -> books.Evalu
             tasks.close()
 
     return evaluate
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """The ``griot`` command, its ``--workers`` options run here."""
-    # The task client's warnings while it retries an unreachable broker come every half second:
-    # the command says once, at the end, what failed.
-    logging.basicConfig(level=logging.ERROR, format="%(message)s")
-    griot_main(
-        args=list(argv) if argv is not None else sys.argv[1:],
-        obj={"games_runner": games_runner, "book_evaluator": book_evaluator},
-        prog_name="griot",
-    )
-
-
-if __name__ == "__main__":
-    main()

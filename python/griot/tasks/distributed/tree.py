@@ -20,12 +20,12 @@ searched as a principal-variation search whose leaves are tasks:
   under the floor) or it is searched again;
 - ``overlap`` (off by default): depth d + 1 starts beside depth d once depth d's root has its
   eldest's result, its tasks only in slots depth d has no task for;
-- the search's queue (:class:`griot.workers.distributed.schedule.SubtreeQueue`) keeps at most
+- the search's queue (:class:`griot.tasks.distributed.schedule.SubtreeQueue`) keeps at most
   ``capacity`` tasks at the workers, mandatory work before speculation; subtrees a cut-off made
   useless are revoked (queued ones are dropped, running ones see a cancel key and stop their
-  search). The tasks go through a task runner (:class:`griot.workers.client.TaskRunner`): the
+  search). The tasks go through a task runner (:class:`griot.tasks.client.TaskRunner`): the
   gateway's admits them through its dispatcher under the caller's quota, priority and bounds; a
-  standalone caller's (:class:`griot.workers.client.ClientRunner`, made from a Celery app) sends
+  standalone caller's (:class:`griot.tasks.client.ClientRunner`, made from a Celery app) sends
   them on a task client of its own.
 
 Iterative deepening runs across the cluster: the first depths (tasks too small to be worth a
@@ -35,7 +35,7 @@ each completed depth reported as it lands (:meth:`ClusterSearch.iterate` is an a
 
 Failures: a task that raises ``BadTaskArguments`` fails the search with that error; other task
 failures are run again; tasks whose worker died or that a Redis restart lost are dispatched
-again by the task client (:class:`griot.workers.client.TaskClient`), duplicates being harmless
+again by the task client (:class:`griot.tasks.client.TaskClient`), duplicates being harmless
 (the first result wins, the in-flight marker makes the second wait for the first); a broker
 unreachable for longer than ``outage_grace`` raises :class:`ClusterUnavailable`. A result is never
 made from a partial task: incomplete subtree results are searched again or fail the depth.
@@ -52,14 +52,15 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import griot
 from celery import Celery
+
+import griot
 from griot import INFINITE, WIN
 from griot._core import score_bound_to_child, score_from_child
-from griot.workers.client import ClientRunner, TaskRunner
-from griot.workers.distributed.schedule import SubtreeQueue, TaskStats
-from griot.workers.errors import SearchDeadlineExceeded, TaskFailed
-from griot.workers.task_args import SEARCH_POSITION, position_args, subtree_args
+from griot.tasks.args import SEARCH_POSITION, position_args, subtree_args
+from griot.tasks.client import ClientRunner, TaskRunner
+from griot.tasks.distributed.schedule import SubtreeQueue, TaskStats
+from griot.tasks.errors import SearchDeadlineExceeded, TaskFailed
 
 log = logging.getLogger(__name__)
 
@@ -183,9 +184,9 @@ async def _decided(fails_low: bool, sign: int) -> _Found:
 class ClusterSearch:
     """Searches positions across the Celery workers (see the module header).
 
-    ``runner``: what the tasks go through (:class:`griot.workers.client.TaskRunner`; the gateway's
+    ``runner``: what the tasks go through (:class:`griot.tasks.client.TaskRunner`; the gateway's
     admits them through its dispatcher), or a Celery app: each search then runs a
-    :class:`griot.workers.client.ClientRunner` of its own, closed with it, that gives up after
+    :class:`griot.tasks.client.ClientRunner` of its own, closed with it, that gives up after
     ``outage_grace`` seconds without the broker or the result backend.
     ``capacity``: tasks kept queued or running (about the number of pool processes of the
     workers serving ``queue``); ``split``: top plies the caller expands (1 = root moves, 2 = their

@@ -1,5 +1,5 @@
 """The order in which one distributed search sends its tasks (the task client and the runner do the
-sending: :mod:`griot.workers.client`).
+sending: :mod:`griot.tasks.client`).
 
 :class:`SubtreeQueue` keeps at most ``capacity`` of the search's tasks at the workers, mandatory
 work before speculation and an earlier iteration's before a later one's, so the broker's FIFO never
@@ -22,9 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from celery import Celery
-from griot.workers.client import Task, TaskRunner
-from griot.workers.errors import BadTaskArguments, SearchDeadlineExceeded, TaskFailed
-from griot.workers.task_args import SEARCH_SUBTREE
+
+from griot.tasks.args import SEARCH_SUBTREE
+from griot.tasks.client import Task, TaskRunner
+from griot.tasks.errors import BadTaskArguments, SearchDeadlineExceeded, TaskFailed
+from griot.tasks.outcome import TaskOutcome
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +89,7 @@ class _Job:
     prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = field(default=None, compare=False)
     attempts: int = field(default=0, compare=False)
     worker: str | None = field(default=None, compare=False)  # where it was sent
-    running: asyncio.Task[dict[str, Any]] | None = field(default=None, compare=False)
+    running: asyncio.Task[TaskOutcome] | None = field(default=None, compare=False)
 
     def __hash__(self) -> int:  # (equal only to itself: ``seq`` is unique)
         return id(self)
@@ -269,7 +271,7 @@ class SubtreeQueue:
         job.running = asyncio.get_running_loop().create_task(self.runner.run(task))
         job.running.add_done_callback(lambda f: self._finished(job, task, f))
 
-    def _finished(self, job: _Job, task: Task, f: asyncio.Future[dict[str, Any]]) -> None:
+    def _finished(self, job: _Job, task: Task, f: asyncio.Future[TaskOutcome]) -> None:
         self.stats.sent += task.dispatches
         self.stats.redispatched += max(0, task.dispatches - 1)
         if job not in self.running:
@@ -288,32 +290,29 @@ class SubtreeQueue:
                 error = SearchDeadlineExceeded("the deadline passed in the middle of a depth")
             job.future.set_exception(error)
             return
-        meta = f.result()
+        outcome = f.result()
         if task.learnt == "poll":
             self.stats.polled += 1
         elif task.learnt:
             self.stats.notified += 1
-        status, result = meta.get("status"), meta.get("result")
-        if status == "SUCCESS" and isinstance(result, dict) and (job.whole or result.get("complete")):
+        result = outcome.value
+        if result is not None and (job.whole or result.get("complete")):
             result["notified"] = task.done_at or time.time()
             result["sent"] = task.sent_at
             self._last_iteration = job.priority[:2]
             job.future.set_result(result)
             return
-        exc_type = result.get("exc_type") if isinstance(result, dict) else None
-        if exc_type == "BadTaskArguments":
-            message = result.get("exc_message") if isinstance(result, dict) else result
-            if isinstance(message, list | tuple):
-                message = " ".join(str(m) for m in message)
-            job.future.set_exception(BadTaskArguments(str(message)))
+        if isinstance(outcome.error, BadTaskArguments):
+            job.future.set_exception(outcome.error)
             return
         if self.deadline is not None and time.time() >= self.deadline:
             job.future.set_exception(SearchDeadlineExceeded("the deadline passed in the middle of a depth"))
             return
+        why = outcome.error if result is None else "incomplete"
         if job.attempts >= MAX_ATTEMPTS or job.whole:
-            job.future.set_exception(TaskFailed(f"{job.name} failed {job.attempts} times: {result!r}"))
+            job.future.set_exception(TaskFailed(f"{job.name} failed {job.attempts} times: {why}"))
             return
-        log.info("task %s ended %s (%r): dispatching it again", task.task_id, status, result)
+        log.info("task %s ended %s (%s): dispatching it again", task.task_id, outcome.status, why)
         self.stats.redispatched += 1
         heapq.heappush(self.waiting, job)
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
-import json
 import logging
 import time
 import uuid
@@ -37,10 +36,12 @@ import redis.asyncio as aioredis
 from celery import Celery
 from celery.result import AsyncResult
 from celery.utils.nodenames import worker_direct
-from griot import redis_keys
-from griot.workers.errors import ClusterUnavailable
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+
+from griot import redis_keys
+from griot.tasks.errors import ClusterUnavailable
+from griot.tasks.outcome import TaskOutcome
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +168,8 @@ def cancel(app: Celery, task_ids: Sequence[str]) -> None:
 
 
 def backend_url(app: Celery) -> str:
-    """The result backend's Redis URL (``griot.workers.app`` prefixes it with the backend's class)."""
+    """The result backend's Redis URL (:func:`griot.tasks.app.client_app` prefixes it with the backend's
+    class)."""
     url = str(app.conf.result_backend or app.conf.broker_url)
     return url.split("+", 1)[1] if "+" in url.split("://", 1)[0] else url
 
@@ -336,7 +338,6 @@ class ResultNotifier:
             await self.client.aclose()
 
 
-READY_STATES = frozenset({"SUCCESS", "FAILURE", "REVOKED"})
 SAFETY_POLL = 0.2
 """Seconds between two reads of the running tasks' keys (results whose message was lost, progress,
 liveness)."""
@@ -350,19 +351,20 @@ PING_TIMEOUT = 2.0
 """Seconds a worker suspected dead has to answer a ping."""
 
 
-def _new_future() -> asyncio.Future[dict[str, Any]]:
+def _new_future() -> asyncio.Future[TaskOutcome]:
     return asyncio.get_running_loop().create_future()
 
 
 @dataclass(eq=False)
 class Task:
-    """One task of a :class:`TaskClient`: sent, then done (``future``: the result meta Celery's
-    backend stored, a dict with ``status`` and ``result``; or the exception that ended it)."""
+    """One task of a :class:`TaskClient`: sent, then done (``future``: its
+    :class:`~griot.tasks.outcome.TaskOutcome`; or the exception that kept it from ending, such as
+    :class:`~griot.tasks.errors.ClusterUnavailable`)."""
 
     name: str
     kwargs: dict[str, Any]
     queue: Any
-    future: asyncio.Future[dict[str, Any]] = field(default_factory=_new_future)
+    future: asyncio.Future[TaskOutcome] = field(default_factory=_new_future)
     expires: float | None = None
     kwargsrepr: str = ""
     #: Called with each progress report the task publishes (:func:`griot.redis_keys.progress_key`).
@@ -578,11 +580,8 @@ class TaskClient:
                 t.on_progress(data)
 
     def _result(self, task_id: str, value: bytes | str, learnt: str) -> None:
-        try:
-            meta = json.loads(value)
-        except ValueError:
-            return
-        if not isinstance(meta, dict) or meta.get("status") not in READY_STATES:
+        outcome = TaskOutcome.decode(value)
+        if outcome is None:
             return
         t = self.running.pop(task_id, None)
         if t is None:
@@ -593,7 +592,7 @@ class TaskClient:
         t.done_at = time.time()
         t.learnt = learnt
         if not t.future.done():
-            t.future.set_result(meta)
+            t.future.set_result(outcome)
 
     async def _safety(self) -> None:
         while True:
@@ -749,10 +748,10 @@ def _logged(what: str) -> Callable[[asyncio.Future[None]], None]:
 
 
 class TaskRunner(Protocol):
-    """Runs tasks for one distributed search (:class:`griot.workers.distributed.ClusterSearch`).
+    """Runs tasks for one distributed search (:class:`griot.tasks.distributed.ClusterSearch`).
 
-    :meth:`run` sends ``task`` and returns its result meta (``status`` and ``result``, as the
-    backend stored it); cancelling it revokes the task. It raises what kept the task from being
+    :meth:`run` sends ``task`` and returns its :class:`~griot.tasks.outcome.TaskOutcome`;
+    cancelling it revokes the task. It raises what kept the task from being
     run (the broker unreachable: :class:`ClusterUnavailable`; a gateway's quota: its status).
     ``capacity``: tasks the search may have at the workers at once; ``tasks``: the task client
     underneath (its lost workers, its subscription's counters)."""
@@ -764,7 +763,7 @@ class TaskRunner(Protocol):
 
     async def start(self) -> None: ...
 
-    async def run(self, task: Task) -> dict[str, Any]: ...
+    async def run(self, task: Task) -> TaskOutcome: ...
 
     async def close(self) -> None: ...
 
@@ -807,7 +806,7 @@ class ClientRunner:
             await self._client.close()
             self._client = None
 
-    async def run(self, task: Task) -> dict[str, Any]:
+    async def run(self, task: Task) -> TaskOutcome:
         client = self.tasks
         client.assign(task)
         self._outbox.append(task)
