@@ -1,0 +1,217 @@
+"""What runs on each lab host, read from ``deploy/docker-compose.yml``: the same commands, flags and
+environment as a Compose (and, through tests/ops/test_deploy_files.py, a Kubernetes) deployment, with
+the service names Compose resolves (``broker``, ``cache``, ``rules``, ``gateway``) replaced by lab
+addresses, and every link to Redis and the broker sent through the host's own Toxiproxy proxy.
+
+What the lab adds to Compose's command lines, and why:
+- Redis: ``--bind 0.0.0.0 --port 6379 --protected-mode no --dir <host dir>``, what the official
+  image's entrypoint and working directory give its containers;
+- workers: ``--hostname worker-N@lab``, the unique node name a container's or a pod's own host name
+  gives Celery (the lab's hosts share the machine's host name);
+- ``python`` and ``celery`` become this interpreter (``celery`` as ``python -m celery``), and the
+  API keys secret is the example file Compose mounts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from griot.lab.netns import LabError
+
+REPO = Path(__file__).resolve().parents[3]
+COMPOSE_FILE = REPO / "deploy" / "docker-compose.yml"
+API_KEYS_FILE = REPO / "deploy" / "secrets" / "api-keys.example"
+#: The key the lab's client sends (the example file's first).
+CLIENT_API_KEY = "example-key-change-me"
+
+#: Compose service name -> its port there (what ``GRIOT_*`` values name).
+SERVICE_PORTS = {"broker": 6379, "cache": 6379, "rules": 50051, "gateway": 50052}
+#: Services reached through the client host's proxy (Toxiproxy) rather than directly.
+PROXIED = ("broker", "cache")
+_INTERPOLATION = re.compile(r"\$\{(\w+)(?::?-([^}]*))?\}")
+_SERVICE_REF = re.compile(r"\b(broker|cache|rules|gateway):(\d+)\b")
+
+
+def load_compose(path: Path = COMPOSE_FILE) -> dict[str, Any]:
+    try:
+        import yaml
+    except ImportError:
+        raise LabError("the lab reads deploy/docker-compose.yml with PyYAML: pip install pyyaml") from None
+    data: dict[str, Any] = yaml.safe_load(path.read_text())
+    return data
+
+
+def interpolate(value: str, env: Mapping[str, str]) -> str:
+    """Compose's ``${NAME}`` and ``${NAME:-default}``."""
+    return _INTERPOLATION.sub(lambda m: env.get(m.group(1)) or (m.group(2) or ""), value)
+
+
+@dataclass(frozen=True)
+class Process:
+    """One process of a host: its command line and environment (beyond the machine's)."""
+
+    role: str
+    argv: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+    #: Compose's healthcheck command, run on the host (None: a log line, or alive is enough).
+    health: tuple[str, ...] | None = None
+    #: A line of its log that says it is ready.
+    ready_pattern: str | None = None
+
+
+@dataclass
+class Plan:
+    """Hosts in order (start order), the processes of each, and the proxied links."""
+
+    hosts: list[str]
+    processes: dict[str, list[Process]]
+    #: (client host, service) -> proxy port on the proxy host.
+    links: dict[tuple[str, str], int]
+
+
+@dataclass(frozen=True)
+class LabShape:
+    """How many of each host the lab lays out."""
+
+    workers: int = 2
+    gateways: int = 2
+    worker_concurrency: int = 1
+    #: The broker: ``redis`` (Compose's) or ``rabbitmq``.
+    broker: str = "redis"
+
+
+def _command(argv: Sequence[Any], env: Mapping[str, str]) -> tuple[str, ...]:
+    out = [interpolate(str(a), env) for a in argv]
+    if out[0] == "python":
+        out[0] = sys.executable
+    elif out[0] == "celery":
+        out[:1] = [sys.executable, "-m", "celery"]
+    elif out[0] == "redis-server":
+        out[0] = shutil.which("redis-server") or "redis-server"
+    return tuple(out)
+
+
+def host_names(shape: LabShape) -> list[str]:
+    return [
+        "proxy",
+        "cache",
+        "broker",
+        "rules",
+        *[f"gateway-{i + 1}" for i in range(shape.gateways)],
+        *[f"worker-{i + 1}" for i in range(shape.workers)],
+        "client",
+    ]
+
+
+def plan(
+    shape: LabShape,
+    addresses: Mapping[str, str],
+    data_dir: Path,
+    compose: dict[str, Any] | None = None,
+    outer_env: Mapping[str, str] | None = None,
+) -> Plan:
+    """The lab's hosts and processes from Compose's services. ``addresses``: host name -> address."""
+    compose = compose or load_compose()
+    services = compose["services"]
+    outer = dict(os.environ if outer_env is None else outer_env)
+    outer.setdefault("GRIOT_WORKER_CONCURRENCY", str(shape.worker_concurrency))
+    hosts = host_names(shape)
+    links: dict[tuple[str, str], int] = {}
+    clients = [h for h in hosts if h.startswith(("gateway-", "worker-"))]
+    for i, client in enumerate(clients):
+        for j, service in enumerate(PROXIED):
+            links[(client, service)] = 20000 + 10 * i + j
+
+    def resolve(value: str, host: str) -> str:
+        def sub(m: re.Match[str]) -> str:
+            service, port = m.group(1), m.group(2)
+            if (host, service) in links:
+                return f"{addresses['proxy']}:{links[(host, service)]}"
+            target = "gateway-1" if service == "gateway" else service
+            return f"{addresses[target]}:{port}"
+
+        return _SERVICE_REF.sub(sub, value)
+
+    def environment(service: str, host: str) -> dict[str, str]:
+        env = {
+            k: resolve(interpolate(str(v), outer), host) for k, v in services[service]["environment"].items()
+        }
+        if "GRIOT_GATEWAY_API_KEYS_FILE" in env:
+            env["GRIOT_GATEWAY_API_KEYS_FILE"] = str(API_KEYS_FILE)
+        if shape.broker == "rabbitmq":
+            env["GRIOT_BROKER_URL"] = f"amqp://guest:guest@{resolve('broker:6379', host)}//"
+            # RabbitMQ carries the tasks; the results stay in Redis (the cache instance).
+            env["GRIOT_RESULT_URL"] = resolve("redis://cache:6379/2", host)
+        return env
+
+    def health(service: str) -> tuple[str, ...] | None:
+        test = services[service].get("healthcheck", {}).get("test")
+        if not test or test[0] != "CMD":
+            return None
+        return _command(test[1:], outer)
+
+    processes: dict[str, list[Process]] = {h: [] for h in hosts}
+    redis_extra = ("--bind", "0.0.0.0", "--port", "6379", "--protected-mode", "no")
+    cache_argv = _command(services["cache"]["command"], outer)
+    processes["cache"].append(
+        Process("redis", (*cache_argv, *redis_extra, "--dir", str(data_dir / "cache")), ready_pattern=None)
+    )
+    if shape.broker == "redis":
+        broker_argv = _command(services["broker"]["command"], outer)
+        processes["broker"].append(
+            Process("redis", (*broker_argv, *redis_extra, "--dir", str(data_dir / "broker")))
+        )
+    else:
+        processes["broker"].append(rabbitmq_process(addresses["broker"], data_dir / "broker"))
+    processes["rules"].append(
+        Process(
+            "rules",
+            _command(services["rules"]["command"], outer),
+            environment("rules", "rules"),
+            health=health("rules"),
+        )
+    )
+    for host in hosts:
+        if host.startswith("gateway-"):
+            processes[host].append(
+                Process(
+                    "gateway",
+                    _command(services["gateway"]["command"], outer),
+                    environment("gateway", host),
+                    health=health("gateway"),
+                )
+            )
+        elif host.startswith("worker-"):
+            argv = list(_command(services["worker"]["command"], outer))
+            argv[argv.index("worker") + 1 : argv.index("worker") + 1] = ["--hostname", f"{host}@lab"]
+            processes[host].append(
+                Process("worker", tuple(argv), environment("worker", host), ready_pattern=r"\bready\.")
+            )
+    return Plan(hosts, processes, links)
+
+
+def rabbitmq_process(address: str, data_dir: Path) -> Process:
+    """A private RabbitMQ node on the broker host (the server's own script, as tests/ do)."""
+    script = "/usr/lib/rabbitmq/bin/rabbitmq-server"
+    if not Path(script).exists():
+        raise LabError("rabbitmq-server is not installed (make tools)")
+    env = {
+        "RABBITMQ_NODENAME": "griotlab@localhost",
+        "RABBITMQ_NODE_IP_ADDRESS": "0.0.0.0",
+        "RABBITMQ_NODE_PORT": "5672",
+        "RABBITMQ_DIST_PORT": "25672",
+        "RABBITMQ_MNESIA_BASE": str(data_dir / "mnesia"),
+        "RABBITMQ_LOG_BASE": str(data_dir / "log"),
+        "RABBITMQ_LOGS": "-",
+        "RABBITMQ_ENABLED_PLUGINS_FILE": str(data_dir / "enabled_plugins"),
+        "RABBITMQ_CONFIG_FILE": str(data_dir / "rabbitmq"),
+        "HOME": str(data_dir),
+    }
+    return Process("rabbitmq", (script,), env, ready_pattern=r"Server startup complete|started TCP listener")
