@@ -116,7 +116,9 @@ class Client:
             except queue.Empty:
                 continue
             if line is None:
-                raise AssertionError(f"the client ended before {what}; lines: {self.lines[-5:]}")
+                self.proc.wait(10)
+                err = self.proc.stderr.read()[-2000:] if self.proc.stderr is not None else ""
+                raise AssertionError(f"the client ended before {what}; lines: {self.lines[-5:]}\n{err}")
             self.lines.append(line)
             if match(line):
                 return line
