@@ -53,7 +53,7 @@ def test_worker_host_cut_then_killed_mid_search(lab: Lab, background: Callable[.
     dies. The client sees its evaluation stream go on, depth by depth, and end with the final depth
     within its deadline (WORKER_LOSS_BOUND), no error; the value is the in-process search's: the
     lost task was searched again by the other worker."""
-    moves, depth = ["c", "d"], 14
+    moves, depth = ["c", "D"], 14
     before = _received(lab, "worker-1")
     client = background(
         "evaluate", "abapa", *moves, "--depth", str(depth), "--timeout", str(WORKER_LOSS_BOUND)
@@ -110,3 +110,83 @@ def test_a_slow_link_never_holds_a_request_past_its_deadline(lab: Lab) -> None:
     lines = lab.client("evaluate", "abapa", "e", "--depth", "8", "--timeout", "60")
     final = _final(lines, 8)
     assert final["score"] == expected_score("abapa", ["e"], 8)
+
+
+#: How long the gateways lose the broker.
+BROKER_CUT = 20.0
+
+
+def test_gateways_cut_from_the_broker(lab: Lab, background: Callable[..., Client]) -> None:
+    """Every gateway replica's link to the broker carries nothing for 20 s (the workers keep theirs).
+    The client sees: a request in flight at the cut either completes after the heal, with the
+    in-process value, or ends with UNAVAILABLE or DEADLINE_EXCEEDED by its deadline; a request made
+    during the cut fails fast with UNAVAILABLE and a retry hint; after the heal every request is
+    answered in full, nothing restarted."""
+    deadline = 45.0
+    moves, depth = ["a", "A"], 13
+    in_flight = background("evaluate", "abapa", *moves, "--depth", str(depth), "--timeout", str(deadline))
+    in_flight.wait_for("the search under way", _is_depth(1), 60)
+    for host in ("gateway-1", "gateway-2"):
+        lab.cut_link(host, "broker")
+    cut_at = time.monotonic()
+    new = lab.client("evaluate", "abapa", "b", "B", "--depth", "12", "--timeout", "30", timeout=60)
+    assert new and new[-1]["event"] == "error", new[-3:]
+    refused = new[-1]
+    assert refused["code"] == "UNAVAILABLE", refused
+    assert refused["retry_after"] and refused["retry_after"] > 0, refused
+    # Fast: within the broker client's own timeouts (a publish hangs 2 x 5 s at most), not at the
+    # call's 30 s deadline.
+    assert refused["t"] < 15, refused
+    # The partition lasts its 20 s, then heals.
+    time.sleep(max(0.0, BROKER_CUT - (time.monotonic() - cut_at)))
+    for host in ("gateway-1", "gateway-2"):
+        lab.heal_link(host, "broker")
+    lines = in_flight.finish(deadline + 30)
+    last = lines[-1]
+    if last["event"] == "error":
+        assert last["code"] in ("UNAVAILABLE", "DEADLINE_EXCEEDED"), last
+        assert last["t"] <= deadline + 1.0, last
+    else:
+        assert _final(lines, depth)["score"] == expected_score("abapa", moves, depth)
+    after = lab.client("evaluate", "abapa", "f", "--depth", "12", "--timeout", "60")
+    assert _final(after, 12)["score"] == expected_score("abapa", ["f"], 12)
+
+
+def _game(variant: str, turns: int) -> list[str]:
+    """A short game's moves (each turn's legal moves taken in turn), the same in every run."""
+    import griot
+
+    pos, moves = griot.Variant(variant).start(), []
+    for i in range(turns):
+        legal = [m.text for m in pos.legal_moves()]
+        moves.append(legal[i % len(legal)])
+        pos = pos.play(moves[-1])
+    return moves
+
+
+def test_a_gateway_replica_dies_during_a_game_analysis(lab: Lab, background: Callable[..., Client]) -> None:
+    """A whole-game analysis runs on one gateway replica, whose host dies part-way through. The
+    client (the SDK, its target naming both replicas) sees its stream end with UNAVAILABLE, calls
+    again with the job's id and follows the job on the other replica, which took it over from the
+    cache Redis; the report comes complete and equals the report of the same analysis run without a
+    fault."""
+    from griot.services.gateway.jobs import job_key
+
+    moves, depth = _game("abapa", 10), "9"
+    reference = lab.client("analyze", "abapa", *moves, "--depth", depth, "--timeout", "180", timeout=200)
+    assert reference and reference[-1]["event"] == "report", reference[-3:]
+    lab.redis("cache", lambda r: r.flushall())
+    client = background("analyze", "abapa", *moves, "--depth", depth, "--timeout", "180", "--retries", "5")
+    job_id = client.wait_for("the job's id", lambda line: line["event"] == "job", 60)["job_id"]
+    client.wait_for("part of the game analysed", lambda line: line.get("done", 0) >= 2, 120)
+    lease = lab.redis("cache", lambda r: r.get(f"{job_key(job_id)}:lease"))
+    assert lease is not None, "no replica holds the job"
+    pid = int(lease.decode().split(":")[1])
+    host = next(h for h in ("gateway-1", "gateway-2") if any(r.popen.pid == pid for r in lab.running[h]))
+    lab.kill(host)
+    lines = client.finish(240)
+    errors = [line for line in lines if line["event"] == "error"]
+    assert errors and {e["code"] for e in errors} == {"UNAVAILABLE"}, errors
+    assert lines[-1]["event"] == "report", lines[-3:]
+    assert lines[-1]["job_id"] == job_id
+    assert lines[-1]["report"] == reference[-1]["report"]

@@ -93,7 +93,7 @@ def analyze(args: argparse.Namespace, client: AnalysisClient, start: float) -> i
 
                     _say("report", start, job_id=job_id, report=MessageToDict(msg.report))
                     return 0
-                _say("progress", start, job_id=job_id)
+                _say("progress", start, job_id=job_id, done=msg.progress.positions_done)
             return 0
         except ServiceError as e:
             _error(e, start)
