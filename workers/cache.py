@@ -49,6 +49,7 @@ from typing import Any
 import griot
 import redis
 from griot import redis_keys
+from griot.redis_url import parse_sentinel, sentinel_primary
 from griot.workers import metrics
 
 log = logging.getLogger(__name__)
@@ -155,14 +156,20 @@ def busy_key(variant: str, key: bytes, evaluation: str = griot.DEFAULT_EVAL) -> 
 
 
 def connect(url: str) -> redis.Redis:
-    """A client for the cache: short timeouts, since a slow cache must not stall a search."""
-    return redis.Redis.from_url(
-        url,
+    """A client for the cache: short timeouts, since a slow cache must not stall a search. A
+    ``redis+sentinel://`` URL (:mod:`griot.redis_url`) gives a client of the primary the Sentinels
+    name, which follows a failover."""
+    options: dict[str, Any] = dict(
         socket_timeout=2.0,
         socket_connect_timeout=2.0,
         health_check_interval=30,
         client_name=f"griot-cache:{socket.gethostname()}:{os.getpid()}",
     )
+    sentinel = parse_sentinel(url)
+    if sentinel is not None:
+        client: redis.Redis = sentinel_primary(sentinel, **options)
+        return client
+    return redis.Redis.from_url(url, **options)
 
 
 #: Seconds a cache that did not answer is skipped before the next call tries it again.

@@ -42,8 +42,8 @@ def _can_make_namespaces() -> str | None:
     return None
 
 
-@pytest.fixture(scope="package")
-def lab_up() -> Iterator[Lab]:
+def need_lab() -> None:
+    """Skips (fails, under CI=true, without toxiproxy-server) where the lab cannot run."""
     if server_binary() is None:
         if os.environ.get("CI") == "true":
             pytest.fail("toxiproxy-server is not installed (make deploy-tools): CI must run the lab")
@@ -51,6 +51,11 @@ def lab_up() -> Iterator[Lab]:
     reason = _can_make_namespaces()
     if reason:
         pytest.skip(reason)
+
+
+@pytest.fixture(scope="package")
+def lab_up() -> Iterator[Lab]:
+    need_lab()
     with Lab(LabShape(workers=2, gateways=2), env=LAB_ENV) as lab:
         yield lab
     assert lab_namespaces(DEFAULT_PREFIX) == []

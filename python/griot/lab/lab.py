@@ -146,8 +146,11 @@ class Lab:
 
     def _wait_ready(self, host: str, proc: layout.Process, deadline: float) -> None:
         run = next(r for r in self.running[host] if r.spec is proc)
-        if proc.role == "redis":
-            _poll(f"{host}'s Redis", lambda: self.redis_ping(host), deadline, self)
+        if proc.role in ("redis", "sentinel"):
+            port = layout.SENTINEL_PORT if proc.role == "sentinel" else 6379
+            _poll(
+                f"{host}'s {proc.role}", lambda: self.redis_ping(host, port), deadline, self, alive=run.popen
+            )
         elif proc.health is not None:
             env = {**_base_env(), **self.extra_env, **proc.env}
             _poll(
@@ -266,9 +269,9 @@ class Lab:
 
         return self.net.call(host, call)
 
-    def redis_ping(self, host: str) -> bool:
+    def redis_ping(self, host: str, port: int = 6379) -> bool:
         try:
-            return bool(self.redis(host, lambda r: r.ping()))
+            return bool(self.redis(host, lambda r: r.ping(), port=port))
         except Exception:
             return False
 

@@ -85,6 +85,16 @@ class LabShape:
     worker_concurrency: int = 1
     #: The broker: ``redis`` (Compose's) or ``rabbitmq``.
     broker: str = "redis"
+    #: The cache Redis as a primary (``cache``) and a replica (``cache-replica``) watched by three
+    #: Sentinels (on ``cache``, ``cache-replica`` and ``broker``); the gateways and workers name
+    #: the Sentinels (``redis+sentinel://``) and reach the primary directly, not through a proxy.
+    sentinel: bool = False
+
+
+#: The name the Sentinels know the cache primary by.
+SENTINEL_SERVICE = "griot-cache"
+SENTINEL_PORT = 26379
+SENTINEL_HOSTS = ("cache", "cache-replica", "broker")
 
 
 def _command(argv: Sequence[Any], env: Mapping[str, str]) -> tuple[str, ...]:
@@ -102,6 +112,7 @@ def host_names(shape: LabShape) -> list[str]:
     return [
         "proxy",
         "cache",
+        *(["cache-replica"] if shape.sentinel else []),
         "broker",
         "rules",
         *[f"gateway-{i + 1}" for i in range(shape.gateways)],
@@ -125,9 +136,11 @@ def plan(
     hosts = host_names(shape)
     links: dict[tuple[str, str], int] = {}
     clients = [h for h in hosts if h.startswith(("gateway-", "worker-"))]
+    proxied = ("broker",) if shape.sentinel else PROXIED
     for i, client in enumerate(clients):
         for j, service in enumerate(PROXIED):
-            links[(client, service)] = 20000 + 10 * i + j
+            if service in proxied:
+                links[(client, service)] = 20000 + 10 * i + j
 
     def resolve(value: str, host: str) -> str:
         def sub(m: re.Match[str]) -> str:
@@ -143,6 +156,10 @@ def plan(
         env = {
             k: resolve(interpolate(str(v), outer), host) for k, v in services[service]["environment"].items()
         }
+        if shape.sentinel and "GRIOT_CACHE_URL" in env:
+            db = env["GRIOT_CACHE_URL"].rsplit("/", 1)[-1]
+            watchers = ",".join(f"{addresses[h]}:{SENTINEL_PORT}" for h in SENTINEL_HOSTS)
+            env["GRIOT_CACHE_URL"] = f"redis+sentinel://{watchers}/{SENTINEL_SERVICE}/{db}"
         if "GRIOT_GATEWAY_API_KEYS_FILE" in env:
             env["GRIOT_GATEWAY_API_KEYS_FILE"] = str(API_KEYS_FILE)
         if shape.broker == "rabbitmq":
@@ -163,6 +180,22 @@ def plan(
     processes["cache"].append(
         Process("redis", (*cache_argv, *redis_extra, "--dir", str(data_dir / "cache")), ready_pattern=None)
     )
+    if shape.sentinel:
+        replica_dir = data_dir / "cache-replica"
+        processes["cache-replica"].append(
+            Process(
+                "redis",
+                (
+                    *cache_argv,
+                    *redis_extra,
+                    "--dir",
+                    str(replica_dir),
+                    "--replicaof",
+                    addresses["cache"],
+                    "6379",
+                ),
+            )
+        )
     if shape.broker == "redis":
         broker_argv = _command(services["broker"]["command"], outer)
         processes["broker"].append(
@@ -170,6 +203,9 @@ def plan(
         )
     else:
         processes["broker"].append(rabbitmq_process(addresses["broker"], data_dir / "broker"))
+    if shape.sentinel:
+        for host in SENTINEL_HOSTS:
+            processes[host].append(sentinel_process(addresses["cache"], data_dir / host))
     processes["rules"].append(
         Process(
             "rules",
@@ -195,6 +231,22 @@ def plan(
                 Process("worker", tuple(argv), environment("worker", host), ready_pattern=r"\bready\.")
             )
     return Plan(hosts, processes, links)
+
+
+def sentinel_process(primary: str, host_dir: Path) -> Process:
+    """A Sentinel watching the cache primary (quorum 2 of 3; a primary silent for 2 s is down).
+    Its configuration file is written here: Sentinel rewrites it as it learns."""
+    host_dir.mkdir(parents=True, exist_ok=True)
+    conf = host_dir / "sentinel.conf"
+    conf.write_text(
+        f"port {SENTINEL_PORT}\nbind 0.0.0.0\nprotected-mode no\ndir {host_dir}\n"
+        f"sentinel monitor {SENTINEL_SERVICE} {primary} 6379 2\n"
+        f"sentinel down-after-milliseconds {SENTINEL_SERVICE} 2000\n"
+        f"sentinel failover-timeout {SENTINEL_SERVICE} 10000\n"
+        f"sentinel parallel-syncs {SENTINEL_SERVICE} 1\n"
+    )
+    server = shutil.which("redis-server") or "redis-server"
+    return Process("sentinel", (server, str(conf), "--sentinel"))
 
 
 def rabbitmq_process(address: str, data_dir: Path) -> Process:
