@@ -37,6 +37,8 @@ class Running:
     popen: subprocess.Popen[bytes]
     log_path: Path
     log: IO[bytes]
+    #: Where this run's lines start in the log (a restarted host appends to its log).
+    log_offset: int = 0
 
 
 class Lab:
@@ -137,10 +139,11 @@ class Lab:
 
     def _start(self, host: str, proc: layout.Process) -> Running:
         log_path = self.data_dir / host / f"{proc.role}.log"
+        offset = log_path.stat().st_size if log_path.exists() else 0
         log = open(log_path, "ab")  # closed by down() or restart()
         env = {**_base_env(), **self.extra_env, **proc.env}
         popen = self.net.spawn(host, proc.argv, env, log=log, cwd=self.data_dir / host)
-        run = Running(proc, popen, log_path, log)
+        run = Running(proc, popen, log_path, log, offset)
         self.running.setdefault(host, []).append(run)
         return run
 
@@ -164,7 +167,9 @@ class Lab:
             pattern = re.compile(proc.ready_pattern)
             _poll(
                 f"{host}'s {proc.role} ready",
-                lambda: bool(pattern.search(run.log_path.read_text(errors="replace"))),
+                lambda: bool(
+                    pattern.search(run.log_path.read_bytes()[run.log_offset :].decode(errors="replace"))
+                ),
                 deadline,
                 self,
                 alive=run.popen,
@@ -297,7 +302,7 @@ def _base_env() -> dict[str, str]:
         k: v
         for k, v in os.environ.items()
         if k.lower() not in ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
-        and not k.startswith(("GRIOT_", "CELERY_"))
+        and not k.startswith(("GRIOT_", "CELERY_", "RABBITMQ_", "ERL_"))
     }
     env["PYTHONUNBUFFERED"] = "1"
     return env

@@ -250,20 +250,32 @@ def sentinel_process(primary: str, host_dir: Path) -> Process:
 
 
 def rabbitmq_process(address: str, data_dir: Path) -> Process:
-    """A private RabbitMQ node on the broker host (the server's own script, as tests/ do)."""
+    """A private RabbitMQ node on the broker host (the server's own script, as tests/workers does),
+    taking the ``guest`` user from other hosts (``loopback_users = none``: the lab's bridge reaches
+    nothing else)."""
     script = "/usr/lib/rabbitmq/bin/rabbitmq-server"
     if not Path(script).exists():
         raise LabError("rabbitmq-server is not installed (make tools)")
+    home = data_dir / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    cookie = home / ".erlang.cookie"
+    if not cookie.exists():
+        cookie.write_text(os.urandom(16).hex().upper())
+        cookie.chmod(0o400)
+    (data_dir / "enabled_plugins").write_text("[].\n")
+    (data_dir / "rabbitmq.conf").write_text("loopback_users = none\n")
     env = {
+        "HOME": str(home),
         "RABBITMQ_NODENAME": "griotlab@localhost",
         "RABBITMQ_NODE_IP_ADDRESS": "0.0.0.0",
         "RABBITMQ_NODE_PORT": "5672",
         "RABBITMQ_DIST_PORT": "25672",
         "RABBITMQ_MNESIA_BASE": str(data_dir / "mnesia"),
         "RABBITMQ_LOG_BASE": str(data_dir / "log"),
-        "RABBITMQ_LOGS": "-",
         "RABBITMQ_ENABLED_PLUGINS_FILE": str(data_dir / "enabled_plugins"),
         "RABBITMQ_CONFIG_FILE": str(data_dir / "rabbitmq"),
-        "HOME": str(data_dir),
+        "RABBITMQ_ADVANCED_CONFIG_FILE": str(data_dir / "advanced.config"),
+        "RABBITMQ_CONF_ENV_FILE": str(data_dir / "rabbitmq-env.conf"),
+        "ERL_CRASH_DUMP": str(data_dir / "erl_crash.dump"),
     }
-    return Process("rabbitmq", (script,), env, ready_pattern=r"Server startup complete|started TCP listener")
+    return Process("rabbitmq", (script,), env, ready_pattern=r"Starting broker\.\.\. completed")
