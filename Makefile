@@ -51,7 +51,7 @@ $(STAMPS)/rabbitmq:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rabbitmq-server >/dev/null; }
 	@touch $@
 
-$(STAMPS)/deploy-tools: pyproject.toml
+$(STAMPS)/deploy-tools: pyproject.toml mk/ops.mk
 	@mkdir -p $(STAMPS)
 	$(MAKE) deploy-tools
 	@touch $@

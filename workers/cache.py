@@ -28,7 +28,10 @@ entry (``GRIOT_CACHE_TTL``) for deployments that must share an instance (then us
 
 Only nodes with a large remaining depth touch Redis (``min_depth``), one MGET per iteration and one
 pipeline of EVALSHA per iteration: never per node. Redis errors make the cache miss (counted in
-``errors``), they never fail a search.
+``errors``), they never fail a search. A cache that does not answer (a connection refused, a read
+timing out: a partition, a dead host) is left alone for :data:`UNREACHABLE_PAUSE` seconds by every
+search of the process (:class:`Breaker`): without it, each of a task's few Redis calls waits out
+the client's timeout, and a partitioned worker's tasks each take seconds longer than the search.
 """
 
 from __future__ import annotations
@@ -38,13 +41,15 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterable, Sequence
+import weakref
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import griot
 import redis
 from griot import redis_keys
+from griot.redis_url import parse_sentinel, sentinel_primary
 from griot.workers import metrics
 
 log = logging.getLogger(__name__)
@@ -151,19 +156,67 @@ def busy_key(variant: str, key: bytes, evaluation: str = griot.DEFAULT_EVAL) -> 
 
 
 def connect(url: str) -> redis.Redis:
-    """A client for the cache: short timeouts, since a slow cache must not stall a search."""
-    return redis.Redis.from_url(
-        url,
+    """A client for the cache: short timeouts, since a slow cache must not stall a search. A
+    ``redis+sentinel://`` URL (:mod:`griot.redis_url`) gives a client of the primary the Sentinels
+    name, which follows a failover."""
+    options: dict[str, Any] = dict(
         socket_timeout=2.0,
         socket_connect_timeout=2.0,
         health_check_interval=30,
         client_name=f"griot-cache:{socket.gethostname()}:{os.getpid()}",
     )
+    sentinel = parse_sentinel(url)
+    if sentinel is not None:
+        client: redis.Redis = sentinel_primary(sentinel, **options)
+        return client
+    return redis.Redis.from_url(url, **options)
+
+
+#: Seconds a cache that did not answer is skipped before the next call tries it again.
+UNREACHABLE_PAUSE = 10.0
+
+
+class CacheSkipped(redis.ConnectionError):
+    """The cache did not answer a moment ago: the call was not made (a miss, as any Redis error)."""
+
+
+class Breaker:
+    """Skips a client's calls for ``pause`` seconds after one failed to reach the server (connection
+    error or timeout); the first call after the pause tries again. Errors Redis answers with
+    (a script error, a full instance) do not count: the server is there."""
+
+    def __init__(self, pause: float = UNREACHABLE_PAUSE) -> None:
+        self.pause = pause
+        self._skip_until = 0.0
+
+    def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        left = self._skip_until - time.monotonic()
+        if left > 0:
+            raise CacheSkipped(f"the cache did not answer: skipped for {left:.1f} s more")
+        try:
+            return fn(*args, **kwargs)
+        except (redis.ConnectionError, redis.TimeoutError):
+            self._skip_until = time.monotonic() + self.pause
+            raise
+
+
+_breakers: weakref.WeakKeyDictionary[redis.Redis, Breaker] = weakref.WeakKeyDictionary()
+_breakers_lock = threading.Lock()
+
+
+def breaker_of(client: redis.Redis) -> Breaker:
+    """The one :class:`Breaker` of a client, shared by every :class:`Cache` over it."""
+    with _breakers_lock:
+        breaker = _breakers.get(client)
+        if breaker is None:
+            breaker = _breakers[client] = Breaker()
+        return breaker
 
 
 class Cache:
     """The cache of one variant, over one client: batched reads and atomic depth-preferred
-    writes. Safe to share between threads (redis-py pools connections)."""
+    writes. Safe to share between threads (redis-py pools connections). Its calls go through the
+    client's :class:`Breaker`."""
 
     def __init__(
         self, client: redis.Redis, variant: str, ttl_seconds: int = 0, evaluation: str = griot.DEFAULT_EVAL
@@ -176,6 +229,7 @@ class Cache:
         self._store = client.register_script(STORE_SCRIPT)
         self._release = client.register_script(RELEASE_SCRIPT)
         self._refresh = client.register_script(REFRESH_SCRIPT)
+        self.breaker = breaker_of(client)
 
     # -- entries -----------------------------------------------------------------------------
 
@@ -183,7 +237,7 @@ class Cache:
         """The entries of ``keys`` in one MGET (``None`` for misses). Raises redis errors."""
         if not keys:
             return []
-        raw = self.client.mget([entry_key(self.variant, k, self.evaluation) for k in keys])
+        raw = self.breaker.call(self.client.mget, [entry_key(self.variant, k, self.evaluation) for k in keys])
         return [Entry.decode(r) if r is not None else None for r in raw]
 
     def put_many(self, items: Iterable[tuple[bytes, Entry]]) -> tuple[int, int]:
@@ -200,7 +254,7 @@ class Cache:
             n += 1
         if n == 0:
             return (0, 0)
-        written = sum(int(x) for x in pipe.execute())
+        written = sum(int(x) for x in self.breaker.call(pipe.execute))
         return written, n - written
 
     def count(self, **fields: int) -> None:
@@ -217,7 +271,7 @@ class Cache:
             pipe = self.client.pipeline(transaction=False)
             for k, v in fields.items():
                 pipe.hincrby(STATS_KEY, k, v)
-            pipe.execute()
+            self.breaker.call(pipe.execute)
         except redis.RedisError:
             pass
 
@@ -225,19 +279,21 @@ class Cache:
 
     def try_claim(self, key: bytes, holder: str, ttl_ms: int) -> bool:
         """Claims a position for searching (SET NX PX); False when another worker holds it."""
-        return bool(self.client.set(busy_key(self.variant, key, self.evaluation), holder, nx=True, px=ttl_ms))
+        marker = busy_key(self.variant, key, self.evaluation)
+        return bool(self.breaker.call(self.client.set, marker, holder, nx=True, px=ttl_ms))
 
     def holder(self, key: bytes) -> str | None:
-        raw = self.client.get(busy_key(self.variant, key, self.evaluation))
+        raw = self.breaker.call(self.client.get, busy_key(self.variant, key, self.evaluation))
         if raw is None:
             return None
         return raw.decode() if isinstance(raw, bytes) else str(raw)
 
     def refresh(self, key: bytes, holder: str, ttl_ms: int) -> bool:
-        return bool(self._refresh(keys=[busy_key(self.variant, key, self.evaluation)], args=[holder, ttl_ms]))
+        marker = busy_key(self.variant, key, self.evaluation)
+        return bool(self.breaker.call(self._refresh, keys=[marker], args=[holder, ttl_ms]))
 
     def release(self, key: bytes, holder: str) -> None:
-        self._release(keys=[busy_key(self.variant, key, self.evaluation)], args=[holder])
+        self.breaker.call(self._release, keys=[busy_key(self.variant, key, self.evaluation)], args=[holder])
 
 
 class RedisTable:

@@ -134,6 +134,19 @@ def perft(variant: str, depth: int, position: str | None, divide: bool) -> None:
 cli_ops.register(main)  # up, status, play
 
 
+@main.command(
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []},
+    add_help_option=False,
+)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def lab(args: tuple[str, ...]) -> None:
+    """Griot across network-namespace hosts on this machine, to try a fault (root; docs/LAB.md):
+    griot lab up | down | fault ... | client ...  (griot lab --help for more)."""
+    from griot.lab.__main__ import main as lab_main
+
+    sys.exit(lab_main(list(args)))
+
+
 @main.command()
 @click.argument("engine_a", metavar="A")
 @click.argument("engine_b", metavar="B")

@@ -26,6 +26,7 @@ from typing import Any
 
 import hiredis
 import redis.asyncio as aioredis
+from griot.redis_url import parse_sentinel, sentinel_primary
 from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
@@ -263,7 +264,19 @@ def connect(url: str, max_connections: int = 64, socket_timeout: float | None = 
     ``max_connections`` connections (thousands of streams share them; the default pool fails with
     "Too many connections" instead). A command whose connection was lost (a Redis restart) is
     sent again on a new one, up to three times within about a second. A :class:`Batcher`'s own
-    client is made with ``socket_timeout=None`` (it times each batch)."""
+    client is made with ``socket_timeout=None`` (it times each batch). A ``redis+sentinel://``
+    URL (:mod:`griot.redis_url`) gives a client of the primary the Sentinels name, following a
+    failover (its pool is redis-py's Sentinel pool, which does not wait for a free connection)."""
+    sentinel = parse_sentinel(url)
+    if sentinel is not None:
+        client: aioredis.Redis = sentinel_primary(
+            sentinel,
+            aio=True,
+            socket_timeout=socket_timeout,
+            socket_connect_timeout=5,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
+        )
+        return client
     pool = aioredis.BlockingConnectionPool.from_url(
         url,
         max_connections=max_connections,

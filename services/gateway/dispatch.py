@@ -93,6 +93,19 @@ class Search:
     raw: bool = False
 
 
+#: The retry hint of a search refused while the broker cannot be reached.
+BROKER_RETRY_AFTER = 5.0
+
+
+def broker_unreachable() -> StatusError:
+    return StatusError(
+        grpc.StatusCode.UNAVAILABLE,
+        "broker_unavailable",
+        f"the gateway cannot reach the broker: retry in {BROKER_RETRY_AFTER:.0f} s",
+        retry_after=BROKER_RETRY_AFTER,
+    )
+
+
 def overloaded(retry_after: float) -> StatusError:
     return StatusError(
         grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -160,7 +173,13 @@ class Dispatcher:
         raw: bool = False,
     ) -> Search:
         """Queues a search; raises ``RESOURCE_EXHAUSTED`` when the bounds are reached. ``worker``,
-        ``prepare``, ``raw``: see :class:`Search`."""
+        ``prepare``, ``raw``: see :class:`Search`. While the broker cannot be reached, raises
+        ``UNAVAILABLE`` (``broker_unavailable``) with a retry hint at once: waiting here would
+        only spend the caller's deadline."""
+        if self.tasks.broker_down():
+            self.metrics.rejected.labels("broker_unavailable").inc()
+            self.metrics.count("rejected")
+            raise broker_unreachable()
         if self.pending >= self.config.max_pending:
             self.metrics.rejected.labels("overloaded").inc()
             self.metrics.count("rejected")
@@ -347,7 +366,7 @@ class Dispatcher:
             log.warning("cannot send search tasks: %s", e)
             for _, t in sent[getattr(e, "sent", 0) :]:
                 if not t.future.done():
-                    t.future.set_exception(unavailable(f"cannot reach the broker: {e}"))
+                    t.future.set_exception(broker_unreachable())
             self._wake.set()
             return
         self._sent.inc(len(sent))
@@ -405,7 +424,14 @@ class Dispatcher:
         s.on_progress(entry)
 
     def _expire(self) -> None:
-        """Fails running searches whose deadline is long gone (their worker may be gone too)."""
+        """Fails running searches whose deadline is long gone (their worker may be gone too), and,
+        while the broker cannot be reached, the searches waiting here (with the retry hint)."""
+        if self.tasks.broker_down():
+            for prio in self.waiting:
+                for q in prio.values():
+                    for s in q:
+                        if not s.future.done():
+                            s.future.set_exception(broker_unreachable())
         now = time.time()
         for s in list(self.running.values()):
             if s.deadline is not None and now > s.deadline + 5.0:

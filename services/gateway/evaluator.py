@@ -66,6 +66,11 @@ def _history_key(history: tuple[str, ...]) -> bytes:
 FOLLOW_POLL = 0.02
 
 
+#: The table of a search that asks for one of its own (``griot.search``'s default size: the value
+#: is the in-process search's).
+OWN_TABLE_MB = 16
+
+
 @dataclass(frozen=True)
 class Want:
     """What a request asks: a depth (always set; time- or node-limited requests set a cap), an
@@ -82,6 +87,10 @@ class Want:
     #: The game's earlier positions (Griot notation, oldest first): the search scores their
     #: repetition as the game's end, so its result is the position's in this game only.
     history: tuple[str, ...] = ()
+    #: Searched in a table of its own (:data:`OWN_TABLE_MB`), as ``griot.search`` in process: no
+    #: shared or kept table, so the value depends on nothing else that ran (a game analysis'
+    #: turns, whose report must not change with what was in flight when a replica died).
+    own_table: bool = False
 
     @property
     def budgeted(self) -> bool:
@@ -459,6 +468,7 @@ class Evaluator:
                 nodes=want.nodes,
                 progress=streamed or None,
                 history=list(want.history) or None,
+                table_mb=OWN_TABLE_MB if want.own_table else None,
             )
         except BadTaskArguments as e:  # the status the task's own refusal would have had
             raise StatusError(grpc.StatusCode.INVALID_ARGUMENT, "bad_request", str(e)) from None

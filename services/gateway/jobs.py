@@ -365,7 +365,16 @@ class Jobs:
     async def _turn(
         self, spec: JobSpec, pos: griot.Position, move: str, index: int
     ) -> analysis_pb2.TurnAnalysis:
-        want = Want(spec.depth, spec.time, True, Priority(spec.priority), spec.client, None, spec.nodes)
+        want = Want(
+            spec.depth,
+            spec.time,
+            True,
+            Priority(spec.priority),
+            spec.client,
+            None,
+            spec.nodes,
+            own_table=True,
+        )
         result = None
         async for r, final in self.evaluator.evaluate(pos, want):
             result = r
@@ -400,7 +409,14 @@ class Jobs:
         completion is scored by a search of the position it leads to, one turn shallower."""
         after = pos.play(played)
         want = Want(
-            max(1, spec.depth - 1), spec.time, False, Priority(spec.priority), spec.client, None, spec.nodes
+            max(1, spec.depth - 1),
+            spec.time,
+            False,
+            Priority(spec.priority),
+            spec.client,
+            None,
+            spec.nodes,
+            own_table=True,
         )
         value = None
         async for r, final in self.evaluator.evaluate(after, want):

@@ -146,6 +146,12 @@ class TaskSender:
         """:func:`cancel` off the event loop (best effort, after the tasks sent so far)."""
         return asyncio.get_running_loop().run_in_executor(self._executor, cancel, self.app, list(task_ids))
 
+    def reachable(self) -> None:
+        """Connects to the broker afresh (raises when it cannot): a connection made now, not the
+        producer's, which a partition may hold open with nothing arriving."""
+        with self.app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1)
+
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=False)
 
@@ -346,6 +352,11 @@ DELETE_EVERY = 0.1
 MAX_DISPATCHES = 3
 """Times a task is sent in all when its worker keeps dying under it."""
 START_PATIENCE = 3.0
+#: Seconds between two fresh connections to a broker a publish could not reach.
+BROKER_PROBE_EVERY = 1.0
+#: Seconds a publish may take before the broker counts as unreachable (a healthy one answers in
+#: milliseconds; a partition lets a publish hang for the client's timeouts, 2 x 5 s).
+PUBLISH_STALL = 2.0
 """Seconds a task sent to a worker's own queue may wait to start before that worker is pinged."""
 PING_TIMEOUT = 2.0
 """Seconds a worker suspected dead has to answer a ping."""
@@ -437,6 +448,10 @@ class TaskClient:
         #: Workers that lost a task and did not answer a ping: no task goes to their own queue.
         self.lost_workers: set[str] = set()
         self.outage_since: float | None = None
+        #: Since when a publish could not reach the broker (None: the last one went, or a fresh
+        #: connection has reached it since): callers refuse new work meanwhile.
+        self.broker_down_since: float | None = None
+        self._publishing_since: float | None = None
         self._subscribed_once = False
         self._progress_due = False
         self._pinging: set[str] = set()
@@ -505,11 +520,19 @@ class TaskClient:
         retries = int(RETRY_POLICY["max_retries"])
         while True:
             try:
-                await self.sender.send(requests[done:])
+                self._publishing_since = time.monotonic()
+                try:
+                    await self.sender.send(requests[done:])
+                finally:
+                    self._publishing_since = None
+                self.broker_down_since = None
                 return
             except Exception as e:
                 done += getattr(e, "sent", 0)
                 attempt += 1
+                if self.broker_down_since is None:
+                    self.broker_down_since = time.monotonic()
+                    self._spawn(self._probe_broker())
                 if attempt > retries and time.monotonic() - since >= (self.outage_grace or 0.0):
                     for t in tasks[done:]:
                         self.running.pop(t.task_id, None)
@@ -523,6 +546,28 @@ class TaskClient:
                         RETRY_POLICY["interval_start"] + (attempt - 1) * RETRY_POLICY["interval_step"],
                     )
                 )
+
+    def broker_down(self) -> bool:
+        """The broker cannot be reached now: a publish failed and no fresh connection has reached
+        it since, or one has been hanging for :data:`PUBLISH_STALL` seconds."""
+        if self.broker_down_since is not None:
+            return True
+        since = self._publishing_since
+        return since is not None and time.monotonic() - since > PUBLISH_STALL
+
+    async def _probe_broker(self) -> None:
+        """While the broker is down, connects afresh every :data:`BROKER_PROBE_EVERY` seconds (off
+        the loop, beside the publishing thread a partition may hold); the first that reaches it
+        ends the outage."""
+        while self.broker_down_since is not None:
+            try:
+                await asyncio.get_running_loop().run_in_executor(None, self.sender.reachable)
+            except Exception:
+                await asyncio.sleep(BROKER_PROBE_EVERY)
+                continue
+            if self.broker_down_since is not None:
+                log.warning("broker reachable again after %.1f s", time.monotonic() - self.broker_down_since)
+            self.broker_down_since = None
 
     def cancel(self, task: Task) -> None:
         """Stops watching ``task``, revokes it and asks its worker to stop it (off the loop)."""

@@ -1,0 +1,181 @@
+"""The lab's fixtures: one lab (griot.lab) for the module's fault tests, healed between tests.
+
+The lab needs root (network namespaces) and toxiproxy-server (make deploy-tools). Without them its
+tests skip with the reason; under CI=true a missing toxiproxy-server fails instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import griot
+import pytest
+from google.protobuf.json_format import MessageToDict
+from griot.lab import Lab, LabShape, sweep
+from griot.lab.netns import DEFAULT_PREFIX, lab_namespaces
+from griot.lab.toxiproxy import server_binary
+from griot.scores import score_message
+
+#: The tests' settings on top of Compose's: evaluations 10 deep or more run distributed (Compose's
+#: 18 is too slow for CI), and a distributed search's first task stops at its direct depth.
+LAB_ENV = {
+    "GRIOT_GATEWAY_DISTRIBUTED_DEPTH": "10",
+    "GRIOT_GATEWAY_DISTRIBUTED_DIRECT_SECONDS": "0",
+}
+
+
+def _can_make_namespaces() -> str | None:
+    if os.geteuid() != 0:
+        return "the lab needs root (network namespaces)"
+    probe = DEFAULT_PREFIX + "probe"
+    made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True, check=False)
+    subprocess.run(["ip", "netns", "delete", probe], capture_output=True, check=False)
+    if made.returncode != 0:
+        return f"cannot make network namespaces here: {made.stderr.strip()}"
+    return None
+
+
+def need_lab() -> None:
+    """Skips (fails, under CI=true, without toxiproxy-server) where the lab cannot run."""
+    if server_binary() is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("toxiproxy-server is not installed (make deploy-tools): CI must run the lab")
+        pytest.skip("toxiproxy-server is not installed (make deploy-tools)")
+    reason = _can_make_namespaces()
+    if reason:
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="package")
+def lab_up() -> Iterator[Lab]:
+    need_lab()
+    with Lab(LabShape(workers=2, gateways=2), env=LAB_ENV) as lab:
+        yield lab
+    assert lab_namespaces(DEFAULT_PREFIX) == []
+
+
+@pytest.fixture
+def lab(lab_up: Lab) -> Iterator[Lab]:
+    """The lab, with an empty cache; afterwards every link and host is healed and every killed
+    host started again, so that the next test starts from a whole lab."""
+    lab_up.redis("cache", lambda r: r.flushall())
+    try:
+        yield lab_up
+    finally:
+        assert lab_up.toxiproxy is not None
+        lab_up.toxiproxy.reset()
+        for host in lab_up.hosts:
+            if host != "switch":
+                lab_up.heal(host)
+        for host, runs in list(lab_up.running.items()):
+            if any(r.popen.poll() is not None for r in runs):
+                lab_up.restart(host)
+
+
+def expected_score(variant: str, moves: list[str], depth: int) -> dict[str, Any]:
+    """The in-process search's value at ``depth``, as the client's JSON shows a score."""
+    pos = griot.Variant(variant).start()
+    for m in moves:
+        pos = pos.play(m)
+    result: dict[str, Any] = MessageToDict(score_message(griot.search(pos, depth=depth).score.value))
+    return result
+
+
+class Client:
+    """The lab's client running on the client host while a test injects faults: its JSON lines as
+    they come."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.proc = proc
+        self.lines: list[dict[str, Any]] = []
+        self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            if line.startswith("{"):
+                self._queue.put(json.loads(line))
+        self._queue.put(None)
+
+    def wait_for(self, what: str, match: Callable[[dict[str, Any]], bool], timeout: float) -> dict[str, Any]:
+        """The first line (from now on, or already read) that ``match``es."""
+        for line in self.lines:
+            if match(line):
+                return line
+        end = time.monotonic() + timeout
+        while True:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"not within {timeout} s: {what}; lines: {self.lines[-5:]}")
+            try:
+                line = self._queue.get(timeout=left)
+            except queue.Empty:
+                continue
+            if line is None:
+                self.proc.wait(10)
+                err = self.proc.stderr.read()[-2000:] if self.proc.stderr is not None else ""
+                raise AssertionError(f"the client ended before {what}; lines: {self.lines[-5:]}\n{err}")
+            self.lines.append(line)
+            if match(line):
+                return line
+
+    def finish(self, timeout: float) -> list[dict[str, Any]]:
+        """Every line, once the client has ended (killed at ``timeout``)."""
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+            raise AssertionError(
+                f"the client did not end within {timeout} s; lines: {self.lines[-5:]}"
+            ) from None
+        self._reader.join(10)
+        while True:
+            line = self._queue.get_nowait() if not self._queue.empty() else None
+            if line is None:
+                break
+            self.lines.append(line)
+        if self.proc.stderr is not None:
+            self.stderr = self.proc.stderr.read()
+            self.proc.stderr.close()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        return self.lines
+
+
+@pytest.fixture
+def background(lab: Lab) -> Iterator[Callable[..., Client]]:
+    clients: list[Client] = []
+
+    def start(*args: str) -> Client:
+        client = Client(lab.client_background(*args))
+        clients.append(client)
+        return client
+
+    yield start
+    for c in clients:
+        if c.proc.poll() is None:
+            c.proc.kill()
+        c.proc.wait(5)
+        for stream in (c.proc.stdout, c.proc.stderr):
+            if stream is not None and not stream.closed:
+                stream.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_stale_lab() -> Iterator[None]:
+    """A lab left by an interrupted run is removed before the tests, and none is left after."""
+    if os.geteuid() == 0:
+        sweep(DEFAULT_PREFIX)
+    yield
+    if os.geteuid() == 0:
+        sweep(DEFAULT_PREFIX)
