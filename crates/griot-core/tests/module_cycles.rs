@@ -2,6 +2,11 @@
 //! without cycles: the rules never reach the endgame databases or the search, and the databases
 //! never reach the search. Read from the source: every `crate::<module>` path in code that is not
 //! test-only (comments, `#[cfg(test)]` modules and the files they name are left out).
+//!
+//! Inside a directory module (`egdb/`, `search/`, `sowing/`) the submodules obey the same rule
+//! among themselves: a submodule reaches a sibling by `super::<sibling>`, by
+//! `crate::<dir>::<sibling>`, or by a name its `mod.rs` imports from that sibling; the `mod.rs`
+//! itself is the directory's front and is not a node.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -104,51 +109,148 @@ fn top_module(root: &Path, file: &Path) -> Option<String> {
     Some(first)
 }
 
-/// Every `crate::<name>` in `code`.
-fn crate_paths(code: &str) -> BTreeSet<String> {
+/// The first segment of every path that starts with `prefix` (`crate::`, `super::`, ...) in
+/// `code`, groups included: `crate::{game::Game, sowing}` gives `game` and `sowing`.
+fn first_segments(code: &str, prefix: &str) -> BTreeSet<String> {
+    let ident = |s: &str| -> String { s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect() };
     let mut out = BTreeSet::new();
     let mut rest = code;
-    while let Some(at) = rest.find("crate::") {
+    while let Some(at) = rest.find(prefix) {
         let before = rest[..at].chars().next_back();
-        rest = &rest[at + "crate::".len()..];
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
-            continue; // the end of a longer identifier
+        rest = &rest[at + prefix.len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue; // the end of a longer identifier or path
         }
-        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-        if !name.is_empty() {
-            out.insert(name);
+        if let Some(group) = rest.strip_prefix('{') {
+            let mut depth = 1;
+            let mut item_start = true;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 1 => item_start = true,
+                    c if item_start && depth == 1 && (c.is_alphanumeric() || c == '_') => {
+                        out.insert(ident(&group[i..]));
+                        item_start = false;
+                    }
+                    _ => {}
+                }
+                if depth == 0 {
+                    break;
+                }
+            }
+        } else {
+            let name = ident(rest);
+            if !name.is_empty() {
+                out.insert(name);
+            }
+        }
+    }
+    out.remove("self");
+    out
+}
+
+/// Every `crate::<name>` in `code`.
+fn crate_paths(code: &str) -> BTreeSet<String> {
+    first_segments(code, "crate::")
+}
+
+/// The names a `mod.rs` imports from its children (`use build::{build, Options};`,
+/// `pub use rules::RuleSet as Rules;`), each with the child it comes from.
+fn imported_from_children(code: &str, children: &BTreeSet<String>) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for statement in code.split(';') {
+        let Some(at) = statement.find("use ") else { continue };
+        if statement[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let path = statement[at + 4..].trim();
+        let path = path.strip_prefix("self::").unwrap_or(path);
+        let Some((child, items)) = path.split_once("::") else { continue };
+        if !children.contains(child) {
+            continue;
+        }
+        for item in items.split([',', '{', '}']) {
+            let item = item.trim();
+            let name = match item.split_once(" as ") {
+                Some((_, alias)) => alias.trim(),
+                None => item.rsplit("::").next().unwrap_or(""),
+            };
+            if !name.is_empty() && name != "*" && name != "self" {
+                out.insert(name.to_string(), child.to_string());
+            }
         }
     }
     out
 }
 
-/// Which top-level module depends on which, from the source.
-fn module_graph() -> Graph {
-    let root = src();
+/// The code of every file under `dir` that is not test-only, by path.
+fn non_test_code(dir: &Path) -> BTreeMap<PathBuf, String> {
     let mut files = Vec::new();
-    rust_files(&root, &mut files);
+    rust_files(dir, &mut files);
     files.sort();
     let mut test_only: BTreeSet<PathBuf> = BTreeSet::new();
     let mut code_of = BTreeMap::new();
     for file in &files {
         let (kept, tests) = without_tests(&code_only(&fs::read_to_string(file).unwrap()));
-        let dir = if file.file_name().is_some_and(|n| n == "mod.rs" || n == "lib.rs") {
+        let parent = if file.file_name().is_some_and(|n| n == "mod.rs" || n == "lib.rs") {
             file.parent().unwrap().to_path_buf()
         } else {
             file.with_extension("")
         };
         for t in tests {
-            test_only.insert(dir.join(format!("{t}.rs")));
-            test_only.insert(dir.join(&t).join("mod.rs"));
+            test_only.insert(parent.join(format!("{t}.rs")));
+            test_only.insert(parent.join(&t).join("mod.rs"));
         }
         code_of.insert(file.clone(), kept);
     }
-    let modules: BTreeSet<String> = files.iter().filter_map(|f| top_module(&root, f)).collect();
+    code_of.retain(|file, _| !test_only.contains(file));
+    code_of
+}
+
+/// Which submodule of the directory module `src/<dir>` depends on which sibling.
+fn submodule_graph(dir: &str) -> Graph {
+    let root = src().join(dir);
+    let code_of = non_test_code(&root);
+    let child_of = |file: &Path| top_module(&root, file).filter(|m| m != "mod");
+    let children: BTreeSet<String> = code_of.keys().filter_map(|f| child_of(f)).collect();
+    let front = code_of.get(&root.join("mod.rs")).map(String::as_str).unwrap_or("");
+    let via_front = imported_from_children(front, &children);
+    let mut graph: Graph = children.iter().map(|m| (m.clone(), BTreeSet::new())).collect();
+    for (file, code) in &code_of {
+        let Some(from) = child_of(file) else { continue };
+        let mut reached = first_segments(code, "super::");
+        reached.extend(first_segments(code, &format!("crate::{dir}::")));
+        for name in reached {
+            let to = if children.contains(&name) { Some(&name) } else { via_front.get(&name) };
+            if let Some(to) = to.filter(|to| **to != from) {
+                graph.get_mut(&from).unwrap().insert(to.clone());
+            }
+        }
+    }
+    graph
+}
+
+/// The directory modules of the core (`egdb`, `search`, `sowing`, ...).
+fn directory_modules() -> Vec<String> {
+    let mut dirs: Vec<String> = fs::read_dir(src())
+        .unwrap()
+        .filter_map(|e| {
+            let path = e.unwrap().path();
+            path.is_dir().then(|| path.file_name().unwrap().to_str().unwrap().to_string())
+        })
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// Which top-level module depends on which, from the source.
+fn module_graph() -> Graph {
+    let root = src();
+    let code_of = non_test_code(&root);
+    let modules: BTreeSet<String> = code_of.keys().filter_map(|f| top_module(&root, f)).collect();
     let mut graph: Graph = modules.iter().map(|m| (m.clone(), BTreeSet::new())).collect();
     for (file, code) in &code_of {
-        if test_only.contains(file) {
-            continue;
-        }
         let Some(from) = top_module(&root, file) else { continue };
         for to in crate_paths(code) {
             if to != from && modules.contains(&to) {
@@ -213,6 +315,18 @@ fn top_level_modules_have_no_cycle() {
 }
 
 #[test]
+fn submodules_have_no_cycle() {
+    let dirs = directory_modules();
+    assert!(dirs.iter().any(|d| d == "egdb"), "{dirs:?}");
+    for dir in dirs {
+        let graph = submodule_graph(&dir);
+        if let Some(cycle) = find_cycle(&graph) {
+            panic!("module cycle in {dir}: {}\n{graph:#?}", cycle.join(" -> "));
+        }
+    }
+}
+
+#[test]
 fn the_rules_reach_neither_the_databases_nor_the_search() {
     let graph = module_graph();
     for rules in ["game", "sowing", "bechi", "ikibuguzo", "sabouiyya", "variant", "notation"] {
@@ -232,6 +346,12 @@ fn the_graph_has_the_known_edges() {
     {
         assert!(depends(&graph, from, to), "{from} -> {to} not found: {graph:#?}");
     }
+    let egdb = submodule_graph("egdb");
+    assert!(depends(&egdb, "build", "graph"), "{egdb:#?}");
+    assert!(depends(&egdb, "build", "file"), "{egdb:#?}");
+    let search = submodule_graph("search");
+    assert!(depends(&search, "engine", "tt"), "{search:#?}");
+    assert!(!search.contains_key("tests") && !search.contains_key("eval_tests"), "{search:#?}");
     let mut cyclic = graph.clone();
     cyclic.get_mut("game").unwrap().insert("egdb".into());
     assert_eq!(find_cycle(&cyclic).map(|c| c.len() > 2), Some(true));
@@ -248,4 +368,16 @@ fn comments_strings_and_tests_are_not_dependencies() {
     assert_eq!(crate_paths(&kept), BTreeSet::from(["game".to_string()]));
     assert_eq!(files, vec!["tests".to_string()]);
     assert!(crate_paths("use mycrate::search::x;").is_empty());
+    assert_eq!(
+        crate_paths("use crate::{game::{Game, Player}, sowing};"),
+        BTreeSet::from(["game".to_string(), "sowing".to_string()])
+    );
+    let children = BTreeSet::from(["build".to_string(), "file".to_string()]);
+    let front = imported_from_children(
+        "mod build;\npub use build::{build, Options as BuildOptions};\nuse file::LevelFile;\nuse std::fmt;\n",
+        &children,
+    );
+    assert_eq!(front.get("BuildOptions").map(String::as_str), Some("build"));
+    assert_eq!(front.get("LevelFile").map(String::as_str), Some("file"));
+    assert!(!front.contains_key("fmt"));
 }

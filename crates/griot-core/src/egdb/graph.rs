@@ -21,8 +21,7 @@ use std::path::{Path, PathBuf};
 
 use memmap2::{Mmap, MmapMut};
 
-use super::build::check_level;
-use super::build::{Expanded, Expander, NO_EXIT};
+use super::expand::{check_level, Expanded, Expander, Lower, NO_EXIT};
 use super::EgdbError;
 use crate::sowing::SowingGame;
 
@@ -58,7 +57,7 @@ impl ChunkGraph {
         seeds: u32,
         start: u64,
         end: u64,
-        lower: &super::build::Lower<'_>,
+        lower: &Lower<'_>,
         work: &Path,
     ) -> Result<ChunkGraph, EgdbError> {
         let key = check_level(game, seeds)?;

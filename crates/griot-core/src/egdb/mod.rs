@@ -56,6 +56,7 @@
 //!   values assume one was, and the start position (turn 0) is out of range.
 
 mod build;
+mod expand;
 pub mod file;
 pub mod graph;
 pub mod rank;
@@ -65,8 +66,9 @@ use std::path::{Path, PathBuf};
 
 pub use build::{
     build, build_with, chunk_bounds, chunk_pass, chunk_pass_values, chunk_values, solve_level, work_dir,
-    BuildEvent, BuildOptions, LevelStats, Lower, SolvedLevel,
+    BuildEvent, BuildOptions, LevelStats, SolvedLevel,
 };
+pub use expand::Lower;
 use file::{LevelFile, LevelKey};
 use rank::Ranker;
 
