@@ -167,3 +167,38 @@ def test_resume_starts_past_the_kept_tables_depth() -> None:
         pos, depth=9, table=griot.SearchTable(16), resume=True, progress=lambda x: seen.append(x.depth)
     )
     assert seen == list(range(1, 10)) and fresh.score == want.score
+
+
+def test_the_distributed_searchs_options_reach_the_core_as_one_object() -> None:
+    """The window and kept-table arguments of ``griot.search`` reach the core as one
+    ``SubtreeOptions``, apart from the user's options: the core's search given that object finds
+    what ``griot.search`` finds given the keywords; a window out of range is refused where the
+    object is made; a window above the value fails low (an upper bound)."""
+    from griot._core import SubtreeOptions
+    from griot._core import search as core_search
+
+    pos = griot.Variant("awale").start().play("c")
+    value = griot.search(pos, depth=6).score.value
+    keywords = griot.search(pos, depth=6, window=(value - 40, value + 40))
+    options = SubtreeOptions(window=(value - 40, value + 40))
+    direct = core_search(pos, depth=6, subtree=options)
+    assert (direct.score, direct.bound, direct.best_move) == (keywords.score, "exact", keywords.best_move)
+    assert direct.score.value == value
+    assert core_search(pos, depth=6, subtree=SubtreeOptions(window=(value + 1, value + 40))).bound == "upper"
+    assert (
+        options.window,
+        options.table,
+        options.new_generation,
+        options.iteration_windows,
+        options.resume,
+    ) == (
+        (value - 40, value + 40),
+        None,
+        True,
+        [],
+        False,
+    )
+    with pytest.raises(griot.GriotError, match="window"):
+        SubtreeOptions(window=(5, 5))
+    with pytest.raises(griot.GriotError, match="iteration window 3"):
+        griot.search(pos, depth=4, window=(-5, 5), iteration_windows=[(3, 2, 1)])

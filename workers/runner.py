@@ -27,6 +27,7 @@ import redis
 from celery import signals
 from celery.exceptions import SoftTimeLimitExceeded
 from griot import egdb, match, redis_keys
+from griot._core import SubtreeOptions, search
 from griot.redis_keys import progress_key
 from griot.tasks.args import ALIVE_TASKS, GameSetup, PositionSearch, SubtreeSearch
 from griot.workers import cache as tt
@@ -351,20 +352,18 @@ def subtree(args: SubtreeSearch, request: Any) -> dict[str, Any]:
     iterations: list[int] = []  # the depths the search completed (resumed: from past 1)
 
     def run() -> griot.SearchResult:
-        result: griot.SearchResult = griot.search(
+        result: griot.SearchResult = search(
             pos,
             depth=depth,
             time=time_limit,
             stop=stop,
             history=hist,
-            window=(alpha, beta),
-            shared=table,
-            table=local,
-            iteration_windows=early,
             progress=lambda x: iterations.append(x.depth),
             egdb=databases(canonical),
             eval=args.eval,
-            **generation,
+            subtree=SubtreeOptions(
+                window=(alpha, beta), shared=table, table=local, iteration_windows=early, **generation
+            ),
         )
         return result
 

@@ -48,6 +48,7 @@ from griot._core import (
     families,
     register_rule_file,
 )
+from griot._core import SubtreeOptions as _SubtreeOptions
 from griot._core import best_move as _best_move
 from griot._core import search as _search
 
@@ -304,6 +305,21 @@ def search(
             from griot.book import book_result
 
             return book_result(pos, entry)
+    internal = (
+        (window, shared, table) != (None, None, None) or not new_generation or iteration_windows or resume
+    )
+    subtree = (
+        _SubtreeOptions(
+            window=window,
+            shared=shared,
+            table=table,
+            new_generation=new_generation,
+            iteration_windows=[(d, a, b) for d, a, b in iteration_windows],
+            resume=resume,
+        )
+        if internal
+        else None
+    )
     return _search(
         pos,
         depth=depth,
@@ -315,16 +331,11 @@ def search(
         progress=progress,
         stop=stop,
         history=[_position(p) for p in history],
-        window=window,
-        shared=shared,
-        table=table,
-        new_generation=new_generation,
-        iteration_windows=[(d, a, b) for d, a, b in iteration_windows],
-        resume=resume,
         egdb=egdb,
         clock=clock,
         moves_to_go=moves_to_go,
         reductions=reductions,
+        subtree=subtree,
     )
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "SearchResult",
     "SearchStop",
     "SearchTable",
+    "SubtreeOptions",
     "TurnEvent",
     "UnknownVariantError",
     "Variant",
@@ -279,6 +280,31 @@ class _SharedTable(Protocol):
     def fetch(self, requests: list[tuple[bytes, int]]) -> Iterable[_SharedEntry]: ...
     def publish(self, entries: list[_SharedEntry]) -> None: ...
 
+@final
+class SubtreeOptions:
+    def __new__(
+        cls,
+        *,
+        window: tuple[int, int] | None = None,
+        shared: _SharedTable | None = None,
+        table: SearchTable | None = None,
+        new_generation: bool = True,
+        iteration_windows: list[tuple[int, int, int]] | None = None,
+        resume: bool = False,
+    ) -> SubtreeOptions: ...
+    @property
+    def window(self) -> tuple[int, int] | None: ...
+    @property
+    def shared(self) -> _SharedTable | None: ...
+    @property
+    def table(self) -> SearchTable | None: ...
+    @property
+    def new_generation(self) -> bool: ...
+    @property
+    def iteration_windows(self) -> list[tuple[int, int, int]]: ...
+    @property
+    def resume(self) -> bool: ...
+
 def search(
     position: Position,
     depth: int | None = None,
@@ -290,16 +316,12 @@ def search(
     progress: Callable[[SearchResult], object] | None = None,
     stop: SearchStop | None = None,
     history: list[Position] | None = None,
-    window: tuple[int, int] | None = None,
-    shared: _SharedTable | None = None,
-    table: SearchTable | None = None,
-    new_generation: bool = True,
-    iteration_windows: list[tuple[int, int, int]] | None = None,
-    resume: bool = False,
     egdb: Egdb | None = None,
     clock: tuple[float, float] | None = None,
     moves_to_go: int | None = None,
     reductions: bool = False,
+    *,
+    subtree: SubtreeOptions | None = None,
 ) -> SearchResult: ...
 def best_move(
     position: Position,

@@ -1,7 +1,8 @@
 //! Python bindings of `griot-core`: frozen classes over the core's values, one exception
 //! hierarchy mapped from the core's errors in one place ([`errors::to_py_err`]), the GIL released
 //! around long work. No rules live here. One module an area: errors, variants and rule files,
-//! positions and moves, search (its call, its results, its second-level table), endgame databases.
+//! positions and moves, search (its call, its results, the distributed search's options and
+//! second-level table), endgame databases.
 
 mod databases;
 mod errors;
@@ -9,6 +10,7 @@ mod position;
 mod search;
 mod search_result;
 mod shared_table;
+mod subtree;
 mod variant;
 
 use griot_core::search::{self as engine, EvalStyle};
@@ -44,6 +46,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<SearchResult>()?;
     m.add_class::<SearchStop>()?;
     m.add_class::<SearchTable>()?;
+    m.add_class::<subtree::SubtreeOptions>()?;
     m.add_function(wrap_pyfunction!(search::search, m)?)?;
     m.add_function(wrap_pyfunction!(search::eval_name, m)?)?;
     m.add_function(wrap_pyfunction!(search::eval_scope, m)?)?;

@@ -14,6 +14,7 @@ use crate::errors::{core, GriotError};
 use crate::position::{Move, Position};
 use crate::search_result::{search_result_py, SearchResult};
 use crate::shared_table::PySharedTable;
+use crate::subtree::SubtreeOptions;
 
 /// A stop handle: pass it to `search`, call `set()` from any thread to stop the search (it
 /// returns its last completed iteration).
@@ -126,7 +127,7 @@ pub(crate) fn history_positions(position: &Position, history: Option<Vec<Py<Posi
         .collect()
 }
 
-/// A transposition table kept between searches (`search(..., table=...)`): a worker process that
+/// A transposition table kept between searches (`SubtreeOptions(table=...)`): a worker process that
 /// searches the same subtrees one depth deeper each time finds its earlier work in it. One search
 /// at a time uses it.
 #[pyclass(frozen, module = "griot._core")]
@@ -158,20 +159,15 @@ impl SearchTable {
 
 /// Searches a position. Limits: `depth` (turns), `time` (seconds), `nodes`,
 /// `clock=(seconds left, increment)` with `moves_to_go` (the search budgets the move from the
-/// clock); none of them searches until `stop` is set. `multipv`: how many root moves get exact scores (0 = every move).
-/// `history`: the game's earlier positions (repeating one ends the game as an endless cycle).
-/// `progress(result)` is called after each completed iteration. `window=(alpha, beta)` searches
-/// the root with that window (values as `Score.value`; the result's `bound` says what its score
-/// is). `shared`: a second-level table (see `PySharedTable`).
-/// `new_generation=False`: this search continues the table's previous one (the subtree tasks of
-/// one distributed search), so its entries do not age. `iteration_windows=[(depth, alpha, beta)]`
-/// (with `window`): those iterations below the last use these windows instead (a subtree task
-/// repeating its earlier tasks' windows, which its kept table answers). `resume=True`: start at
-/// the depth after the one the table holds the position searched to (its best move first)
-/// instead of deepening from 1. `reductions=True`: late-move reductions, for play (the value is
-/// then not the full-width one). Releases the GIL.
+/// clock); none of them searches until `stop` is set. `multipv`: how many root moves get exact
+/// scores (0 = every move). `history`: the game's earlier positions (repeating one ends the game
+/// as an endless cycle). `progress(result)` is called after each completed iteration. `egdb`:
+/// endgame databases whose exact results replace the search in their range.
+/// `reductions=True`: late-move reductions, for play (the value is then not the full-width one).
+/// `subtree`: what makes this search a piece of a distributed one ([`SubtreeOptions`]: window,
+/// shared and kept tables, resumption). Releases the GIL.
 #[pyfunction]
-#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval=EvalStyle::DEFAULT_NAME, progress=None, stop=None, history=None, window=None, shared=None, table=None, new_generation=true, iteration_windows=None, resume=false, egdb=None, clock=None, moves_to_go=None, reductions=false))]
+#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval=EvalStyle::DEFAULT_NAME, progress=None, stop=None, history=None, egdb=None, clock=None, moves_to_go=None, reductions=false, *, subtree=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn search(
     py: Python<'_>,
@@ -185,34 +181,12 @@ pub(crate) fn search(
     progress: Option<Py<PyAny>>,
     stop: Option<Py<SearchStop>>,
     history: Option<Vec<Py<Position>>>,
-    window: Option<(i32, i32)>,
-    shared: Option<Py<PyAny>>,
-    table: Option<Py<SearchTable>>,
-    new_generation: bool,
-    iteration_windows: Option<Vec<(u32, i32, i32)>>,
-    resume: bool,
     egdb: Option<Py<Egdb>>,
     clock: Option<(f64, f64)>,
     moves_to_go: Option<u32>,
     reductions: bool,
+    subtree: Option<Py<SubtreeOptions>>,
 ) -> PyResult<SearchResult> {
-    let inf = engine::score::INFINITE;
-    let iteration_windows = iteration_windows.unwrap_or_default();
-    if let Some(&(d, alpha, beta)) =
-        iteration_windows.iter().find(|&&(_, alpha, beta)| !(-inf <= alpha && alpha < beta && beta <= inf))
-    {
-        return Err(GriotError::new_err(format!(
-            "iteration window {d}: ({alpha}, {beta}): need -{inf} <= alpha < beta <= {inf}"
-        )));
-    }
-    if let Some((alpha, beta)) = window {
-        if !(-inf <= alpha && alpha < beta && beta <= inf) {
-            return Err(GriotError::new_err(format!(
-                "window ({alpha}, {beta}): need -{inf} <= alpha < beta <= {inf}"
-            )));
-        }
-    }
-    let shared = shared.map(|s| PySharedTable::new(py, s)).transpose()?;
     if time.is_some_and(|t| !(t >= 0.0 && t.is_finite())) {
         return Err(GriotError::new_err("time must be a non-negative number of seconds"));
     }
@@ -229,6 +203,11 @@ pub(crate) fn search(
             return Err(GriotError::new_err("clock must be (seconds left, increment), non-negative numbers"));
         }
     };
+    let subtree = subtree.as_ref().map(|s| s.get());
+    let shared = subtree
+        .and_then(|s| s.shared.as_ref())
+        .map(|s| PySharedTable::new(py, s.clone_ref(py)))
+        .transpose()?;
     let options = SearchOptions {
         limits: Limits { depth, nodes, time: time.map(Duration::from_secs_f64), clock },
         multipv: if multipv == 0 { usize::MAX } else { multipv },
@@ -236,15 +215,16 @@ pub(crate) fn search(
         eval: eval_style(eval)?,
         stop: Some(stop.map(|s| s.get().flag.clone()).unwrap_or_else(|| Arc::new(AtomicBool::new(false)))),
         aspiration: true,
-        window,
-        new_generation,
-        iteration_windows,
-        resume,
+        window: subtree.and_then(|s| s.window),
+        new_generation: subtree.is_none_or(|s| s.new_generation),
+        iteration_windows: subtree.map(|s| s.iteration_windows.clone()).unwrap_or_default(),
+        resume: subtree.is_some_and(|s| s.resume),
         egdb: egdb.map(|d| d.get().db.clone()),
         reductions,
     };
     let history = history_positions(position, history);
-    let r = run_search(py, position, history, options, progress, shared, table.as_ref().map(|t| t.get()))?;
+    let table = subtree.and_then(|s| s.table.as_ref()).map(|t| t.get());
+    let r = run_search(py, position, history, options, progress, shared, table)?;
     search_result_py(py, position, &r)
 }
 
