@@ -1,4 +1,4 @@
-"""The operational commands of the ``griot`` CLI: ``up``, ``status`` and ``play``.
+"""The operational commands of the ``griot`` CLI: ``up``, ``status``, ``play`` and ``worker``.
 
 Registered on the ``main`` group by :mod:`griot.cli` (:func:`register`). Every option of ``up`` and
 ``status`` also reads a ``GRIOT_*`` environment variable (shown in ``--help``); the deploy files use
@@ -65,9 +65,38 @@ def _skip(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) ->
 def up(**kw: object) -> None:
     """Start the whole system here: Redis, rules service, workers, gateway, browser API and demo
     board. Ctrl-C stops it all."""
-    state_file = kw.pop("state_file") or launcher.default_state_file()
+    ctx = click.get_current_context()
+    given_state_file = kw.pop("state_file")
+    state_file = given_state_file or launcher.default_state_file(kw["name"])  # type: ignore[arg-type]
+    if kw["name"] or given_state_file:
+        # Beside another system: the ports not given are picked free, so that neither takes the other's.
+        for key in launcher.PORT_KEYS:
+            if ctx.get_parameter_source(key) == click.core.ParameterSource.DEFAULT:
+                kw[key] = 0
     config = launcher.UpConfig(**kw, state_file=state_file)  # type: ignore[arg-type]
     sys.exit(launcher.Launcher(config).run())
+
+
+@click.command()
+@settings.click_options(launcher.JoinConfig)
+@click.option(
+    "--state-file",
+    envvar="GRIOT_STATE_FILE",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The state file of the system to join [GRIOT_STATE_FILE].",
+)
+def worker(**kw: Any) -> None:
+    """Join one more Celery search worker to the running system (the one `griot status` finds, or
+    the broker and cache given), on its queues, until Ctrl-C."""
+    state_file = kw.pop("state_file") or launcher.default_state_file(kw["name"])
+    config = launcher.JoinConfig(**kw)
+    try:
+        argv, env = launcher.join_worker(config, launcher.read_state(state_file), state_file)
+    except launcher.LaunchError as e:
+        console.print(f"[red]error:[/red] {escape(str(e))}", highlight=False)
+        sys.exit(1)
+    sys.stdout.flush()
+    os.execve(argv[0], argv, env)  # the worker in this process: Ctrl-C and signals reach Celery
 
 
 def _fmt_bytes(n: int) -> str:
@@ -101,6 +130,12 @@ def _rate(x: float | None) -> str:
 @click.option("--timeout", type=float, default=2.0, show_default=True, help="Seconds for each check.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--state-file", envvar="GRIOT_STATE_FILE", type=click.Path(dir_okay=False, path_type=Path))
+@click.option(
+    "--name",
+    envvar="GRIOT_NAME",
+    type=launcher.parse_name,
+    help="The system `griot up --name NAME` runs (default: the default one) [GRIOT_NAME].",
+)
 def status(
     rules_target: str | None,
     gateway_target: str | None,
@@ -109,6 +144,7 @@ def status(
     timeout: float,
     as_json: bool,
     state_file: Path | None,
+    name: str | None,
 ) -> None:
     """Health of the services, workers, queue lengths, cache size and hit rate.
 
@@ -116,7 +152,7 @@ def status(
     (rules on 127.0.0.1:50051). Exit status 0 when everything checked is healthy, 1 otherwise."""
     from griot import monitor
 
-    state = launcher.read_state(state_file) or {}
+    state = launcher.read_state(state_file or launcher.default_state_file(name)) or {}
     rules_target = rules_target or state.get("rules") or f"127.0.0.1:{settings.RULES_PORT}"
     gateway_target = gateway_target or state.get("gateway")
     broker_url = broker_url or state.get("broker_url")
@@ -440,7 +476,8 @@ def play(
 
 
 def register(main: click.Group) -> None:
-    """Adds ``up``, ``status`` and ``play`` to the ``griot`` group."""
+    """Adds ``up``, ``status``, ``play`` and ``worker`` to the ``griot`` group."""
     main.add_command(up)
     main.add_command(status)
     main.add_command(play)
+    main.add_command(worker)

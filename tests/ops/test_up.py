@@ -105,6 +105,9 @@ def test_up_serves_reports_and_stops_clean_on_ctrl_c(tmp_path: Path) -> None:
         # The banner tells how to call it, with the real addresses.
         assert f"grpcurl -plaintext {state['rules']} list" in out
         assert "from griot.client import RulesClient" in out
+        # How one more worker joins: from here, and from another host with the Redis servers' URLs.
+        assert "  griot worker " in out
+        assert f"griot worker --broker-url {state['broker_url']} --cache-url {state['cache_url']}" in out
         assert "rules is healthy" in out and "broker is healthy" in out and "cache is healthy" in out
         # Coloured prefixes are off (--no-color) but every line carries its component's name.
         assert all(re.match(r"^[\w-]+ +\| ", line) for line in up.lines if line), out
@@ -321,6 +324,99 @@ def test_external_redis_url_uses_two_databases(tmp_path: Path, redis_server) -> 
         assert stop_up(up) == 0
 
 
+def _status_of(env: dict[str, str], *args: str) -> dict[str, Any]:
+    result = subprocess.run(
+        [sys.executable, "-m", "griot.cli", "status", "--json", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    report: dict[str, Any] = json.loads(result.stdout)
+    return report
+
+
+@pytest.mark.skipif(
+    __import__("importlib.util").util.find_spec("celery") is None,
+    reason="celery is not installed (the server extra brings it)",
+)
+def test_one_system_per_machine_unless_named(tmp_path: Path) -> None:
+    """A second `griot up` says in one line where the first runs and exits non-zero, leaving its
+    state alone; one named runs beside it with its own state, `griot worker --name` joins that one,
+    and its stop leaves the first one's state, which `griot status` still finds."""
+    run = tmp_path / "run"
+    run.mkdir()
+    # The state files where a user's are (the runtime directory), not a file given by the test.
+    mine = {"GRIOT_STATE_FILE": "", "XDG_RUNTIME_DIR": str(run)}
+    lean = ("--skip", "workers,gateway,web")
+    first = start_up(tmp_path, *lean, env=mine)
+    second: Up | None = None
+    worker: subprocess.Popen[bytes] | None = None
+    default_file, named_file = run / "griot-up.json", run / "griot-up-second.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRIOT_")}
+    env["XDG_RUNTIME_DIR"] = str(run)
+    try:
+        first.wait_for("griot is up", UP_TIMEOUT)
+        state = json.loads(default_file.read_text())
+        assert state["pid"] == first.proc.pid
+
+        again = start_up(tmp_path, *lean, env=mine)
+        assert again.proc.wait(60) == 1, again.output()
+        errors = [line for line in again.lines if "error:" in line]
+        assert len(errors) == 1 and "already runs here" in errors[0], again.output()
+        assert f"pid {state['pid']}" in errors[0] and state["rules"] in errors[0], errors
+        assert "--name" in errors[0] and "Traceback" not in again.output(), again.output()
+        assert json.loads(default_file.read_text()) == state  # not overwritten, not removed
+
+        second = start_up(tmp_path, *lean, "--name", "second", env=mine)
+        second.wait_for("griot is up", UP_TIMEOUT)
+        assert "griot worker --name second" in second.output()
+        named = json.loads(named_file.read_text())
+        assert named["pid"] == second.proc.pid and named["rules"] != state["rules"]
+        assert named["broker_url"] != state["broker_url"]
+        assert json.loads(default_file.read_text()) == state
+
+        with open(tmp_path / "worker.log", "wb") as log:
+            worker = subprocess.Popen(
+                [sys.executable, "-m", "griot.cli", "worker", "--name", "second", "--concurrency", "1"],
+                env=env, cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )  # fmt: skip
+        deadline = time.monotonic() + 90
+        while len(_status_of(env, "--name", "second").get("workers") or []) != 1:
+            assert worker.poll() is None, (tmp_path / "worker.log").read_text()
+            assert time.monotonic() < deadline, (tmp_path / "worker.log").read_text()
+            time.sleep(0.5)
+        # The default system's status is the first one's, whose broker the worker did not join.
+        report = _status_of(env)
+        assert report["services"][0]["target"] == state["rules"], report
+        assert not report.get("workers"), report
+    finally:
+        if worker is not None:
+            os.killpg(worker.pid, signal.SIGTERM)
+            worker.wait(timeout=30)
+        if second is not None:
+            assert stop_up(second) == 0, second.output()
+    assert not named_file.exists()
+    try:
+        assert json.loads(default_file.read_text()) == state
+        assert _status_of(env)["healthy"] is True
+    finally:
+        assert stop_up(first) == 0, first.output()
+    assert not default_file.exists()
+
+
+def test_worker_without_a_system_says_how_to_name_one(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRIOT_")}
+    env["GRIOT_STATE_FILE"] = str(tmp_path / "none.json")
+    result = subprocess.run(
+        [sys.executable, "-m", "griot.cli", "worker"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "no griot up runs here" in result.stdout and "--broker-url" in result.stdout, result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+
+
 def test_port_in_use_fails_clearly(tmp_path: Path) -> None:
     import socket
 
@@ -331,7 +427,9 @@ def test_port_in_use_fails_clearly(tmp_path: Path) -> None:
         up = start_up(tmp_path, "--skip", "workers,gateway,broker,cache", "--rules-port", str(port))
         code = up.proc.wait(60)
     assert code == 1
-    assert "rules exited with status" in up.output()
+    # Said before anything starts, in one line, rather than a rules service restarted in a loop.
+    assert f"error: port {port} (rules-port) is in use on 127.0.0.1" in up.output(), up.output()
+    assert "rules is healthy" not in up.output() and "Traceback" not in up.output(), up.output()
 
 
 @pytest.mark.skipif(
@@ -381,13 +479,10 @@ def _readme_blocks(kind: str) -> list[str]:
 
 
 def _a_readme_worker_joins(up: Up, state: dict[str, str], env: dict[str, str], tmp_path: Path) -> None:
-    """The README's command for one more worker, on this stack's two Redis servers: `griot status`
-    counts it, and it stops with its process group."""
-    (block,) = _readme_blocks("worker with griot up")
-    script = block.replace("redis://127.0.0.1:6379/0", state["broker_url"]).replace(
-        "redis://127.0.0.1:6380/0", state["cache_url"]
-    )
-    assert state["broker_url"] in script and state["cache_url"] in script, script
+    """The README's command for one more worker (`griot up` prints it), which finds this stack
+    through its state file: `griot status` counts it, and it stops with its process group."""
+    (script,) = _readme_blocks("worker with griot up")
+    assert "griot worker" in script and "griot worker" in up.output(), (script, up.output())
     before = len(json.loads(_status(up.state_file, "--json").stdout)["workers"])
     with open(tmp_path / "worker.log", "wb") as log:
         worker = subprocess.Popen(

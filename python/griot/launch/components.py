@@ -8,6 +8,7 @@ table's order and the stop order its reverse.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -32,13 +33,37 @@ class LaunchError(RuntimeError):
     """``griot up`` could not start the system (the message says which part and why)."""
 
 
-def default_state_file() -> Path:
-    """Where ``griot up`` writes its endpoints for ``griot status`` (``GRIOT_STATE_FILE``)."""
+#: What a system's name (``griot up --name``) may be: it is part of a file name.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def check_name(name: str | None) -> str | None:
+    """``name`` if it can name a system (letters, digits, ``_.-``), else a :class:`ValueError`."""
+    if name is not None and not _NAME.fullmatch(name):
+        raise ValueError(f"{name!r} cannot name a system: letters, digits, '_', '.', '-' (64 at most)")
+    return name
+
+
+def parse_name(text: str) -> str:
+    """A system's name read from an option or a variable."""
+    checked = check_name(text)
+    assert checked is not None
+    return checked
+
+
+parse_name.__name__ = "text"
+
+
+def default_state_file(name: str | None = None) -> Path:
+    """Where ``griot up`` writes its endpoints for ``griot status`` and the clients: ``GRIOT_STATE_FILE``,
+    else ``griot-up.json`` (the default system) or ``griot-up-NAME.json`` (one run with ``--name``,
+    else ``GRIOT_NAME``) in the runtime directory."""
     if os.environ.get("GRIOT_STATE_FILE"):
         return Path(os.environ["GRIOT_STATE_FILE"])
+    name = check_name(name or os.environ.get("GRIOT_NAME") or None)
     runtime = os.environ.get("XDG_RUNTIME_DIR")
     base = Path(runtime) if runtime else Path.home() / ".cache" / "griot"
-    return base / "griot-up.json"
+    return base / (f"griot-up-{name}.json" if name else "griot-up.json")
 
 
 @dataclass
@@ -47,6 +72,13 @@ class UpConfig:
     variable (:func:`griot.settings.click_options`), the names the servers and the deploy files
     read for the same things."""
 
+    name: str | None = setting(
+        None,
+        env="GRIOT_NAME",
+        parse=parse_name,
+        help="Run a system beside the default one under this name: on free ports (those not given), "
+        "with its own state file; the clients find it with --name or this variable.",
+    )
     host: str = setting("127.0.0.1", help="Listen address of every component.")
     rules_port: int = setting(RULES_PORT, help="Rules service gRPC port, 0 = any.")
     rules_metrics_port: int = setting(RULES_METRICS_PORT, help="Rules service /metrics port, 0 = any.")
@@ -94,6 +126,23 @@ class UpConfig:
 
     def worker_count(self) -> int:
         return self.workers if self.workers > 0 else (os.cpu_count() or 1)
+
+
+@dataclass
+class JoinConfig:
+    """What ``griot worker`` can be told: which system to join (the one its state file names, or
+    the broker and cache given) and how many pool processes to run."""
+
+    name: str | None = setting(None, env="GRIOT_NAME", parse=parse_name, help="Join the system of this name.")
+    broker_url: str | None = setting(
+        None, env="GRIOT_BROKER_URL", help="The system's broker (default: the running griot up's)."
+    )
+    cache_url: str | None = setting(
+        None, env="GRIOT_CACHE_URL", help="The system's cache Redis (default: the running griot up's)."
+    )
+    concurrency: int = setting(
+        0, env="GRIOT_WORKER_CONCURRENCY", parse=at_least(0), help="Pool processes, 0 = one per core."
+    )
 
 
 @dataclass(frozen=True)

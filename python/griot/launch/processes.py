@@ -62,6 +62,19 @@ def free_port(host: str) -> int:
         return int(s.getsockname()[1])
 
 
+def port_free(host: str, port: int) -> bool:
+    """Whether nothing listens on ``port`` of ``host`` now (bound and released at once)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        # As the servers bind: a port whose last connection lingers in TIME_WAIT is free to them.
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
 def http_ok(url: str, timeout: float) -> bool:
     """Whether ``url`` answers 200 (the web server's /healthz)."""
     import urllib.error

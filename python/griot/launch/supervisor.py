@@ -50,6 +50,7 @@ from griot.launch.processes import (
     http_ok,
     killpg,
     module_available,
+    port_free,
     wait_exit,
     with_parent_death,
 )
@@ -390,10 +391,49 @@ class Launcher:
             if pending:
                 time.sleep(0.1)
 
+    def refuse_a_second(self) -> None:
+        """A :class:`LaunchError` in one line when a system already runs under this state file: its
+        pid, its ports and how to stop it, or how to run another beside it."""
+        other = read_state(self.config.state_file)
+        if other is None or other.get("pid") == os.getpid():
+            return
+        pid = other["pid"]
+        name = self.config.name
+        which = f"griot up --name {name}" if name else "griot up"
+        ports = ", ".join(
+            f"{key} {other[key]}"
+            for key in ("rules", "gateway", "web", "broker_url", "cache_url")
+            if other.get(key)
+        )
+        raise LaunchError(
+            f"{which} already runs here (pid {pid}: {ports}; state {self.config.state_file}): stop it "
+            f"with Ctrl-C in its terminal or `kill {pid}`, or run another beside it with --name NAME"
+        )
+
+    def check_ports(self) -> None:
+        """A :class:`LaunchError` naming the first port given that something already listens on
+        (without it, the component would fail to bind and be restarted again and again)."""
+        host, active = self.config.host, {s.name for s in self.active}
+        for key in PORT_KEYS:
+            port = int(self.values.get(key) or 0)
+            if not port or port != getattr(self.config, key) or key.split("_")[0] not in active:
+                continue  # not given, or its component does not run here
+            count = self.config.worker_count() if key == "worker_metrics_port" else 1
+            busy = [p for p in range(port, port + count) if not port_free(host, p)]
+            if busy:
+                port = busy[0]
+                raise LaunchError(
+                    f"port {port} ({key.replace('_', '-')}) is in use on {host}: another system? "
+                    "`griot status` shows the running one; `griot up --name NAME` runs one beside it "
+                    "on free ports"
+                )
+
     def start(self) -> None:
         """Plans, starts every component in order and waits until each is healthy. On failure,
         stops what was started and raises :class:`LaunchError`."""
+        self.refuse_a_second()
         self.plan()
+        self.check_ports()
         if self.redis_origin:
             self.say(f"redis-server: {self.values['redis_server']} ({self.redis_origin})")
         for name, why in self.skipped:
@@ -438,6 +478,9 @@ class Launcher:
 
     def write_state(self) -> None:
         path = self.config.state_file
+        other = read_state(path)
+        if other is not None and other.get("pid") != os.getpid():
+            return  # another system's: never overwritten (start refuses to run beside it)
         with contextlib.suppress(OSError):
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
@@ -448,6 +491,10 @@ class Launcher:
         with contextlib.suppress(OSError, ValueError):
             if json.loads(self.config.state_file.read_text()).get("pid") == os.getpid():
                 self.config.state_file.unlink()
+
+    def join_line(self) -> str:
+        """The command that joins one more worker to this system from this machine."""
+        return f"griot worker --name {self.config.name}" if self.config.name else "griot worker"
 
     def banner(self) -> str:
         v = self.values
@@ -462,9 +509,13 @@ class Launcher:
             "  griot status                 # health, workers, queues, cache",
             "  griot play abapa             # a game in the terminal against the engine",
             "  griot analyze abapa --depth 12",
+            f"  {self.join_line()}{' ' * max(1, 29 - len(self.join_line()))}# one more search worker joins",
             "  python -c 'from griot.client import RulesClient; "
             f'print(RulesClient("{rules}").start_position("abapa").legal_moves)\'',
             f"  grpcurl -plaintext {rules} list   # any gRPC tool: the servers offer reflection",
+            "",
+            "A worker on another host (Redis listening on an address it reaches):",
+            f"  griot worker --broker-url {mask_url(v['broker_url'])} --cache-url {mask_url(v['cache_url'])}",
             "",
             "Ctrl-C stops everything.",
         ]
