@@ -73,6 +73,14 @@ def test_every_option_of_griot_up_shows_its_variable() -> None:
         assert f"[{o.envvar}" in " ".join(shown.output.split()), o.name
 
 
+def test_every_option_of_griot_worker_shows_its_variable() -> None:
+    options = [p for p in main.commands["worker"].params if isinstance(p, click.Option) and p.name != "help"]
+    assert {o.name for o in options} >= {"name", "broker_url", "cache_url", "concurrency", "state_file"}
+    shown = " ".join(CliRunner().invoke(main, ["worker", "--help"], terminal_width=200).output.split())
+    for o in options:
+        assert o.envvar and f"[{o.envvar}" in shown, o.name
+
+
 def test_every_worker_setting_has_its_variable() -> None:
     from griot.workers.config import Settings
 
