@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from griot import launcher
 from griot.launch import components, processes
-from griot.launcher import ComponentSpec, Health, Launcher, UpConfig
+from griot.launcher import ComponentSpec, Health, Launcher, LaunchError, UpConfig
 
 from .conftest import needs_redis, wait_gone
 
@@ -268,3 +268,24 @@ def test_the_quiet_console_keeps_warnings_once_and_errors_with_their_traceback()
     assert q.show("gateway", error)  # an error is shown each time it happens
     assert not q.show("gateway", '{"level": "info", "logger": "x", "msg": "serving"}')
     assert not q.show("gateway", "a banner line")  # no longer continuing anything
+
+
+def test_of_two_launchers_started_at_once_under_one_state_file_one_runs(tmp_path: Path) -> None:
+    """The lock beside the state file decides before either has written its state; a named
+    system's state file is its own, and the lock goes with its holder."""
+    first, second, beside = (
+        Launcher(UpConfig(state_file=tmp_path / "griot-up.json")),
+        Launcher(UpConfig(state_file=tmp_path / "griot-up.json")),
+        Launcher(UpConfig(name="b", state_file=tmp_path / "griot-up-b.json")),
+    )
+    try:
+        first.claim()
+        with pytest.raises(LaunchError, match="another griot up is starting"):
+            second.claim()
+        beside.claim()
+        first.release()
+        second.claim()
+    finally:
+        for lau in (first, second, beside):
+            lau.release()
+            lau.stop()  # nothing started: removes its temporary directory

@@ -190,6 +190,8 @@ class Launcher:
         self.config = config
         self.out = out or sys.stdout
         self.processes: list[Process] = []
+        #: The lock on this system's state file while it runs (:meth:`claim`).
+        self._lock_fd: int | None = None
         self.lines: queue.Queue[tuple[str, str, str]] = queue.Queue()
         self.stopping = threading.Event()
         self.tmpdir = tempfile.mkdtemp(prefix="griot-up-")
@@ -410,6 +412,39 @@ class Launcher:
             f"with Ctrl-C in its terminal or `kill {pid}`, or run another beside it with --name NAME"
         )
 
+    def claim(self) -> None:
+        """Holds a lock beside the state file for as long as this process lives (the kernel drops it
+        when the process ends, however it ends), so that of two ``griot up`` started at once under
+        one state file, one runs and the other stops; then :meth:`refuse_a_second`."""
+        try:
+            import fcntl
+        except ImportError:  # not on this system: the state file's check alone
+            self.refuse_a_second()
+            return
+        path = self.config.state_file.with_name(self.config.state_file.name + ".lock")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            self.refuse_a_second()
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            self.refuse_a_second()  # the other one's pid and ports, once it has written them
+            raise LaunchError(
+                f"another griot up is starting with the state file {self.config.state_file}: "
+                "wait for it, or run another beside it with --name NAME"
+            ) from None
+        self._lock_fd = fd
+        self.refuse_a_second()  # a system that holds no lock (an older griot up)
+
+    def release(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
     def check_ports(self) -> None:
         """A :class:`LaunchError` naming the first port given that something already listens on
         (without it, the component would fail to bind and be restarted again and again)."""
@@ -431,7 +466,11 @@ class Launcher:
     def start(self) -> None:
         """Plans, starts every component in order and waits until each is healthy. On failure,
         stops what was started and raises :class:`LaunchError`."""
-        self.refuse_a_second()
+        try:
+            self.claim()
+        except LaunchError:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            raise
         self.plan()
         self.check_ports()
         if self.redis_origin:
@@ -604,6 +643,7 @@ class Launcher:
             self.stop()
             return status
         finally:
+            self.release()
             for s, handler in previous.items():
                 signal.signal(s, handler)
 
