@@ -8,11 +8,12 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 import griot
 from griot import cli_ops, cli_workers
-from griot.launch.components import SERVER_EXTRA
+from griot.launch.components import SERVER_EXTRA, SystemNameError
 from griot.positions import position_arg
 from griot.render import board_table, describe
 
@@ -38,6 +39,9 @@ class _GriotGroup(click.Group):
             return super().invoke(ctx)
         except griot.GriotError as e:
             console.print(f"[red]error:[/red] {type(e).__name__}: {e}")
+            sys.exit(2)
+        except SystemNameError as e:  # GRIOT_NAME, read where a command looks for griot up
+            console.print(f"[red]error:[/red] {escape(str(e))}", highlight=False)
             sys.exit(2)
         except ModuleNotFoundError as e:
             package = (e.name or "").partition(".")[0]

@@ -394,6 +394,15 @@ def test_worker_without_a_system_says_how_to_name_one(tmp_path: Path) -> None:
     assert result.returncode == 1, result.stdout + result.stderr
     assert "no griot up runs here" in result.stdout and "--broker-url" in result.stdout, result.stdout
     assert "Traceback" not in result.stdout + result.stderr
+    # A name that cannot be a system's, where a client looks for one: one line, no search.
+    env = {k: v for k, v in env.items() if k != "GRIOT_STATE_FILE"}
+    env["GRIOT_NAME"] = "../elsewhere"
+    result = subprocess.run(
+        [sys.executable, "-m", "griot.cli", "analyze", "abapa", "--depth", "2"],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "cannot name a system" in result.stdout and "Traceback" not in result.stderr, result
 
 
 def test_port_in_use_fails_clearly(tmp_path: Path) -> None:

@@ -37,10 +37,16 @@ class LaunchError(RuntimeError):
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
+class SystemNameError(ValueError):
+    """A system's name (``--name``, ``GRIOT_NAME``) that cannot be one."""
+
+
 def check_name(name: str | None) -> str | None:
-    """``name`` if it can name a system (letters, digits, ``_.-``), else a :class:`ValueError`."""
+    """``name`` if it can name a system (letters, digits, ``_.-``), else a :class:`SystemNameError`."""
     if name is not None and not _NAME.fullmatch(name):
-        raise ValueError(f"{name!r} cannot name a system: letters, digits, '_', '.', '-' (64 at most)")
+        raise SystemNameError(
+            f"{name!r} cannot name a system (--name, GRIOT_NAME): letters, digits, '_', '.', '-', 64 at most"
+        )
     return name
 
 
