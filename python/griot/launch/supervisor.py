@@ -18,6 +18,7 @@ import json
 import os
 import queue
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -533,7 +534,11 @@ class Launcher:
 
     def join_line(self) -> str:
         """The command that joins one more worker to this system from this machine."""
-        return f"griot worker --name {self.config.name}" if self.config.name else "griot worker"
+        name = self.config.name
+        line = f"griot worker --name {name}" if name else "griot worker"
+        if self.config.state_file != default_state_file(name):
+            line += f" --state-file {shlex.quote(str(self.config.state_file))}"
+        return line
 
     def banner(self) -> str:
         v = self.values
