@@ -50,7 +50,7 @@ B8  `moved`/`off` are written in board-index order (a b c d A B C D). The shu tr
 B9  chain_max: the chain takes the last hole and at most chain_max following holes (docs/rules/
     bechi.md, "Readings"). first_pass_starts: the player who passed first at the end of a round is
     the one who could not sow after its last sowing (the opponent of that sowing's mover); after
-    both refills that player starts the next round unless the other filled more holes (equal: the
+    both refills that player starts the next round unless that player filled more holes (equal: the
     one who passed first). The player is written as a last field during the refill.
 """
 
@@ -424,7 +424,7 @@ def _fill(pos: Position, chosen: tuple) -> Position:
         if new.options["first_pass_starts"]:
             first = new.passed
             filled = [sum(1 for i in _row(new.h, s) if new.board[i]) for s in (0, 1)]
-            new.side = 1 - first if filled[1 - first] > filled[first] else first
+            new.side = 1 - first if filled[first] > filled[1 - first] else first
             new.passed = None
         else:
             new.side = 0 if new.round % 2 == 1 else 1

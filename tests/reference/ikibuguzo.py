@@ -54,15 +54,19 @@ K8  Moves: the first play (`o3`, `i2:cw`) is one move. When a capture offers mor
     move listing every choice (`o1:cw+keep+i2:cw+ccw`). Clockwise turns branch at every capture,
     and random games reached 300 legal moves in one position, with no bound below the core's
     fixed-capacity move lists (512). The turns, and the positions they reach, are unchanged.
-K9  Readings. cw_play_captures=false: o1:cw / i2:cw may start a turn from 2+ counters whatever
-    the lap does; a clockwise lap that ends on an occupied hole without capturing relays, and the
-    relay goes anticlockwise. cw_resow_once=false: the condition "every lap so far cw or none"
-    of K5 (b) is dropped. cw_resow_captures=false: a cw re-sowing need not end in a capture.
+K9  Readings. cw_play_captures=false: o1:cw / i2:cw may start a turn from 2+ counters when the
+    lap's last counter falls in an inner hole whose two facing opponent holes hold counters, that
+    hole empty before or not (so the lap captures, or ends the turn in an empty hole).
+    cw_resow_once=false: the condition "every lap so far cw or none" of K5 (b) is dropped.
+    cw_resow_captures=false: a cw re-sowing need not end in a capture, but its last counter must
+    fall in such an inner hole, as for cw_play_captures=false.
     cw_relay=true: a relay whose hole is special may go on clockwise under the conditions of a cw
     re-sowing (K5 (b) with the two options above); then the turn pauses with the options `ccw` and
     `cw` and the flags say `relay` (after `kept`); no keep is offered there; a relay that would be
     lap 1,001 is cut without a pause. keep=false: no `keep` options. stop_on_capture_all=false:
     capturing the opponent's last counters does not stop the turn; it goes on as after any capture.
+K10 A position paused at a choice has no result: the game is judged once the turn is over (so a
+    turn never ends on a pause, even when the opponent has nothing left or the turn limit is met).
 """
 
 from __future__ import annotations
@@ -335,6 +339,23 @@ def _lap_captures(mine: list, theirs: list, origin: int, direction: int) -> bool
     return _captures_here(trial, theirs, last)
 
 
+def _lap_faces_two(mine: list, theirs: list, origin: int, direction: int) -> bool:
+    """Would a lap from `origin` in `direction` end in an inner hole facing two occupied opponent
+    holes, whatever that hole held before (K9)?"""
+    trial = list(mine)
+    last = _sow_lap(trial, origin, direction)
+    if not _is_inner(last):
+        return False
+    inner, outer = _opposite(last)
+    return theirs[inner] > 0 and theirs[outer] > 0
+
+
+def _cw_test(options: dict, strict: str) -> object:
+    """The test a clockwise lap must pass: it captures (option `strict` true) or it ends facing two
+    occupied holes (K9)."""
+    return _lap_captures if options[strict] else _lap_faces_two
+
+
 @dataclass
 class _Turn:
     """A turn in progress: the mover's and the opponent's loops and the turn's memory."""
@@ -371,7 +392,7 @@ def _cw_resow(turn: _Turn, hole: int, options: dict) -> bool:
         return False
     if options["cw_resow_once"] and not (turn.all_cw or turn.cw_laps == 0):
         return False
-    return not options["cw_resow_captures"] or _lap_captures(turn.mine, turn.theirs, hole, CW)
+    return bool(_cw_test(options, "cw_resow_captures")(turn.mine, turn.theirs, hole, CW))
 
 
 def _decisions(turn: _Turn, capture_hole: int, options: dict) -> list:
@@ -480,9 +501,7 @@ def _successors(pos: Position) -> dict:
             continue
         turn = _Turn(list(mine), list(theirs))
         successors[_label(hole)] = after(*_run(turn, hole, CCW, options))
-        if hole in SPECIAL_HOLES and (
-            not options["cw_play_captures"] or _lap_captures(mine, theirs, hole, CW)
-        ):
+        if hole in SPECIAL_HOLES and _cw_test(options, "cw_play_captures")(mine, theirs, hole, CW):
             turn = _Turn(list(mine), list(theirs))
             successors[_label(hole) + ":cw"] = after(*_run(turn, hole, CW, options))
     return successors
@@ -497,6 +516,8 @@ def _shared_out(south: int, north: int, reason: str) -> dict:
 
 
 def _outcome(pos: Position) -> dict | None:
+    if pos.flags.startswith("choose="):
+        return None  # K10
     south, north = sum(pos.loops[0]), sum(pos.loops[1])
     score = (south, north)
     if pos.flags.startswith("win="):

@@ -43,6 +43,8 @@ Y4  H'ajeb (option hajeb): North may play `hajeb` (its whole turn) when it has a
     with North to move: `remove:x,y` (two South pieces, or the last one), then South `remove:z` (a
     North safe mover, or any North piece when there is none), then North moves; state `done`.
     H'ajeb can be declared once a game.
+Y5  The turn limit (turns >= max_turns, turns counting every step) ends the game only between
+    turns: inside South's capture sequence (`chain`) South goes on.
 """
 
 from __future__ import annotations
@@ -421,7 +423,7 @@ def _outcome(pos: Position) -> dict | None:
             return {"winner": "S" if north == 0 else "N", "score": score, "reason": "capture-all"}
         if not _raw_moves(pos):
             return {"winner": _other(pos.side), "score": score, "reason": "blockade"}
-    if pos.turns >= pos.options["max_turns"]:
+    if pos.turns >= pos.options["max_turns"] and pos.hajeb != "chain":  # Y5
         return {"winner": None, "score": score, "reason": "turn-limit"}
     return None
 

@@ -60,7 +60,7 @@
 //! - Readings of the Digital Ludeme Project's Béchi (bechi.md "Readings", 18-19), options that
 //!   default to the source's reading, both set by `ludii=true`: `chain_max` (the last hole and at
 //!   most N following holes; Ludii 6) and `first_pass_starts` (the next round is started by the
-//!   player who passed first, the opponent of the round's last sowing, unless the other filled
+//!   player who passed first, the opponent of the round's last sowing, unless that player filled
 //!   more holes; recorded as the notation field `<passed>` during the refill).
 
 use std::fmt::Write as _;
@@ -117,7 +117,7 @@ pub fn option_specs() -> Vec<OptionSpec> {
             "first_pass_starts",
             false,
             "the next round is started by the player who passed first at the end of the round, \
-             unless the other filled more holes (the Digital Ludeme Project's reading; false: rounds \
+             unless that player filled more holes (the Digital Ludeme Project's reading; false: rounds \
              alternate the starting player)",
         ),
         OptionSpec::flag(
@@ -518,12 +518,14 @@ impl BechiGame {
     }
 
     /// The starter of the next round with `first_pass_starts`, after both refills: the player who
-    /// passed first, unless the other filled more holes.
+    /// passed first, unless that player filled more holes (bechi.md 19: played out as Ludii's
+    /// alternating fills, the one who fills more fills last and then passes first, so the other
+    /// moves first after the two passes).
     fn next_starter(&self, p: &BechiPosition) -> Player {
         let passer = if p.first_passer == 2 { Player::North } else { Player::South };
         // Filled holes hold their six counters; holes left empty are empty until play begins.
         let filled = |q: Player| self.row_range(q).filter(|&i| p.pits[i] > 0).count();
-        if filled(passer.other()) > filled(passer) {
+        if filled(passer) > filled(passer.other()) {
             passer.other()
         } else {
             passer
@@ -647,7 +649,7 @@ impl BechiGame {
             },
             if self.first_pass_starts {
                 "The next round is started by the player who passed first at the end of the round \
-                 (the one left without a sowing by the round's last sowing), unless the other filled \
+                 (the one left without a sowing by the round's last sowing), unless that player filled \
                  more holes (the Digital Ludeme Project's reading)."
             } else {
                 "Rounds alternate the starting player."

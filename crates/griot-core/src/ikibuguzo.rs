@@ -53,11 +53,14 @@
 //! - Positions hold at most 255 counters in all (compact `u8` holes); the start has 64.
 //! - Readings of the Digital Ludeme Project's implementation [28-33], each an option defaulting
 //!   to the reading above, all set by `ludii=true`: `cw_play_captures=false` (a clockwise first lap
-//!   need not capture; if it relays, anticlockwise), `cw_relay` (a relay from `o1`/`i2` may go
+//!   need not capture, only end in an inner hole facing two occupied holes), `cw_relay` (a relay
+//!   from `o1`/`i2` may go
 //!   clockwise under the re-sowing's conditions: the turn pauses with `ccw`/`cw`, flags word
 //!   `relay`, no keep there), `cw_resow_once=false` (no limit on clockwise re-sowing),
-//!   `cw_resow_captures=false` (a clockwise re-sowing or relay need not capture), `keep=false`,
-//!   `stop_on_capture_all=false` (the turn sows on after taking the opponent's last counters).
+//!   `cw_resow_captures=false` (a clockwise re-sowing or relay need not capture, only pass the same
+//!   landing test), `keep=false`, `stop_on_capture_all=false` (the turn sows on after taking the
+//!   opponent's last counters).
+//! - A paused position is never over: the result is judged when the turn ends [23].
 
 use arrayvec::ArrayVec;
 
@@ -243,6 +246,21 @@ fn lap_captures(mine: &[u8; HOLES], theirs: &[u8; HOLES], origin: usize, clockwi
     captures_here(&trial, theirs, last)
 }
 
+/// Whether a lap from `origin` would end in an inner hole facing two occupied opponent holes,
+/// occupied or not before (the Digital Ludeme Project's test for a clockwise lap that need not
+/// capture: docs/rules/ikibuguzo.md, points 28 and 31). The sowing never touches the opponent's
+/// holes, so they are judged as they stand.
+#[inline]
+fn lap_lands_facing(mine: &[u8; HOLES], theirs: &[u8; HOLES], origin: usize, clockwise: bool) -> bool {
+    let n = mine[origin] as usize % HOLES;
+    let last = if clockwise { (origin + HOLES - n) % HOLES } else { (origin + n) % HOLES };
+    if last < 8 {
+        return false;
+    }
+    let (inner, outer) = opposite(last);
+    theirs[inner] > 0 && theirs[outer] > 0
+}
+
 /// A turn in progress.
 #[derive(Copy, Clone)]
 struct Turn {
@@ -357,8 +375,8 @@ pub fn option_specs() -> Vec<OptionSpec> {
         OptionSpec::flag(
             "cw_play_captures",
             true,
-            "a turn may begin clockwise from o1 or i2 only when that lap captures (false: whenever \
-             the hole holds 2 or more)",
+            "a turn may begin clockwise from o1 or i2 only when that lap captures (false: when it \
+             ends in an inner hole facing two occupied holes, captured or not)",
         ),
         OptionSpec::flag(
             "cw_relay",
@@ -375,7 +393,7 @@ pub fn option_specs() -> Vec<OptionSpec> {
             "cw_resow_captures",
             true,
             "captured counters in o1 or i2 are re-sown clockwise only when that lap captures (false: \
-             whenever the player likes)",
+             when it ends in an inner hole facing two occupied holes, captured or not)",
         ),
         OptionSpec::flag(
             "keep",
@@ -434,11 +452,15 @@ impl IkibuguzoGame {
         out.push(if self.cw_play_captures {
             "A turn may begin clockwise from o1 or i2 when that lap captures at once.".to_string()
         } else {
-            "A turn may begin clockwise from o1 or i2 whenever the hole holds 2 or more; the lap need \
-             not capture."
+            "A turn may begin clockwise from o1 or i2 when that lap ends in an inner hole facing two \
+             occupied opponent holes; it need not capture."
                 .to_string()
         });
-        let when = if self.cw_resow_captures { " when that lap captures at once" } else { "" };
+        let when = if self.cw_resow_captures {
+            " when that lap captures at once"
+        } else {
+            " when that lap ends in an inner hole facing two occupied opponent holes"
+        };
         out.push(format!(
             "Captured counters in o1 or i2 may be re-sown clockwise{when}{}.",
             if self.cw_resow_once {
@@ -553,12 +575,26 @@ impl IkibuguzoGame {
         LapEnd::Captured
     }
 
-    /// Whether `hole` may be sown clockwise now as a re-sowing or a relay [13].
+    /// Whether `hole` may be sown clockwise now as a re-sowing or a relay [13, 31].
     #[inline]
     fn cw_resow_allowed(&self, t: &Turn, hole: usize) -> bool {
         SPECIAL.contains(&hole)
             && (!self.cw_resow_once || t.all_cw || t.cw_laps == 0)
-            && (!self.cw_resow_captures || lap_captures(&t.mine, &t.theirs, hole, true))
+            && if self.cw_resow_captures {
+                lap_captures(&t.mine, &t.theirs, hole, true)
+            } else {
+                lap_lands_facing(&t.mine, &t.theirs, hole, true)
+            }
+    }
+
+    /// Whether a turn may begin clockwise from the special hole `hole` [12, 28].
+    #[inline]
+    fn cw_play_allowed(&self, mine: &[u8; HOLES], theirs: &[u8; HOLES], hole: usize) -> bool {
+        if self.cw_play_captures {
+            lap_captures(mine, theirs, hole, true)
+        } else {
+            lap_lands_facing(mine, theirs, hole, true)
+        }
     }
 
     /// The options after a capture into `capture_hole` [13, 15, 17], or, with `relay`, at a relay
@@ -739,11 +775,22 @@ impl IkibuguzoGame {
         if mv.clockwise() && !SPECIAL.contains(&hole) {
             return IllegalMove::new("cw_not_special", "only o1 and i2 can be played clockwise");
         }
-        if mv.clockwise() && self.cw_play_captures && !lap_captures(mine, theirs, hole, true) {
-            return IllegalMove::new(
-                "cw_no_capture",
-                format!("{} can be played clockwise only when that lap captures", label(hole)),
-            );
+        if mv.clockwise() && !self.cw_play_allowed(mine, theirs, hole) {
+            return if self.cw_play_captures {
+                IllegalMove::new(
+                    "cw_no_capture",
+                    format!("{} can be played clockwise only when that lap captures", label(hole)),
+                )
+            } else {
+                IllegalMove::new(
+                    "cw_no_opposition",
+                    format!(
+                        "{} can be played clockwise only when that lap ends in an inner hole facing two \
+                         occupied holes",
+                        label(hole)
+                    ),
+                )
+            };
         }
         IllegalMove::new("not_legal", format!("{} is not a legal move here", self.format_move(pos, mv)))
     }
@@ -943,9 +990,7 @@ impl Game for IkibuguzoGame {
         for hole in 0..HOLES {
             if mine[hole] >= 2 {
                 moves.push(IkibuguzoMove::play(hole, false));
-                if SPECIAL.contains(&hole)
-                    && (!self.cw_play_captures || lap_captures(mine, theirs, hole, true))
-                {
+                if SPECIAL.contains(&hole) && self.cw_play_allowed(mine, theirs, hole) {
                     moves.push(IkibuguzoMove::play(hole, true));
                 }
             }
@@ -994,6 +1039,12 @@ impl Game for IkibuguzoGame {
     }
 
     fn outcome(&self, pos: &IkibuguzoPosition) -> Option<Outcome> {
+        if pos.is_paused() {
+            // Inside a turn the game goes on: it is judged when the turn ends, so that no move
+            // ends inside a turn (a capture of everything with `stop_on_capture_all=false`, the
+            // turn limit reached by a step) [23, 33].
+            return None;
+        }
         let scores = [pos.total(Player::South), pos.total(Player::North)];
         if let Some(w) = pos.win_flag() {
             return Some(Outcome { winner: Some(w), scores, reason: EndReason::EndHoles });

@@ -821,7 +821,9 @@ impl Game for SabouiyyaGame {
                 });
             }
         }
-        if pos.turns >= self.max_turns {
+        // The limit is judged when a turn ends: inside South's chain the turn goes on, so that no
+        // move ends inside a turn (rule 11).
+        if pos.turns >= self.max_turns && !self.mid_turn(pos) {
             return Some(Outcome { winner: None, scores, reason: EndReason::TurnLimit });
         }
         None
