@@ -185,6 +185,8 @@ pub enum ChainOrigin {
     MayTake,
     /// The chain stops before the origin hole.
     StopsBefore,
+    /// The chain goes on past the origin hole, once round the board at most (Ludii's Adjiboto).
+    GoesPast,
 }
 
 /// Which hole's count a capture judges.
@@ -254,6 +256,17 @@ pub enum Judged {
     /// After every lap as well: a move whose first lap leaves the opponent no seed starves; a later
     /// lap that would is not sown (the turn ends with the lap before it).
     Lap,
+}
+
+/// With legality judged per lap: what a later lap that would leave the opponent no seed does.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum LapCut {
+    /// The lap is not sown and the turn ends with the lap before it; the final capture is judged
+    /// with the whole turn.
+    TurnEnds,
+    /// The lap, its capture included, is not sown, and the game ends after the lap before it
+    /// (Ludii's J'odu and Wouri: the mover, who must sow on, has no lap left).
+    GameEnds,
 }
 
 /// What happens when the player to move cannot play.
@@ -435,6 +448,8 @@ pub struct RuleSet {
     pub starving: Starving,
     /// When the starving rule is judged.
     pub starving_judged: Judged,
+    /// With legality judged per lap: what a later lap that would starve does.
+    pub starving_lap_cut: LapCut,
     /// Rules of the first turns.
     pub opening: Opening,
     /// A match of rounds, if the game is played in rounds.
@@ -762,7 +777,11 @@ impl RuleSet {
             let chain_origin = cap_s
                 .word(
                     "chain_origin",
-                    &[("may-take", ChainOrigin::MayTake), ("stops-before", ChainOrigin::StopsBefore)],
+                    &[
+                        ("may-take", ChainOrigin::MayTake),
+                        ("stops-before", ChainOrigin::StopsBefore),
+                        ("goes-past", ChainOrigin::GoesPast),
+                    ],
                 )?
                 .unwrap_or(ChainOrigin::MayTake);
             let chain_max = cap_s.int("chain_max", 1, MAX_HOLES_PER_ROW as i64 * 2)?.map(|v| v as u8);
@@ -820,9 +839,15 @@ impl RuleSet {
             .unwrap_or(Starving::Allowed);
         let starving_judged =
             starve_s.word("judged", &[("turn", Judged::Turn), ("lap", Judged::Lap)])?.unwrap_or(Judged::Turn);
+        let starving_lap_cut = starve_s
+            .word("lap_cut", &[("turn-ends", LapCut::TurnEnds), ("game-ends", LapCut::GameEnds)])?
+            .unwrap_or(LapCut::TurnEnds);
         starve_s.finish()?;
         if starving_judged == Judged::Lap && starving == Starving::Allowed {
             return Err(err("starving.judged", "\"lap\" needs a starving.rule other than \"allowed\""));
+        }
+        if starving_lap_cut == LapCut::GameEnds && starving_judged != Judged::Lap {
+            return Err(err("starving.lap_cut", "\"game-ends\" needs starving.judged = \"lap\""));
         }
 
         let mut open_s = Section::new("opening", sub_table(&root, "opening")?);
@@ -961,6 +986,7 @@ impl RuleSet {
             capture,
             starving,
             starving_judged,
+            starving_lap_cut,
             opening,
             rounds,
             end,
@@ -1074,7 +1100,11 @@ impl RuleSet {
             if c.chain != Chain::None {
                 t.insert(
                     "chain_origin".into(),
-                    word(if c.chain_origin == ChainOrigin::MayTake { "may-take" } else { "stops-before" }),
+                    word(match c.chain_origin {
+                        ChainOrigin::MayTake => "may-take",
+                        ChainOrigin::StopsBefore => "stops-before",
+                        ChainOrigin::GoesPast => "goes-past",
+                    }),
                 );
             }
             if let Some(m) = c.chain_max {
@@ -1104,6 +1134,10 @@ impl RuleSet {
         );
         starving
             .insert("judged".into(), word(if self.starving_judged == Judged::Turn { "turn" } else { "lap" }));
+        starving.insert(
+            "lap_cut".into(),
+            word(if self.starving_lap_cut == LapCut::TurnEnds { "turn-ends" } else { "game-ends" }),
+        );
         root.insert("starving".into(), Value::Table(starving));
         let mut opening = Table::new();
         opening.insert("each_hole_once".into(), Value::Boolean(self.opening.each_hole_once));
@@ -1296,6 +1330,8 @@ impl RuleSet {
                         ChainOrigin::MayTake =>
                             "it may take the hole the last lap started from, never going past it",
                         ChainOrigin::StopsBefore => "it stops before the hole the last lap started from",
+                        ChainOrigin::GoesPast =>
+                            "it goes on past the hole the last lap started from, once round the board at most",
                     },
                     c.chain_max
                         .map(|n| format!(
@@ -1340,6 +1376,13 @@ impl RuleSet {
                  leaves them none starves, and a later lap that would is not sown (the turn ends before it)."
                     .into(),
             );
+            if self.starving_lap_cut == LapCut::GameEnds {
+                out.push(
+                    "A later lap is judged with its capture; when one is not sown, the game ends after the \
+                     lap before it, and the scores decide."
+                        .into(),
+                );
+            }
         }
         if let Some(r) = &self.rounds {
             out.push(format!(
