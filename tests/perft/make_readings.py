@@ -34,7 +34,13 @@ EXTRA = {
     "halusa-ludii": ["halusa-ludii 1,1,26,1,1,3/2,2,2,2,2,2 14-13 S 10 -"],
     # Past the opening, small odd counts: chains judged from the hole after the last, across
     # rows and up to the origin.
-    "adji-boto-ludii": ["adji-boto-ludii 3,1,5,2,1/1,3,2,5,1 37-40 S 20 -"],
+    # ... and a chain that goes on past the origin.
+    "adji-boto-ludii": [
+        "adji-boto-ludii 3,1,5,2,1/1,3,2,5,1 37-40 S 20 -",
+        "adji-boto-ludii 19,12,16,1,1/10,0,15,17,7 2-0 N 15 -",
+    ],
+    # A later lap whose capture would take North's last seed ends the game.
+    "jodu-ludii": ["jodu-ludii 1,1,1,0,0,1/0,0,1,0,0,0 18-25 S 44 -"],
 }
 
 HEADER = """\

@@ -328,6 +328,12 @@ RULES = {
 #   chain_before_origin  the capture chain stops before the final lap's origin hole
 #   chain_max       the chain takes at most this many holes after the last hole
 #   starve_per_lap  the starving rule is judged after every lap as well as after the turn
+#   lap_cut_ends_game  (with starve_per_lap) a later lap is judged with its capture; the first
+#                   that would leave the opponent's row empty is not sown, the turn ends with the
+#                   lap before (no capture), and the game is over: flag `lap-cut`, reason
+#                   "lap-cut", the scores decide with the remaining seeds shared as usual
+#   chain_past_origin  the capture chain goes on past the final lap's origin hole, stopping
+#                   only on coming back round to the hole it started from
 #   relay_own_ends  the counts ending a multiple sowing in the mover's own row (relay_ends then
 #                   count in the opponent's row)
 #   holes           holes a row by default (6 when absent)
@@ -345,10 +351,14 @@ READINGS_RULES = {
     # Ludii's Halusa: the chain of previous holes stops before the origin hole.
     "halusa-ludii": dict(RULES["halusa"], chain_before_origin=True),
     # Ludii's J'odu: the opponent must have seeds after every lap.
-    "jodu-ludii": dict(RULES["jodu"], starving="forbidden", starve_per_lap=True),
+    "jodu-ludii": dict(RULES["jodu"], starving="forbidden", starve_per_lap=True, lap_cut_ends_game=True),
     # Ludii's Wouri: a lap ending on 4 in the mover's row relays on; legality judged per lap.
     "wouri-ludii": dict(
-        RULES["wouri"], relay_own_ends=frozenset({1}), starving="forbidden", starve_per_lap=True
+        RULES["wouri"],
+        relay_own_ends=frozenset({1}),
+        starving="forbidden",
+        starve_per_lap=True,
+        lap_cut_ends_game=True,
     ),
     # Ludii's Adjiboto (after Herskovits 1929): 2x5 of ten, the first seed back into the origin,
     # an opening sowing each hole once with no capture on the first turn, captures of 1, 3, 5
@@ -359,7 +369,8 @@ READINGS_RULES = {
         first_into_origin=True, opening_each_once=True, no_capture_turns=1,
         starving=None, relay_ends=None, flow=None,
         capture_values=frozenset({1, 3, 5}), capture_side="any", capture_target="reached",
-        capture_after_last=True, chain="any", chain_forward=True, grand_slam=None,
+        capture_after_last=True, chain="any", chain_forward=True, chain_past_origin=True,
+        grand_slam=None,
         end_none_can_play=True, end_stuck=True, end_board_empty=False, end_fewer_than=None,
         end_store_over=None, pass_when_stuck=False, remaining="own",
         end_result=("mover_wins_below", "start_row"),
@@ -451,7 +462,7 @@ def _canonical_variant(vid, opts):
 class _State:
     """A parsed position.  board[0..n) = South a.., board[n..2n) = North A.."""
 
-    def __init__(self, vid, opts, board, stores, side, turns, cap, cycle, opening=frozenset()):
+    def __init__(self, vid, opts, board, stores, side, turns, cap, cycle, opening=frozenset(), lapcut=False):
         self.vid = vid
         self.opts = opts
         self.rules = RULES[vid]
@@ -463,6 +474,7 @@ class _State:
         self.cap = cap  # None, 0 or 1: last capturer (written only where needed)
         self.cycle = cycle
         self.opening = frozenset(opening)  # holes still to sow in the opening
+        self.lapcut = lapcut  # the game ended at a lap that was not sown (lap_cut_ends_game)
 
     def format(self):
         n = self.n
@@ -475,6 +487,8 @@ class _State:
             flags.append("opening=" + "".join(_label(n, i) for i in sorted(self.opening)))
         if self.cycle:
             flags.append("cycle")
+        if self.lapcut:
+            flags.append("lap-cut")
         return (
             f"{_canonical_variant(self.vid, self.opts)} {south}/{north} "
             f"{self.stores[0]}-{self.stores[1]} {_SIDES[self.side]} {self.turns} "
@@ -507,7 +521,7 @@ def _parse_position(text):
         raise ValueError(f"field 4 (side): {fields[3]!r} is not S or N")
     if not fields[4].isdigit():
         raise ValueError(f"field 5 (turns): {fields[4]!r} is not a number")
-    cap, cycle, opening = None, False, set()
+    cap, cycle, opening, lapcut = None, False, set(), False
     if fields[5] != "-":
         for flag in fields[5].split(","):
             if flag.startswith("opening=") and RULES[vid].get("opening_each_once"):
@@ -518,6 +532,8 @@ def _parse_position(text):
                 cap = 1
             elif flag == "cycle":
                 cycle = True
+            elif flag == "lap-cut" and RULES[vid].get("lap_cut_ends_game"):
+                lapcut = True
             else:
                 raise ValueError(f"field 6 (flags): unknown flag {flag!r}")
     return _State(
@@ -530,6 +546,7 @@ def _parse_position(text):
         cap,
         cycle,
         opening,
+        lapcut,
     )
 
 
@@ -579,10 +596,11 @@ def _in_territory(rules, n, hole, mover, key):
 
 
 def _turn(st, mover, origin):
-    """Play the sowing from `origin` for `mover`; return (board, stores, cap, cut, starved).
+    """Play the sowing from `origin` for `mover`; return (board, stores, cap, cut, starved, lapcut).
 
     `starved`: the rules judge starving after every lap and the first lap left the opponent's row
-    empty.  A later lap that would leave it empty is not sown: the turn ends with the lap before."""
+    empty.  A later lap that would leave it empty is not sown: the turn ends with the lap before.
+    `lapcut`: with lap_cut_ends_game, a later lap (its capture included) was not sown."""
     r = st.rules
     n = st.n
     size = 2 * n
@@ -627,6 +645,8 @@ def _turn(st, mover, origin):
                 starved = True
             else:
                 board, stores, cap, last, lap_origin = before
+                if r.get("lap_cut_ends_game"):
+                    return board, stores, cap, False, starved, True
                 break
         # --- does the (multiple) sowing go on? ------------------------------------
         ends = r["relay_ends"]
@@ -646,19 +666,35 @@ def _turn(st, mover, origin):
         board[last] -= hand
 
     if cut:
-        return board, stores, cap, True, starved
+        return board, stores, cap, True, starved, False
+    if r.get("lap_cut_ends_game") and before is not None:
+        # The final lap's capture belongs to it: if it would empty the opponent's row, the lap is
+        # not sown and the game ends after the lap before.
+        kept = (list(before[0]), list(before[1]), before[2])
+        result = _capture(st, mover, board, stores, cap, last, lap_origin, starved)
+        if _row_total(result[0], n, 1 - mover) == 0:
+            return kept[0], kept[1], kept[2], False, starved, True
+        return result
+    return _capture(st, mover, board, stores, cap, last, lap_origin, starved)
+
+
+def _capture(st, mover, board, stores, cap, last, lap_origin, starved):
+    """The end-of-sowing capture on `board` after a sowing whose final lap ended in `last`."""
+    r = st.rules
+    n = st.n
+    size = 2 * n
 
     # --- end-of-sowing capture ----------------------------------------------------
     def matches(h):
         return board[h] in r["capture_values"] and _in_territory(r, n, h, mover, "capture_side")
 
     if st.turns < r.get("no_capture_turns", 0):
-        return board, stores, cap, False, starved
+        return board, stores, cap, False, starved, False
     if r.get("capture_after_last"):
         last = (last + 1) % size  # the hole after the last one is judged
     step = 1 if r.get("chain_forward") else -1
     if not matches(last):
-        return board, stores, cap, False, starved
+        return board, stores, cap, False, starved, False
 
     target = r["capture_target"]
     if target == "reached":
@@ -669,10 +705,13 @@ def _turn(st, mover, origin):
         taken = [last, size - 1 - last]
 
     if r["chain"] is not None:
+        past = r.get("chain_past_origin")
         h = last
         chained = 0
-        while h != lap_origin:  # never step past the final lap's origin
+        while past or h != lap_origin:  # never step past the final lap's origin, unless past
             h = (h + step) % size
+            if h == last:
+                break  # come back round to where the chain started
             if h == lap_origin and r.get("chain_before_origin"):
                 break  # a reading whose chain stops before the origin hole
             if chained == r.get("chain_max"):
@@ -699,7 +738,7 @@ def _turn(st, mover, origin):
     if gained > 0:
         stores[mover] += gained
         cap = mover
-    return board, stores, cap, False, starved
+    return board, stores, cap, False, starved, False
 
 
 def _candidate_holes(st, side):
@@ -721,7 +760,7 @@ def _moves_for(st, side):
     n = st.n
     feeding = []
     for h in cands:
-        board, _, _, _, starved = _turn(st, side, h)
+        board, _, _, _, starved, _ = _turn(st, side, h)
         if _row_total(board, n, 1 - side) > 0 and not starved:
             feeding.append(h)
     if starving == "forbidden":
@@ -760,6 +799,8 @@ def _natural_end(st):
 def _end_reason(st):
     if st.cycle:
         return "cycle"
+    if st.lapcut:
+        return "lap-cut"
     reason = _natural_end(st)
     if reason is not None:
         return reason
@@ -847,9 +888,9 @@ def play(position: str, move: str) -> str:
         new = _State(st.vid, st.opts, st.board, st.stores, 1 - mover, st.turns + 1, st.cap, False, st.opening)
         return new.format()
     hole = _index(st.n, move)
-    board, stores, cap, cut, _ = _turn(st, mover, hole)
+    board, stores, cap, cut, _, lapcut = _turn(st, mover, hole)
     opening = st.opening - {hole}
-    new = _State(st.vid, st.opts, board, stores, 1 - mover, st.turns + 1, cap, cut, opening)
+    new = _State(st.vid, st.opts, board, stores, 1 - mover, st.turns + 1, cap, cut, opening, lapcut)
     return new.format()
 
 

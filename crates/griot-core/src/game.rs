@@ -87,7 +87,8 @@ impl fmt::Display for Player {
 /// Why a game ended.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub enum EndReason {
-    /// The player to move cannot move and the rules end the game there.
+    /// The player to move cannot move and the rules end the game there (also: the mover could not
+    /// sow on after a lap cut with `starving.lap_cut = "game-ends"`).
     Stuck,
     /// Neither player can move.
     NeitherCanMove,

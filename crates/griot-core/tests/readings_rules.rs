@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{after, after_with_events, illegal, moves, outcome};
+use common::{after, after_with_events, illegal, moves, outcome, parse_error};
 use griot_core::registry;
 use griot_core::sowing::rules::RuleSet;
 use griot_core::{EndReason, Outcome, Player, VariantError};
@@ -275,6 +275,39 @@ fn a_later_lap_that_starves_is_not_sown() {
     let (text, events) = after_with_events(&format!("{lap} {start}"), "f");
     assert_eq!(text, format!("{lap} 0,0,0,0,0,0/6,3,3,3,3,3 0-0 N 1 -"));
     assert_eq!(events.len(), 1, "only the first lap is traced: {events:?}");
+    // Ending the game at the cut (Ludii's J'odu and Wouri): the same turn, and the game is over,
+    // each player taking their own row.
+    let ends = user_rules(&format!(
+        "id = \"t-lap-ends\"\n{body}[starving]\nrule = \"forbidden\"\njudged = \"lap\"\nlap_cut = \"game-ends\"\n"
+    ));
+    let (text, events) = after_with_events(&format!("{ends} {start}"), "f");
+    assert_eq!(text, format!("{ends} 0,0,0,0,0,0/6,3,3,3,3,3 0-0 N 1 lap-cut"));
+    assert_eq!(events.len(), 2, "the first lap and the cut: {events:?}");
+    let o = outcome(&text).unwrap();
+    assert_eq!((o.winner, o.scores, o.reason), (Some(Player::North), [0, 21], EndReason::Stuck));
+    assert!(moves(&text).is_empty());
+    // A later lap whose capture would take the opponent's last seed is cut the same way (Ludii's
+    // J'odu): a (1) makes b 2, which would sow c and d, empty, South's: d and the hole opposite,
+    // North's C, North's last seed. Without game-ends the capture is judged with the whole turn,
+    // and a starves North: not a move.
+    let start = "1,1,1,0,0,1/0,0,1,0,0,0 18-25 S 44 -";
+    assert_eq!(
+        after(&format!("jodu-ludii {start}"), "a"),
+        "jodu-ludii 0,2,1,0,0,1/0,0,1,0,0,0 18-25 N 45 lap-cut"
+    );
+    let turn_ends = user_rules(&crate_rules_with(
+        "jodu-ludii",
+        "lap_cut = \"game-ends\"",
+        "lap_cut = \"turn-ends\"",
+        "t-jodu-turn-ends",
+    ));
+    assert_eq!(moves(&format!("{turn_ends} {start}")), ["b", "f"]);
+    assert_eq!(moves(&format!("jodu-ludii {start}")), ["a", "b", "f"]);
+    assert!(
+        parse_error(&format!("{turn_ends} 0,2,1,0,0,1/0,0,1,0,0,0 18-25 N 45 lap-cut")).contains("lap-cut")
+    );
+    let (f, _) = rule_file_error("id = \"x\"\n[starving]\nrule = \"forbidden\"\nlap_cut = \"game-ends\"\n");
+    assert_eq!(f, "starving.lap_cut");
     let (f, m) = rule_file_error("id = \"x\"\n[starving]\njudged = \"lap\"\n");
     assert_eq!(
         (f.as_str(), m.as_str()),
@@ -341,11 +374,23 @@ fn capture_judged_on_the_hole_after_the_last() {
         after("adji-boto-ludii 0,0,3,0,0/2,1,1,0,0 10-20 S 5 -", "c"),
         "adji-boto-ludii 0,0,1,1,1/2,1,1,0,0 10-20 N 6 -"
     );
-    // The chain walks round the board from A and takes the origin d (1) last, never going past
-    // it: e, the last hole, stays.
+    // The chain walks round the board from A, takes the origin d (1) and goes on past it (Ludii's
+    // game): e, the last hole, is taken too, and the walk ends on coming back to A.
+    let start = "1,1,1,2,0/1,1,1,1,1 10-20 S 5 -";
     assert_eq!(
-        after("adji-boto-ludii 1,1,1,2,0/1,1,1,1,1 10-20 S 5 -", "d"),
-        "adji-boto-ludii 0,0,0,0,1/0,0,0,0,0 19-20 N 6 -"
+        after(&format!("adji-boto-ludii {start}"), "d"),
+        "adji-boto-ludii 0,0,0,0,0/0,0,0,0,0 20-20 N 6 -"
+    );
+    // With the collection's bound the chain ends at the origin: e stays.
+    let bounded = user_rules(&crate_rules_with(
+        "adji-boto-ludii",
+        "chain_origin = \"goes-past\"",
+        "chain_origin = \"may-take\"",
+        "t-chain-may-take",
+    ));
+    assert_eq!(
+        after(&format!("{bounded} {start}"), "d"),
+        format!("{bounded} 0,0,0,0,1/0,0,0,0,0 19-20 N 6 -")
     );
     assert!(describe("adji-boto-ludii").iter().any(|l| {
         l.starts_with(

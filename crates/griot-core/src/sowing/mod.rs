@@ -17,12 +17,17 @@
 //! - The capture chain walks from the last hole against (backward) or along (forward) the sowing
 //!   direction while holes match the capture values and territory; without `chain_crosses` it stops at
 //!   the edge of the last hole's row; it may take the final lap's origin hole but never goes past it
-//!   (awale-collection, point 6).
+//!   (awale-collection, point 6), unless `capture.chain_origin = "goes-past"`, where it stops only on
+//!   coming round to the hole it started from (docs/rules/readings.md).
 //! - Grand slam: a final capture is a grand slam when the opponent's row holds no seed once it is
 //!   made, whichever row the captured holes are on ("if capture doesn't leave any seed to the
 //!   opponent", read literally). Flow captures never count as a grand slam.
 //! - Starving is judged on the position after the whole turn: a move starves when the opponent's row
-//!   is empty afterwards (awale-collection, point 9).
+//!   is empty afterwards (awale-collection, point 9). With `starving.judged = "lap"` a later lap
+//!   that would empty it is not sown; with `starving.lap_cut = "game-ends"` that lap is judged with
+//!   its capture, and the game ends after the lap before it (flag `lap-cut`; the scores decide, the
+//!   seeds left going by `remaining.to`), as the mover of Ludii's J'odu and Wouri, who must sow on,
+//!   has no lap left (docs/rules/readings.md).
 //! - A player who cannot play in a `pass` variant plays the move `pass` (one turn); the game ends when
 //!   neither player can play (awale-collection, point 10).
 //! - End conditions (a cut relay, store threshold, board empty, fewer than N seeds, all singletons)
@@ -71,9 +76,12 @@ const FLAG_CYCLE: u8 = 4;
 const FLAG_REFILL: u8 = 8;
 /// With `[rounds]`, during a refill: the last turn was a pass.
 const FLAG_PASSED: u8 = 16;
+/// With `starving.lap_cut = "game-ends"`: the last turn was cut before a lap that would have left
+/// the opponent no seed, and the game is over.
+const FLAG_LAP_CUT: u8 = 32;
 /// The flags after which a position is not an ordinary position of play: one test on the common
 /// path.
-const FLAGS_SPECIAL: u8 = FLAG_CYCLE | FLAG_REFILL;
+const FLAGS_SPECIAL: u8 = FLAG_CYCLE | FLAG_REFILL | FLAG_LAP_CUT;
 
 /// A position of a two-row sowing game: 48 bytes, `Copy`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -113,6 +121,12 @@ impl SowingPosition {
     /// Whether the last turn was cut as an endless relay sowing.
     pub fn is_cut(&self) -> bool {
         self.flags & FLAG_CYCLE != 0
+    }
+
+    /// With `starving.lap_cut = "game-ends"`: whether the last turn was cut before a lap that
+    /// would have left the opponent no seed (the game is over).
+    pub fn is_lap_cut(&self) -> bool {
+        self.flags & FLAG_LAP_CUT != 0
     }
 
     /// With `opening.each_hole_once`: the holes still to be sown in the opening, one bit a hole.
@@ -259,6 +273,11 @@ pub struct SowingGame {
     word_rows: bool,
     /// Whether the capture chain stops before the final lap's origin hole.
     chain_stops_before_origin: bool,
+    /// Whether the capture chain goes on past the final lap's origin hole.
+    chain_past_origin: bool,
+    /// With legality judged per lap: a later lap that would starve, its capture included, ends
+    /// the game.
+    lap_cut_ends_game: bool,
     /// The most holes the chain takes after the last hole (`MAX_PITS` when unbounded).
     chain_max: usize,
     /// Whether the capture judges the hole after the last hole.
@@ -373,6 +392,8 @@ impl SowingGame {
             after_sowing: rules.opening.each_hole_once || rules.rounds.is_some(),
             lap_loop: lap_starving as u8 | (off_holes as u8) << 1,
             chain_stops_before_origin,
+            chain_past_origin: rules.capture.is_some_and(|c| c.chain_origin == rules::ChainOrigin::GoesPast),
+            lap_cut_ends_game: rules.starving_lap_cut == rules::LapCut::GameEnds,
             chain_max,
             single_lap,
             word_rows,
@@ -722,13 +743,14 @@ impl SowingGame {
         // laps an untraced one keeps, so no event of a cut lap is recorded.
         let mut before_lap: Option<(SowingPosition, usize)> = None;
         let mut starved_lap = false;
-        let (lap_limit, traced_starved) = if T::ENABLED && LAP_STARVING {
+        let mut lap_cut = false;
+        let (lap_limit, traced_starved, traced_cut) = if T::ENABLED && LAP_STARVING {
             let mut q = *p;
             let info = self.apply_laps::<_, true, OFF_HOLES>(&mut q, mv, &mut crate::game::NoTrace);
             // A sowing cut as endless keeps every lap: the traced loop cuts it the same way.
-            (if q.is_cut() { u32::MAX } else { info.laps as u32 }, info.starved_lap)
+            (if q.is_cut() { u32::MAX } else { info.laps as u32 }, info.starved_lap, q.is_lap_cut())
         } else {
-            (u32::MAX, false)
+            (u32::MAX, false, false)
         };
         loop {
             let mut sown: Vec<u8> = Vec::new();
@@ -815,6 +837,7 @@ impl SowingGame {
                     last = lap_origin;
                     lap_origin = origin;
                     laps -= 1;
+                    lap_cut = self.lap_cut_ends_game;
                     break;
                 }
                 starved_lap = true;
@@ -847,6 +870,7 @@ impl SowingGame {
             }
             if LAP_STARVING {
                 if laps >= lap_limit {
+                    lap_cut = traced_cut;
                     break;
                 }
                 before_lap = Some((*p, lap_origin));
@@ -855,7 +879,29 @@ impl SowingGame {
             lap_origin = last;
             lifted = take;
         }
+        if LAP_STARVING && lap_cut {
+            // The lap before the cut relayed: it captures nothing, and the game is over.
+            p.flags |= FLAG_LAP_CUT;
+            if T::ENABLED {
+                trace.push(Event::Note { name: "lap_cut", player: Some(mover) });
+            }
+            return TurnInfo {
+                starved_lap: starved_lap || traced_starved,
+                laps: laps as u16,
+                ..TurnInfo::default()
+            };
+        }
+        let before_capture =
+            if LAP_STARVING && self.lap_cut_ends_game { before_lap.map(|(b, _)| b) } else { None };
         let mut info = self.capture(p, last, lap_origin, clockwise, mover, trace);
+        if let Some(before) = before_capture {
+            if !T::ENABLED && self.row_empty(p, mover.other()) {
+                // A later lap whose capture leaves the opponent no seed is not sown either.
+                *p = before;
+                p.flags |= FLAG_LAP_CUT;
+                return TurnInfo { starved_lap, laps: laps as u16 - 1, ..TurnInfo::default() };
+            }
+        }
         if LAP_STARVING {
             info.starved_lap = starved_lap || traced_starved;
             info.laps = laps as u16;
@@ -915,7 +961,9 @@ impl SowingGame {
         let mut matched = [0u8; MAX_PITS];
         let mut count = 1;
         matched[0] = last as u8;
-        if cap.chain != Chain::None && last != lap_origin {
+        // Past the origin the chain is bounded only by coming round to the judged hole.
+        let origin = if self.chain_past_origin { MAX_PITS } else { lap_origin };
+        if cap.chain != Chain::None && last != origin {
             let backward = cap.chain == Chain::Backward;
             let walk_cw = if backward { !clockwise } else { clockwise };
             let mut h = last;
@@ -925,14 +973,14 @@ impl SowingGame {
                     || (!cap.chain_crosses && self.owner(h) != self.owner(last))
                     || !self.in_territory(h, cap.territory, mover)
                     || !cap.values.contains(p.pits[h])
-                    || (h == lap_origin && self.chain_stops_before_origin)
+                    || (h == origin && self.chain_stops_before_origin)
                     || count > self.chain_max
                 {
                     break;
                 }
                 matched[count] = h as u8;
                 count += 1;
-                if h == lap_origin {
+                if h == origin {
                     break;
                 }
             }
@@ -1313,10 +1361,11 @@ impl SowingGame {
         }
     }
 
-    /// The moves of a position in the refill phase or cut as endless (flags in [`FLAGS_SPECIAL`]).
+    /// The moves of a position in the refill phase, cut as endless or cut at a lap (flags in
+    /// [`FLAGS_SPECIAL`]).
     #[inline(never)]
     fn special_legal_moves(&self, pos: &SowingPosition, moves: &mut MoveList<SowingMove>) {
-        if pos.is_cut() || self.at_turn_limit(pos) {
+        if pos.is_cut() || pos.is_lap_cut() || self.at_turn_limit(pos) {
             return;
         }
         let Some(rounds) = &self.rounds else { return };
@@ -1327,11 +1376,15 @@ impl SowingGame {
         }
     }
 
-    /// The outcome of a position in the refill phase or cut as endless.
+    /// The outcome of a position in the refill phase, cut as endless or cut at a lap.
     #[inline(never)]
     fn special_outcome(&self, pos: &SowingPosition) -> Option<Outcome> {
         if pos.is_cut() {
             return Some(self.endless_outcome(pos));
+        }
+        if pos.is_lap_cut() {
+            let scores = self.final_scores(pos, self.rules.remaining, false, false);
+            return Some(Outcome::by_score(scores, EndReason::Stuck));
         }
         let rounds = self.rounds.as_ref()?;
         if self.refill_turn(pos, rounds) == RefillTurn::Over {
@@ -1608,6 +1661,9 @@ impl Game for SowingGame {
         if pos.is_cut() {
             flags.push("cycle".to_string());
         }
+        if pos.is_lap_cut() {
+            flags.push("lap-cut".to_string());
+        }
         format!(
             "{}/{} {}-{} {} {} {}",
             row(0..self.n),
@@ -1663,6 +1719,13 @@ impl Game for SowingGame {
                     "cap=S" => pos.set_last_capturer(Player::South),
                     "cap=N" => pos.set_last_capturer(Player::North),
                     "cycle" => pos.flags |= FLAG_CYCLE,
+                    "lap-cut" if !self.lap_cut_ends_game => {
+                        return Err(f(
+                            4,
+                            format!("{flag}: {} does not end the game at a cut lap", self.variant),
+                        ))
+                    }
+                    "lap-cut" => pos.flags |= FLAG_LAP_CUT,
                     _ if flag.starts_with("opening=") => {
                         pos.marks =
                             self.parse_opening_flag(&flag["opening=".len()..]).map_err(|m| f(4, m))?;
