@@ -37,9 +37,9 @@ tools: install $(STAMPS)/redis $(STAMPS)/rabbitmq $(STAMPS)/deploy-tools $(STAMP
 
 $(STAMPS)/redis:
 	@mkdir -p $(STAMPS)
-	@command -v redis-server >/dev/null 2>&1 || { \
-	  echo "redis-server is not installed: installing Debian's redis-server (apt-get)"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null; }
+	@{ command -v redis-server && command -v redis-cli; } >/dev/null 2>&1 || { \
+	  echo "redis-server or redis-cli is not installed: installing Debian's (apt-get)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server redis-tools >/dev/null; }
 	@touch $@
 
 # The tests start private nodes from the server's own script; Debian's package does not start one

@@ -10,7 +10,7 @@ from typing import Any
 import redis
 from griot.monitor import queue_lengths
 from griot.workers.app import BATCH_QUEUE, INTERACTIVE_QUEUE
-from griot.workers.cache import read_stats
+from griot.workers.cache import connect, read_stats
 from griot.workers.config import Settings
 
 
@@ -19,7 +19,7 @@ def status(settings: Settings | None = None) -> dict[str, Any]:
     s = settings or Settings.from_env()
     out: dict[str, Any] = {}
     try:
-        out["cache"] = read_stats(redis.Redis.from_url(s.cache_url, socket_timeout=2))
+        out["cache"] = read_stats(connect(s.cache_url, s.cache_cluster))
     except redis.RedisError as e:
         out["cache"] = {"error": str(e)}
     try:

@@ -26,6 +26,13 @@ cache's own instance, never the broker's, so eviction cannot touch queued tasks)
 entry (``GRIOT_CACHE_TTL``) for deployments that must share an instance (then use
 ``volatile-lru``).
 
+The cache is one Redis or a Redis Cluster (``GRIOT_CACHE_CLUSTER``, :func:`connect`): through
+redis-py's cluster client the MGET of an iteration is split by slot (``mget_nonatomic``: an entry
+read is one key's, atomicity across keys is not needed), the pipeline of EVALSHA by node, and
+every script touches one position's keys (one slot, their hash tag). A node that does not know a
+script yet (a replica promoted after a failover, say) answers NOSCRIPT: the script is loaded on
+every primary and the calls it refused are sent again.
+
 Only nodes with a large remaining depth touch Redis (``min_depth``), one MGET per iteration and one
 pipeline of EVALSHA per iteration: never per node. Redis errors make the cache miss (counted in
 ``errors``), they never fail a search. A cache that does not answer (a connection refused, a read
@@ -44,13 +51,15 @@ import time
 import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import griot
 import redis
 from griot import redis_keys
-from griot.redis_url import parse_sentinel, sentinel_primary
+from griot.redis_url import cluster_node_url, parse_sentinel, sentinel_primary
 from griot.workers import metrics
+from redis.cluster import RedisCluster
+from redis.commands.core import Script
 
 log = logging.getLogger(__name__)
 
@@ -155,16 +164,24 @@ def busy_key(variant: str, key: bytes, evaluation: str = griot.DEFAULT_EVAL) -> 
     return redis_keys.busy_key(griot.ENGINE_VERSION, evaluation, variant, key)
 
 
-def connect(url: str) -> redis.Redis:
+CacheClient: TypeAlias = "redis.Redis | RedisCluster"
+"""A client of the cache: one Redis, or a Redis Cluster."""
+
+
+def connect(url: str, cluster: bool = False) -> CacheClient:
     """A client for the cache: short timeouts, since a slow cache must not stall a search. A
     ``redis+sentinel://`` URL (:mod:`griot.redis_url`) gives a client of the primary the Sentinels
-    name, which follows a failover."""
+    name, which follows a failover. With ``cluster``, ``url`` names one node of a Redis Cluster
+    (``GRIOT_CACHE_CLUSTER``) and the client is redis-py's :class:`~redis.cluster.RedisCluster`,
+    which learns the others from it and follows the slots as they move (a failover, a reshard)."""
     options: dict[str, Any] = dict(
         socket_timeout=2.0,
         socket_connect_timeout=2.0,
         health_check_interval=30,
         client_name=f"griot-cache:{socket.gethostname()}:{os.getpid()}",
     )
+    if cluster:
+        return RedisCluster.from_url(cluster_node_url(url), **options)
     sentinel = parse_sentinel(url)
     if sentinel is not None:
         client: redis.Redis = sentinel_primary(sentinel, **options)
@@ -200,12 +217,13 @@ class Breaker:
             raise
 
 
-_breakers: weakref.WeakKeyDictionary[redis.Redis, Breaker] = weakref.WeakKeyDictionary()
+_breakers: weakref.WeakKeyDictionary[CacheClient, Breaker] = weakref.WeakKeyDictionary()
 _breakers_lock = threading.Lock()
 
 
-def breaker_of(client: redis.Redis) -> Breaker:
-    """The one :class:`Breaker` of a client, shared by every :class:`Cache` over it."""
+def breaker_of(client: CacheClient) -> Breaker:
+    """The one :class:`Breaker` of a client, shared by every :class:`Cache` over it (a cluster
+    client's too: a cluster that does not answer is skipped whole, as one Redis)."""
     with _breakers_lock:
         breaker = _breakers.get(client)
         if breaker is None:
@@ -219,9 +237,10 @@ class Cache:
     client's :class:`Breaker`."""
 
     def __init__(
-        self, client: redis.Redis, variant: str, ttl_seconds: int = 0, evaluation: str = griot.DEFAULT_EVAL
+        self, client: CacheClient, variant: str, ttl_seconds: int = 0, evaluation: str = griot.DEFAULT_EVAL
     ) -> None:
         self.client = client
+        self.cluster = isinstance(client, RedisCluster)
         self.variant = variant
         #: The evaluation of the searches whose values this cache holds (part of every key).
         self.evaluation = evaluation
@@ -237,25 +256,51 @@ class Cache:
         """The entries of ``keys`` in one MGET (``None`` for misses). Raises redis errors."""
         if not keys:
             return []
-        raw = self.breaker.call(self.client.mget, [entry_key(self.variant, k, self.evaluation) for k in keys])
+        names = [entry_key(self.variant, k, self.evaluation) for k in keys]
+        if isinstance(self.client, RedisCluster):
+            raw = self.breaker.call(self.client.mget_nonatomic, names)
+        else:
+            raw = self.breaker.call(self.client.mget, names)
         return [Entry.decode(r) if r is not None else None for r in raw]
 
     def put_many(self, items: Iterable[tuple[bytes, Entry]]) -> tuple[int, int]:
         """Stores entries in one pipeline of EVALSHA (depth-preferred, atomic per key).
         Returns (written, kept because deeper). Raises redis errors."""
-        pipe = self.client.pipeline(transaction=False)
-        n = 0
-        for key, e in items:
-            self._store(
-                keys=[entry_key(self.variant, key, self.evaluation)],
-                args=[e.encode(), self.ttl_ms],
-                client=pipe,
-            )
-            n += 1
-        if n == 0:
+        calls = [
+            ([entry_key(self.variant, key, self.evaluation)], [e.encode(), self.ttl_ms]) for key, e in items
+        ]
+        if not calls:
             return (0, 0)
-        written = sum(int(x) for x in self.breaker.call(pipe.execute))
-        return written, n - written
+        written = sum(int(x) for x in self.breaker.call(self._run_script, self._store, calls))
+        return written, len(calls) - written
+
+    def _evalsha(self, script: Script, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
+        """EVALSHA of each call through a cluster pipeline (redis-py's cluster pipeline runs
+        scripts as plain commands), error replies in place."""
+        pipe = self.client.pipeline(transaction=False)
+        for keys, args in calls:
+            pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+        return list(pipe.execute(raise_on_error=False))
+
+    def _run_script(self, script: Script, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
+        """The replies of ``script`` run once per (keys, args) of ``calls``, in one pipeline. A
+        cluster node that does not know the script refuses its calls (NOSCRIPT): the script is
+        loaded on every primary and those calls are sent again. Raises redis errors."""
+        if not self.cluster:  # redis-py's pipeline loads the script itself
+            pipe = self.client.pipeline(transaction=False)
+            for keys, args in calls:
+                script(keys=keys, args=args, client=pipe)
+            return list(pipe.execute())
+        replies = self._evalsha(script, calls)
+        refused = [i for i, r in enumerate(replies) if isinstance(r, redis.exceptions.NoScriptError)]
+        if refused:
+            self.client.script_load(script.script)
+            for i, r in zip(refused, self._evalsha(script, [calls[i] for i in refused]), strict=True):
+                replies[i] = r
+        for r in replies:
+            if isinstance(r, Exception):
+                raise r
+        return replies
 
     def count(self, **fields: int) -> None:
         """Adds to the shared counters (best effort), and to this worker's Prometheus counter
@@ -377,18 +422,22 @@ class Heartbeat:
                 pass
 
 
-def read_stats(client: redis.Redis) -> dict[str, int]:
-    """The shared counters plus ``hit_rate`` (per cent of probes) and the instance's memory use:
-    what ``griot status`` prints."""
+def read_stats(client: CacheClient) -> dict[str, int]:
+    """The shared counters plus ``hit_rate`` (per cent of probes) and the instance's memory use
+    (a cluster's: the sum over its primaries): what ``griot status`` prints."""
     raw: dict[Any, Any] = client.hgetall(STATS_KEY)
     stats = {f: 0 for f in STATS_FIELDS}
     for k, v in raw.items():
         stats[k.decode() if isinstance(k, bytes) else k] = int(v)
     probes = stats["probes"]
     stats["hit_rate_pct"] = round(100 * stats["hits"] / probes) if probes else 0
-    info = client.info("memory")
-    stats["used_memory"] = int(info.get("used_memory", 0))
-    stats["maxmemory"] = int(info.get("maxmemory", 0))
+    if isinstance(client, RedisCluster):
+        by_node: dict[Any, Any] = client.info("memory", target_nodes=RedisCluster.PRIMARIES)
+        infos = list(by_node.values())
+    else:
+        infos = [client.info("memory")]
+    stats["used_memory"] = sum(int(i.get("used_memory", 0)) for i in infos)
+    stats["maxmemory"] = sum(int(i.get("maxmemory", 0)) for i in infos)
     return stats
 
 

@@ -31,6 +31,12 @@ class Settings:
         env="GRIOT_CACHE_URL",
         help="the transposition cache, its own Redis (maxmemory + allkeys-lru), never the broker's",
     )
+    cache_cluster: bool = setting(
+        False,
+        env="GRIOT_CACHE_CLUSTER",
+        help="on: GRIOT_CACHE_URL names a node of a Redis Cluster (database 0 only), whose other nodes "
+        "redis-py's cluster client learns from it: the cache spreads over the cluster's shards",
+    )
     cache_ttl: int = setting(
         7 * 24 * 3600, env="GRIOT_CACHE_TTL", help="seconds a cache entry lives (0 = until evicted)"
     )

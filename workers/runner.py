@@ -36,7 +36,7 @@ from griot.workers.app import app
 
 log = logging.getLogger("griot.workers.tasks")
 
-_cache_client: redis.Redis | None = None
+_cache_client: tt.CacheClient | None = None
 _tables: dict[str, griot.SearchTable] = {}
 MAX_TABLES = 2
 """Transposition tables a pool process keeps between subtree tasks, one per variant and evaluation (the most
@@ -103,11 +103,11 @@ def settings() -> Any:
     return app.conf.griot_settings
 
 
-def cache_client() -> redis.Redis:
+def cache_client() -> tt.CacheClient:
     """This process's cache client, opened on first use (after the fork)."""
     global _cache_client
     if _cache_client is None:
-        _cache_client = tt.connect(settings().cache_url)
+        _cache_client = tt.connect(settings().cache_url, settings().cache_cluster)
     return _cache_client
 
 

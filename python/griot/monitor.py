@@ -12,7 +12,7 @@ Every figure is read from where the system keeps it, never from a side channel:
   :data:`griot.redis_keys.TT_STATS` after each search task (``tt_hit_rate`` is None until then).
 - gateway: the counters every gateway replica adds to ``griot:gateway:stats`` in the cache
   (requests, evaluation-cache hits and misses, searches shared in a replica and across replicas,
-  tasks sent and cancelled, requests refused, jobs and live sessions), plus ``griot:jobs:active``.
+  tasks sent and cancelled, requests refused, jobs and live sessions), plus ``griot:{jobs}:active``.
 - endgame databases: each worker's answer to the ``griot_databases`` remote control command (over
   the broker, as the ping), and each gateway replica's ``griot:gateway:databases:<replica>`` entry
   in the cache: the rule sets each opened and their levels.

@@ -7,10 +7,14 @@ name. Two Redis roles, never mixed:
   business: Griot reads no key of them; ``griot status`` asks the broker through kombu how many
   messages each queue holds.
 - **cache** (``GRIOT_CACHE_URL``, ``maxmemory-policy allkeys-lru`` with ``maxmemory``): the shared
-  transposition table and the gateway's results. Every key starts with ``griot:``. A transposition
-  entry and its marker share a Redis Cluster hash tag (the braces), so the two live in one slot
-  while positions spread over all slots; the other keys carry no tag (batched reads go through
-  pipelines that the cluster client splits by node).
+  transposition table and the gateway's results, jobs and live sessions. Every key starts with
+  ``griot:``. The cache may be one Redis or a Redis Cluster (``GRIOT_CACHE_CLUSTER``): every
+  script and transaction touches keys of one hash slot. The keys of one position (its
+  transposition entry and marker, the gateway's evaluation and in-flight marker) share a hash tag
+  (the braces: the part of the key a cluster hashes), so each position's keys live in one slot
+  while positions spread over all slots; every job key shares the tag ``{jobs}`` (a job is written
+  in transactions with the set of active jobs: few, in one slot); the other keys stand alone
+  (one key per command, or pipelines that the cluster client splits by node).
 
 Cache key layout (engine version first: a new engine never reads an old engine's scores; then
 the evaluation the value was searched with, ``learned.<weights digest>``, ``tuned``..., so a value
@@ -25,15 +29,15 @@ found under one evaluation, or under other learned weights, is never served for 
 ``griot:cache:{stats}``                                 hash of the workers' cache counters:
                                                         ``hits``, ``misses``, ``writes``, ``kept``
                                                         ... (HINCRBY)
-``griot:eval:v2:<engine>:<eval>:<variant>:<k>``         the gateway's finished evaluations (``v2``:
+``griot:eval:v2:{<engine>:<eval>:<variant>:<k>}``       the gateway's finished evaluations (``v2``:
                                                         the value's format, which holds the endgame
                                                         databases' results)
-``griot:gwflight:<engine>:<eval>:<variant>:<k>``        a gateway replica's search of a position
+``griot:gwflight:{<engine>:<eval>:<variant>:<k>}``      a gateway replica's search of a position
                                                         running (SET NX PX)
 ``griot:gateway:stats``                                 hash of the gateway replicas' counters
 ``griot:gateway:databases:<replica>``                   the endgame databases a replica scores with
-``griot:jobs:active`` / ``griot:job:<id>``              the running analyses (sorted set) and each
-                                                        analysis job
+``griot:{jobs}:active`` / ``griot:{jobs}:job:<id>``    the running analyses (sorted set) and each
+                                                        analysis job (and its ``:lease``)
 ``griot:session:<id>``                                  a live session
 ``griot:progress:<task id>``                            (result backend) a search task's completed
                                                         depths so far, for the gateway's stream
@@ -65,12 +69,15 @@ FLIGHT_PREFIX = PREFIX + "gwflight:"
 GATEWAY_STATS = PREFIX + "gateway:stats"
 #: ``<prefix><replica>``: the endgame databases a gateway replica scores with.
 GATEWAY_DATABASES_PREFIX = PREFIX + "gateway:databases:"
+#: The hash tag of every job key: a job is created, restored and finished in a transaction with
+#: :data:`ACTIVE_JOBS`, which a Redis Cluster runs only on keys of one slot.
+JOBS_TAG = "{jobs}"
 #: Sorted set of the whole-game analyses running, by lease time.
-ACTIVE_JOBS = PREFIX + "jobs:active"
+ACTIVE_JOBS = PREFIX + JOBS_TAG + ":active"
 #: ``v2``: the evaluation's JSON holds the endgame databases' results; a gateway of the format
 #: before it would refuse their fields, so the two never share entries.
 EVAL_PREFIX = PREFIX + "eval:v2:"
-JOB_PREFIX = PREFIX + "job:"
+JOB_PREFIX = PREFIX + JOBS_TAG + ":job:"
 SESSION_PREFIX = PREFIX + "session:"
 PROGRESS_PREFIX = PREFIX + "progress:"
 #: Result-backend keys of running tasks: set by a caller that wants a task stopped, and renewed
@@ -91,8 +98,11 @@ def queues() -> tuple[str, ...]:
     return names or DEFAULT_QUEUES
 
 
-def _entry(prefix: str, engine: str, evaluation: str, variant: str, key: bytes) -> str:
-    return f"{prefix}{key_scope(engine, evaluation, variant)}:{key.hex()}"
+def position_tag(engine: str, evaluation: str, variant: str, position_key: bytes) -> str:
+    """``{<engine>:<eval>:<variant>:<key hex>}``: the Redis Cluster hash tag of every key about one
+    position (its transposition entry and marker, the gateway's evaluation and marker), so that a
+    script over a position's keys runs in one slot, and positions spread over all slots."""
+    return f"{{{key_scope(engine, evaluation, variant)}:{position_key.hex()}}}"
 
 
 def key_scope(engine: str, evaluation: str, variant: str) -> str:
@@ -120,7 +130,7 @@ def tt_key(engine: str, evaluation: str, variant: str, position_key: bytes) -> s
     """The transposition entry of a position: ``griot:tt:{<engine>:<eval>:<variant>:<key hex>}``.
     The braces are a Redis Cluster hash tag: the entry and its marker (:func:`busy_key`) share a
     slot, and positions spread over all slots."""
-    return f"{TT_PREFIX}{{{key_scope(engine, evaluation, variant)}:{position_key.hex()}}}"
+    return TT_PREFIX + position_tag(engine, evaluation, variant, position_key)
 
 
 def busy_key(engine: str, evaluation: str, variant: str, position_key: bytes) -> str:
@@ -129,13 +139,14 @@ def busy_key(engine: str, evaluation: str, variant: str, position_key: bytes) ->
 
 
 def eval_key(engine: str, evaluation: str, variant: str, position_key: bytes) -> str:
-    """The gateway's cached evaluation of a position."""
-    return _entry(EVAL_PREFIX, engine, evaluation, variant, position_key)
+    """The gateway's cached evaluation of a position (in the slot of its transposition entry)."""
+    return EVAL_PREFIX + position_tag(engine, evaluation, variant, position_key)
 
 
 def flight_key(engine: str, evaluation: str, variant: str, position_key: bytes) -> str:
-    """The marker a gateway replica sets while its search of a position runs."""
-    return _entry(FLIGHT_PREFIX, engine, evaluation, variant, position_key)
+    """The marker a gateway replica sets while its search of a position runs (in the slot of
+    the position's evaluation: one script reads or writes both)."""
+    return FLIGHT_PREFIX + position_tag(engine, evaluation, variant, position_key)
 
 
 def progress_key(task_id: str) -> str:

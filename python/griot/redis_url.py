@@ -4,6 +4,10 @@
 and the primary's name they watch; a client asks them where the primary is, and asks again after a
 failover (redis-py's :class:`redis.sentinel.Sentinel`). Any other URL is redis-py's own
 (``redis://``, ``rediss://``, ``unix://``).
+
+A Redis Cluster (``GRIOT_CACHE_CLUSTER``) is named by one of its nodes, a ``redis://`` or
+``rediss://`` URL (:func:`cluster_node_url`): its client learns the other nodes from it, and a
+cluster fails over by itself, without Sentinels.
 """
 
 from __future__ import annotations
@@ -46,6 +50,16 @@ def parse_sentinel(url: str) -> SentinelURL | None:
         raise ValueError(f"{url!r}: the path is /<primary name>[/<db>]")
     password = unquote(parts.password) if parts.password else None
     return SentinelURL(tuple(sentinels), path[0], int(path[1]) if len(path) == 2 else 0, password)
+
+
+def cluster_node_url(url: str) -> str:
+    """``url`` when it may name a node of a Redis Cluster; ValueError for a Sentinel URL (a cluster
+    has no Sentinels) or a Unix socket (its client reaches the other nodes by host and port)."""
+    if url.startswith(SCHEME + "://"):
+        raise ValueError(f"{url!r}: a Redis Cluster is named by one of its nodes, not by Sentinels")
+    if not url.startswith(("redis://", "rediss://")):
+        raise ValueError(f"{url!r}: a Redis Cluster node is a redis:// or rediss:// URL")
+    return url
 
 
 def sentinel_primary(url: SentinelURL, *, aio: bool = False, **kwargs: Any) -> Any:

@@ -20,7 +20,7 @@ from griot.services.common.loopstall import LoopStallMonitor
 from griot.services.common.rpc import RpcMetrics
 from griot.services.common.server import ServiceSpec
 from griot.services.gateway.auth import ApiKeyInterceptor, Guard, KeyStore
-from griot.services.gateway.batch import Batcher, connect
+from griot.services.gateway.batch import BATCH_TIMEOUT, batcher, connect, connect_cluster
 from griot.services.gateway.cache import EvalCache
 from griot.services.gateway.config import GatewayConfig
 from griot.services.gateway.dispatch import Dispatcher
@@ -54,18 +54,25 @@ class Gateway:
     def _celery(self) -> Any:
         return client_app(self.config.broker_url, self.config.result_url)
 
+    def _cache_client(self, max_connections: int = 64, socket_timeout: float | None = 5.0) -> Any:
+        """A client of the cache Redis, or of the Redis Cluster it names (``--cache-cluster``)."""
+        if self.config.cache_cluster:
+            # The batcher times each batch itself; the others keep their socket timeout.
+            return connect_cluster(self.config.cache_url, socket_timeout=socket_timeout or BATCH_TIMEOUT)
+        return connect(self.config.cache_url, max_connections=max_connections, socket_timeout=socket_timeout)
+
     def add_servicers(self, server: grpc.aio.Server, rpc_metrics: RpcMetrics) -> None:
         self.metrics = GatewayMetrics(rpc_metrics.registry)
         if self.config.loop_stall_report > 0:
             self.loop_monitor = LoopStallMonitor(self.config.loop_stall_report, rpc_metrics.registry)
         self.celery = self._celery()
-        self.cache_redis = connect(self.config.cache_url)
+        self.cache_redis = self._cache_client()
         self.result_redis = connect(backend_url(self.celery))
         # The hot paths' commands (cache scripts, session saves, result reads and deletes) are
         # batched, one pipeline per turn of the event loop; jobs, session reads and metrics await
         # their own commands.
-        self.cache_batch_redis = connect(self.config.cache_url, max_connections=2, socket_timeout=None)
-        self.cache_batch = Batcher(self.cache_batch_redis)
+        self.cache_batch_redis = self._cache_client(max_connections=2, socket_timeout=None)
+        self.cache_batch = batcher(self.cache_batch_redis)
         self.dispatcher = Dispatcher(self.celery, self.config, self.metrics, self.result_redis)
         self.cache = EvalCache(self.cache_batch, self.config.eval_ttl)
         self.databases = egdb.Databases()

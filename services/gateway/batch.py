@@ -10,6 +10,12 @@ server sent them); one pipeline is in flight at a time, so commands are written 
 were asked and a batch grows while the previous one is out. Connecting, reconnection after a
 restart (redis-py's ``Retry`` of the client), timeouts, authentication and TLS are redis-py's.
 
+On a Redis Cluster (``GRIOT_CACHE_CLUSTER``) :class:`ClusterBatcher` sends the same batches
+through redis-py's cluster pipeline (``redis.asyncio.cluster``): split by node, one round trip to
+each node at once, following moved slots (a failover, a reshard) as redis-py does. Every command
+and script the gateway batches touches the keys of one slot (:mod:`griot.redis_keys`);
+:meth:`Batcher.by_slot` splits a list of keys for a script over many.
+
 Lua scripts are redis-py :class:`~redis.commands.core.AsyncScript` objects: batched as
 ``EVALSHA``; a server that lost its scripts (a restart) answers ``NOSCRIPT`` and the script is run
 again through the ``Script`` object, which loads it.
@@ -26,7 +32,8 @@ from typing import Any
 
 import hiredis
 import redis.asyncio as aioredis
-from griot.redis_url import parse_sentinel, sentinel_primary
+from griot.redis_url import cluster_node_url, parse_sentinel, sentinel_primary
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
@@ -93,6 +100,10 @@ class Batcher:
 
     def script(self, source: str) -> BatchedScript:
         return BatchedScript(self, self.client.register_script(source))
+
+    def by_slot(self, keys: list[str]) -> list[list[str]]:
+        """``keys`` in groups a script may touch together: one group on one Redis."""
+        return [keys]
 
     def _get_loop(self) -> asyncio.AbstractEventLoop:
         # asyncio.get_running_loop() costs a getpid() call on Python 3.11: looked up once.
@@ -164,6 +175,10 @@ class Batcher:
                 if not c.future.done():
                     c.future.set_exception(e)
             return
+        self._settle(batch, replies)
+
+    def _settle(self, batch: list[_Command], replies: Sequence[Any]) -> None:
+        """Hands each command its reply (a script the server lost is run again)."""
         for c, reply in zip(batch, replies, strict=True):
             if isinstance(reply, NoScriptError) and c.script is not None:
                 self._get_loop().create_task(self._rerun(c))
@@ -216,6 +231,45 @@ class Batcher:
         if conn is not None:
             with contextlib.suppress(Exception):
                 await self.client.connection_pool.release(conn)
+
+
+class ClusterBatcher(Batcher):
+    """A :class:`Batcher` over a Redis Cluster: each batch goes as one redis-py cluster pipeline
+    (its commands split by node, sent to every node at once; replies as redis-py parses them)."""
+
+    def __init__(self, client: RedisCluster) -> None:
+        super().__init__(client)  # type: ignore[arg-type]
+        self.cluster = client
+
+    def by_slot(self, keys: list[str]) -> list[list[str]]:
+        """``keys`` grouped by hash slot (a cluster runs a script on keys of one slot)."""
+        groups: dict[int, list[str]] = {}
+        for k in keys:
+            groups.setdefault(self.cluster.keyslot(k), []).append(k)
+        return list(groups.values())
+
+    async def _run(self, batch: list[_Command]) -> None:
+        pipe = self.cluster.pipeline()
+        for c in batch:
+            pipe.execute_command(*c.args)
+        try:
+            replies = await asyncio.wait_for(pipe.execute(raise_on_error=False), BATCH_TIMEOUT)
+        except Exception as e:
+            for c in batch:
+                if not c.future.done():
+                    c.future.set_exception(e)
+            return
+        self._settle(batch, replies)
+
+    async def aclose(self) -> None:
+        """Sends what is queued (the client's owner closes the client)."""
+        if self._loop is None:
+            return
+        self._due = True
+        self._flush()
+        if self._flushing is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(self._flushing), 5.0)
 
 
 class BatchedScript:
@@ -288,4 +342,25 @@ def connect(url: str, max_connections: int = 64, socket_timeout: float | None = 
     return aioredis.Redis.from_pool(pool)  # closing the client closes its pool
 
 
-__all__ = ["BatchedScript", "Batcher", "connect"]
+def connect_cluster(url: str, socket_timeout: float | None = 5.0) -> RedisCluster:
+    """A ``redis.asyncio`` cluster client of the Redis Cluster that ``url`` names a node of (it
+    learns the others from it). redis-py's cluster client has no waiting pool: each node's
+    connections grow with the commands awaited at once. A command that meets a moved slot or a
+    lost node is sent again where the cluster now says (redis-py's retries). A Sentinel URL is
+    refused (ValueError: a cluster fails over by itself)."""
+    return RedisCluster.from_url(
+        cluster_node_url(url),
+        socket_timeout=socket_timeout,
+        socket_connect_timeout=5,
+        retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
+    )
+
+
+def batcher(client: aioredis.Redis | RedisCluster) -> Batcher:
+    """The batcher of ``client``: :class:`ClusterBatcher` for a cluster client."""
+    if isinstance(client, RedisCluster):
+        return ClusterBatcher(client)
+    return Batcher(client)
+
+
+__all__ = ["BatchedScript", "Batcher", "ClusterBatcher", "batcher", "connect", "connect_cluster"]

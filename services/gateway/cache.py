@@ -1,6 +1,6 @@
 """The evaluation cache: finished evaluations by position, in the cache Redis, deeper wins.
 
-Key: ``griot:eval:v2:<engine version>:<evaluation>:<canonical variant>:<position key hex>``
+Key: ``griot:eval:v2:{<engine version>:<evaluation>:<canonical variant>:<position key hex>}``
 (:func:`griot.redis_keys.eval_key`): the value's format (``v2``: with the endgame databases'
 results), so a replica of another format never reads it, then the engine version, so a new engine
 never reads an old engine's results, and the evaluation the workers search with
@@ -13,7 +13,7 @@ with every move scored where the entry has not. A position too close to its vari
 is never cached (its key does not hold the turn count, and the limit changes its value), as in the
 workers' transposition cache.
 
-Single flight across replicas: ``griot:gwflight:<engine>:<evaluation>:<variant>:<key hex>`` holds
+Single flight across replicas: ``griot:gwflight:{<engine>:<evaluation>:<variant>:<key hex>}`` holds
 ``<depth>,<all moves 0/1>,<replica>,<time>`` (set if absent with a TTL, refreshed while the search
 runs) while one replica searches a position; another replica that needs no more than that waits for
 the entry instead of searching it again.
@@ -21,7 +21,8 @@ the entry instead of searching it again.
 Round trips: a request that misses reads the entry and, when it will search, claims the marker
 (or learns whose it is) in one script (:data:`LOOKUP_SCRIPT`); the final result is stored and the
 marker released in another (:data:`STORE_SCRIPT`); one script a tick refreshes every marker the
-replica holds.
+replica holds (on a Redis Cluster one per hash slot: a script's keys share a slot). A position's
+entry and marker share a hash tag, so the two scripts run on a cluster too.
 """
 
 from __future__ import annotations
@@ -297,8 +298,13 @@ class EvalCache:
         return _parse_marker(raw) if raw is not None else None
 
     async def refresh(self, keys: list[str], ttl_ms: int) -> None:
-        """Extends the TTL of in-flight markers (:func:`flight_key`), one command."""
-        await self._refresh(keys=keys, args=[ttl_ms])
+        """Extends the TTL of in-flight markers (:func:`flight_key`), one command (on a cluster,
+        one per hash slot)."""
+        groups = self.client.by_slot(keys)
+        if len(groups) == 1:
+            await self._refresh(keys=keys, args=[ttl_ms])
+        else:
+            await asyncio.gather(*(self._refresh(keys=g, args=[ttl_ms]) for g in groups))
 
     async def release(self, pos: griot.Position, replica: str) -> None:
         await self._release(keys=[flight_key(pos)], args=[replica])

@@ -31,6 +31,11 @@ class GatewayConfig:
         env="GRIOT_CACHE_URL",
         help="cache Redis: evaluations, jobs, live sessions, in-flight markers, counters",
     )
+    cache_cluster: bool = setting(
+        False,
+        env="GRIOT_CACHE_CLUSTER",
+        help="on: the cache URL names a node of a Redis Cluster (redis-py's cluster clients find the rest)",
+    )
     interactive_queue: str = setting(
         help="Celery queue of interactive work (default: the first of GRIOT_QUEUES)",
         default_factory=lambda: Priority.INTERACTIVE.queue,

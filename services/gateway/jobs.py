@@ -1,14 +1,14 @@
 """Whole-game analyses as jobs in Redis: any replica streams them, a restarted gateway resumes them.
 
-``griot:job:<id>`` (a hash, :func:`griot.redis_keys` prefix ``griot:job:``):
+``griot:{jobs}:job:<id>`` (a hash, :data:`griot.redis_keys.JOB_PREFIX`):
 
 - ``spec``: the game and the limits (JSON), ``total``: positions to analyse, ``state``:
   ``running`` / ``done`` / ``failed`` (``error`` then says why), ``owner``: the client;
 - ``turn:<i>``: the finished :class:`~griot.v1.analysis_pb2.TurnAnalysis` of turn ``i`` (bytes);
 - ``report``: the final :class:`~griot.v1.analysis_pb2.GameReport` (bytes).
 
-``griot:job:<id>:lease`` (SET NX PX, refreshed every 2 s) names the replica running the job;
-``griot:jobs:active`` (a sorted set) lists unfinished jobs. Every replica sweeps that set every few
+``griot:{jobs}:job:<id>:lease`` (SET NX PX, refreshed every 2 s) names the replica running the job;
+``griot:{jobs}:active`` (a sorted set) lists unfinished jobs. Every replica sweeps that set every few
 seconds and at start: a job whose lease expired (its replica died) is taken over and finishes
 (turns already stored are not searched again, and every searched position is in the evaluation
 cache anyway). A client's stream only reads the hash, so it may reconnect to any replica with the

@@ -54,7 +54,7 @@ def test_keys_name_the_evaluation() -> None:
         redis_keys.tt_key("0.1.0", "learned", "abapa(holes=4)", key)
         == f"griot:tt:{{0.1.0:{LEARNED}:abapa(holes=4):ff00}}"
     )
-    assert redis_keys.eval_key("0.1.0", "tuned", "abapa", key) == "griot:eval:v2:0.1.0:tuned:abapa:ff00"
+    assert redis_keys.eval_key("0.1.0", "tuned", "abapa", key) == "griot:eval:v2:{0.1.0:tuned:abapa:ff00}"
     for make in (redis_keys.tt_key, redis_keys.busy_key, redis_keys.eval_key, redis_keys.flight_key):
         by_eval = {make("0.1.0", e, "abapa", key) for e in ("learned", "tuned", "material", "10,0,20,0")}
         assert len(by_eval) == 4
@@ -100,3 +100,41 @@ def test_a_search_reads_no_entry_of_another_evaluation(redis_server: Redis) -> N
         f"{{{griot.ENGINE_VERSION}:{LEARNED}:abapa:" in k.decode() for k in client.scan_iter("griot:tt:*")
     )
     client.close()
+
+
+def test_the_keys_of_one_position_share_a_cluster_slot_and_positions_spread() -> None:
+    """Every script the workers and the gateway run touches one position's keys (or one job's and
+    the active set): on a Redis Cluster they must hash to one slot, while different positions
+    spread over the slots (the load over the shards)."""
+    from redis.crc import key_slot
+
+    slots = set()
+    for pos in _random_positions("awale", 400, seed=3):
+        keys = [
+            make(griot.ENGINE_VERSION, "learned", "awale", pos.key)
+            for make in (redis_keys.tt_key, redis_keys.busy_key, redis_keys.eval_key, redis_keys.flight_key)
+        ]
+        assert len({key_slot(k.encode()) for k in keys}) == 1, keys
+        slots.add(key_slot(keys[0].encode()))
+    # 400 positions over 16,384 slots: nearly all distinct (a shared tag would give one).
+    assert len(slots) > 390
+    job = redis_keys.JOB_PREFIX + "0123abcd"
+    assert {key_slot(k.encode()) for k in (job, job + ":lease", redis_keys.ACTIVE_JOBS)} == {
+        key_slot(redis_keys.ACTIVE_JOBS.encode())
+    }
+
+
+def _random_positions(variant: str, count: int, seed: int) -> list[griot.Position]:
+    import random
+
+    rng = random.Random(seed)
+    out: dict[bytes, griot.Position] = {}
+    while len(out) < count:
+        p = griot.Variant(variant).start()
+        for _ in range(rng.randrange(1, 40)):
+            moves = p.legal_moves()
+            if not moves:
+                break
+            p = p.play(rng.choice(moves))
+        out[p.key] = p
+    return list(out.values())

@@ -123,3 +123,22 @@ def test_from_env_reads_each_type_and_names_a_bad_value() -> None:
         settings.from_env(_Example, "EX", {"EX_COUNT": "many"})
     with pytest.raises(ValueError, match=r"EXAMPLE_FLAG='maybe'"):
         settings.from_env(_Example, "EX", {"EXAMPLE_FLAG": "maybe"})
+
+
+def test_the_cache_cluster_setting_is_one_variable_for_the_gateway_and_the_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from griot.services.gateway.config import from_args
+    from griot.workers.config import Settings
+
+    assert "[GRIOT_CACHE_CLUSTER]" in _option_blocks(_gateway_parser().format_help())["--cache-cluster"]
+    _, gateway = from_args(_gateway_parser().parse_args([]))
+    assert gateway.cache_cluster is False and Settings.from_env().cache_cluster is False
+    monkeypatch.setenv("GRIOT_CACHE_CLUSTER", "1")
+    _, gateway = from_args(_gateway_parser().parse_args([]))
+    assert gateway.cache_cluster is True and Settings.from_env().cache_cluster is True
+    _, gateway = from_args(_gateway_parser().parse_args(["--cache-cluster", "off"]))
+    assert gateway.cache_cluster is False
+    monkeypatch.setenv("GRIOT_CACHE_CLUSTER", "maybe")
+    with pytest.raises(ValueError, match="GRIOT_CACHE_CLUSTER='maybe'"):
+        Settings.from_env()

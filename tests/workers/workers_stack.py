@@ -216,6 +216,8 @@ class Stack:
     #: Every Celery app :meth:`app` made, closed by :meth:`stop` while its Redis still runs.
     apps: list[Any] = field(default_factory=list)
     logdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="griot-workers-")))
+    #: False when ``cache`` is a Redis Cluster the stack borrowed (its owner stops it).
+    owns_cache: bool = True
 
     @property
     def broker_url(self) -> str:
@@ -244,7 +246,8 @@ class Stack:
         if self.rabbit is not None:
             self.rabbit.stop()
         self.broker.stop()
-        self.cache.stop()
+        if self.owns_cache:
+            self.cache.stop()
 
     def start_worker(
         self,
@@ -300,26 +303,37 @@ class Stack:
         return app
 
 
-def make_stack(inflight_ms: int = 3000, visibility_timeout: int = 120, broker_kind: str = "redis") -> Stack:
+def make_stack(
+    inflight_ms: int = 3000,
+    visibility_timeout: int = 120,
+    broker_kind: str = "redis",
+    cache_cluster: Any = None,
+) -> Stack:
     """Redis for results (``broker``) and the cache; Celery's broker on that Redis too, or with
-    ``broker_kind="rabbitmq"`` on a private RabbitMQ."""
+    ``broker_kind="rabbitmq"`` on a private RabbitMQ. ``cache_cluster``: a running Redis Cluster
+    (``redis_cluster.RedisClusterServers``) as the cache instead, left running by :meth:`Stack.stop`."""
     broker = RedisServer(free_port())
-    cache = RedisServer(free_port(), ["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru"])
+    cache = cache_cluster or RedisServer(
+        free_port(), ["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru"]
+    )
     rabbit = RabbitServer() if broker_kind == "rabbitmq" else None
     broker.start()
-    cache.start()
+    if cache_cluster is None:
+        cache.start()
     if rabbit is not None:
         try:
             rabbit.start()
         except BaseException:
             broker.stop()
-            cache.stop()
+            if cache_cluster is None:
+                cache.stop()
             raise
     env = {
         **os.environ,
         "GRIOT_BROKER_URL": rabbit.url if rabbit is not None else broker.url,
         "GRIOT_RESULT_URL": broker.url,
         "GRIOT_CACHE_URL": cache.url,
+        "GRIOT_CACHE_CLUSTER": "1" if cache_cluster is not None else "0",
         "GRIOT_CACHE_MIN_DEPTH": "6",
         "GRIOT_HASH_MB": "16",
         "GRIOT_TASK_SOFT_LIMIT": "60",
@@ -332,7 +346,7 @@ def make_stack(inflight_ms: int = 3000, visibility_timeout: int = 120, broker_ki
         # This tree first, then the caller's path (a core built from this tree, say).
         "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
     }
-    return Stack(broker, cache, env, rabbit=rabbit)
+    return Stack(broker, cache, env, rabbit=rabbit, owns_cache=cache_cluster is None)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,133 @@
+"""The gateway with its cache on a real Redis Cluster (three primaries, three replicas on
+loopback; ``GRIOT_CACHE_CLUSTER=1``): evaluations cached and served again, a game analysis (a
+job: transactions on the ``{jobs}`` slot), a live session, with every key where the layout says."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Iterator
+
+import griot
+import pytest
+import test_gateway
+from gateway_stack import Gateway, Stack, make_stack, start_rules
+from griot import redis_keys
+from griot.client import AnalysisClient, search_limits
+from griot.v1 import analysis_pb2
+from redis.cluster import RedisCluster
+from redis.crc import key_slot
+from redis_cluster import RedisClusterServers
+from test_gateway import game, midgame
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(scope="module")
+def cluster_gateway() -> Iterator[Gateway]:
+    cluster = RedisClusterServers()
+    cluster.start()
+    s: Stack | None = None
+    rules = None
+    g = None
+    try:
+        s = make_stack(cache_cluster=cluster)
+        s.env["GRIOT_QUEUES"] = ""
+        app = s.app()
+        s.start_worker("gc1")
+        s.wait_ready(app, 1)
+        app.close()
+        rules, target = start_rules(s)
+        s.env["GRIOT_RULES_TARGET"] = target
+        g = Gateway(s, ["--window", "4", "--default-depth", "6"]).start()
+        yield g
+    finally:
+        if g is not None:
+            g.stop()
+        if rules is not None:
+            os.killpg(rules.pid, signal.SIGTERM)
+            rules.wait(timeout=10)
+        if s is not None:
+            s.stop()
+        cluster.stop()
+
+
+def _client(g: Gateway) -> RedisCluster:
+    return RedisCluster.from_url(g.stack.cache.url, socket_timeout=5)
+
+
+def test_evaluations_spread_over_the_shards_and_are_served_again(cluster_gateway: Gateway) -> None:
+    cache = _client(cluster_gateway)
+    try:
+        positions = [midgame("awale", plies, seed=plies) for plies in range(4, 16)]
+        positions = list({p.key: p for p in positions}.values())
+        with AnalysisClient(cluster_gateway.target) as client:
+            for pos in positions:
+                last = list(client.evaluate(pos, search_limits(max_depth=5), timeout=60))[-1]
+                assert last.evaluation.final and last.evaluation.depth == 5
+                assert last.evaluation.score.centi == griot.search(pos, depth=5).score.centi
+            for pos in positions:
+                again = list(client.evaluate(pos, search_limits(max_depth=5), timeout=10))
+                assert len(again) == 1 and again[0].evaluation.from_cache
+        keys = [
+            redis_keys.eval_key(griot.ENGINE_VERSION, griot.DEFAULT_EVAL, "awale", p.key) for p in positions
+        ]
+        assert all(cache.exists(k) for k in keys)
+        owners = {cache.get_node_from_key(k).name for k in keys}
+        assert len(owners) >= 2, owners  # positions spread over the primaries
+    finally:
+        cache.close()
+
+
+def test_game_analysis_on_a_cluster(cluster_gateway: Gateway) -> None:
+    """A job lives in the ``{jobs}`` slot: created, run and finished in transactions."""
+    test_gateway.test_analyze_game_report_and_cache(cluster_gateway, "awale")
+    cache = _client(cluster_gateway)
+    try:
+        assert cache.zcard(redis_keys.ACTIVE_JOBS) == 0  # finished: off the active set
+        slot = key_slot(redis_keys.ACTIVE_JOBS.encode())
+        jobs = [
+            k for k in cache.scan_iter(match=redis_keys.JOB_PREFIX + "*", count=1000) if key_slot(k) == slot
+        ]
+        assert jobs and all(cache.hget(k, "state") == b"done" for k in jobs if not k.endswith(b":lease"))
+    finally:
+        cache.close()
+
+
+def test_live_session_on_a_cluster(cluster_gateway: Gateway) -> None:
+    variant = "awale"
+    moves = game(variant, 3, seed=9)
+    start = griot.Variant(variant).start()
+    limits = search_limits(max_depth=4)
+    updates = [analysis_pb2.LiveSessionRequest(update_id=1, position=str(start), limits=limits)]
+    updates += [analysis_pb2.LiveSessionRequest(update_id=i + 2, move=m) for i, m in enumerate(moves)]
+    sent = threading.Event()
+
+    def requests() -> Iterator[analysis_pb2.LiveSessionRequest]:
+        for u in updates:
+            yield u
+            sent.wait(30)
+            sent.clear()
+
+    finals = {}
+    session_id = ""
+    with AnalysisClient(cluster_gateway.target) as client:
+        for msg in client.live_session(requests(), timeout=60):
+            session_id = msg.session_id
+            if msg.HasField("evaluation") and msg.evaluation.final:
+                finals[msg.update_id] = msg
+                sent.set()
+            if len(finals) == len(updates):
+                break
+    assert set(finals) == set(range(1, len(updates) + 1))
+    pos = start
+    for m in moves:
+        pos = pos.play(m)
+    cache = _client(cluster_gateway)
+    try:
+        saved = cache.hgetall(redis_keys.SESSION_PREFIX + session_id)
+        assert saved[b"position"].decode() == str(pos)
+        assert int(saved[b"update_id"]) == len(updates)
+    finally:
+        cache.close()
