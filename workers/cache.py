@@ -276,10 +276,15 @@ class Cache:
 
     def _evalsha(self, script: Script, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
         """EVALSHA of each call through a cluster pipeline (redis-py's cluster pipeline runs
-        scripts as plain commands), error replies in place."""
-        pipe = self.client.pipeline(transaction=False)
+        scripts as plain commands), error replies in place. Each goes to the node of its first
+        key, named: without ``target_nodes`` redis-py's cluster pipeline (8.x) asks a node for
+        the keys of every EVALSHA (``COMMAND GETKEYS``: a round trip each, all to one node). A
+        call that meets a moved slot is sent again where the cluster says (redis-py)."""
+        cluster: Any = self.client  # a RedisCluster (its methods carry no types)
+        pipe = cluster.pipeline(transaction=False)
         for keys, args in calls:
-            pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
+            node = cluster.get_node_from_key(keys[0])
+            pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args, target_nodes=node)
         return list(pipe.execute(raise_on_error=False))
 
     def _run_script(self, script: Script, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:

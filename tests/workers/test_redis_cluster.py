@@ -55,6 +55,14 @@ def _entries_by_primary(cluster: RedisClusterServers) -> dict[int, int]:
     return out
 
 
+def _getkeys_calls(cluster: RedisClusterServers) -> int:
+    total = 0
+    for n in cluster.primaries():
+        with redis.Redis(port=n.port) as c:
+            total += int(c.info("commandstats").get("cmdstat_command|getkeys", {}).get("calls", 0))
+    return total
+
+
 def _search(stack: Stack) -> ClusterSearch:
     return ClusterSearch(
         stack.app(), capacity=2, split=2, direct_depth=3, min_task_depth=2, fresh_tables=True
@@ -72,9 +80,12 @@ def test_cluster_client_reads_and_writes_across_slots(cluster: RedisClusterServe
     keys = [p.key for p in positions("awale", 60, seed=11)]
     keys = list(dict.fromkeys(keys))
     deep = [(k, tt.Entry(10, "exact", i, 0)) for i, k in enumerate(keys)]
+    getkeys = _getkeys_calls(cluster)
     assert cache.put_many(deep) == (len(keys), 0)
     assert cache.put_many((k, tt.Entry(4, "exact", -1, 1)) for k in keys) == (0, len(keys))
     assert [e.value if e else None for e in cache.get_many(keys)] == list(range(len(keys)))
+    # The scripts went by their keys: no node was asked for them (COMMAND GETKEYS).
+    assert _getkeys_calls(cluster) == getkeys
     by_primary = _entries_by_primary(cluster)
     assert len(by_primary) == 3 and all(by_primary.values()), by_primary
     assert sum(by_primary.values()) == len(keys)
