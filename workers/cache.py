@@ -5,7 +5,8 @@ in-flight marker live in one slot while positions spread over all slots)::
 
     griot:tt:{<engine>:<eval>:<variant>:<key hex>}         entry: "depth,bound,value,best"
     griot:tt:{<engine>:<eval>:<variant>:<key hex>}:busy    in-flight marker: "host:pid:task:depth"
-    griot:cache:{stats}                                    hash of counters (read by ``griot status``)
+    griot:cache:{stats}, griot:cache:{stats.<i>}          hashes of counters, one drawn per flush
+                                                           (summed by ``griot status``)
 
 ``<engine>`` is ``griot.ENGINE_VERSION`` (a new engine never reads an old engine's values),
 ``<eval>`` the evaluation the searches use (``griot.search``'s ``eval``, each task's own) as
@@ -45,6 +46,7 @@ from __future__ import annotations
 
 import logging
 import os
+import random
 import socket
 import threading
 import time
@@ -64,10 +66,12 @@ from redis.commands.core import Script
 log = logging.getLogger(__name__)
 
 STATS_KEY = redis_keys.TT_STATS
-"""Hash of counters: ``fetches`` (batched calls), ``probes`` (positions asked), ``hits``,
-``misses``, ``writes`` (entries stored), ``kept`` (a deeper entry was kept), ``task_hits``
-(subtree tasks answered from the cache without searching), ``inflight_waits`` (a task waited for
-another worker's marker), ``inflight_reused`` (and then used its result), ``errors``."""
+"""The first hash of counters (:func:`griot.redis_keys.tt_stats_keys` lists them all; each
+flush adds to one drawn at random, :func:`read_stats` sums them): ``fetches`` (batched calls), ``probes``
+(positions asked), ``hits``, ``misses``, ``writes`` (entries stored), ``kept`` (a deeper entry
+was kept), ``task_hits`` (subtree tasks answered from the cache without searching),
+``inflight_waits`` (a task waited for another worker's marker), ``inflight_reused`` (and then
+used its result), ``errors``."""
 
 STATS_FIELDS = (
     "fetches",
@@ -317,10 +321,13 @@ class Cache:
         if m:
             for k, v in fields.items():
                 m["cache"].labels(k).inc(v)
+        # One of the hashes of counters, drawn each time: on a cluster they spread over the
+        # primaries however few processes add to them.
+        key = redis_keys.tt_stats_key(random.randrange(redis_keys.TT_STATS_SHARDS))
         try:
             pipe = self.client.pipeline(transaction=False)
             for k, v in fields.items():
-                pipe.hincrby(STATS_KEY, k, v)
+                pipe.hincrby(key, k, v)
             self.breaker.call(pipe.execute)
         except redis.RedisError:
             pass
@@ -430,10 +437,14 @@ class Heartbeat:
 def read_stats(client: CacheClient) -> dict[str, int]:
     """The shared counters plus ``hit_rate`` (per cent of probes) and the instance's memory use
     (a cluster's: the sum over its primaries): what ``griot status`` prints."""
-    raw: dict[Any, Any] = client.hgetall(STATS_KEY)
+    pipe = client.pipeline(transaction=False)
+    for key in redis_keys.tt_stats_keys():
+        pipe.hgetall(key)
     stats = {f: 0 for f in STATS_FIELDS}
-    for k, v in raw.items():
-        stats[k.decode() if isinstance(k, bytes) else k] = int(v)
+    for raw in pipe.execute():
+        for k, v in raw.items():
+            name = k.decode() if isinstance(k, bytes) else k
+            stats[name] = stats.get(name, 0) + int(v)
     probes = stats["probes"]
     stats["hit_rate_pct"] = round(100 * stats["hits"] / probes) if probes else 0
     if isinstance(client, RedisCluster):

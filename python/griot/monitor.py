@@ -9,7 +9,7 @@ Every figure is read from where the system keeps it, never from a side channel:
   declaration through kombu (any Celery broker: Redis, RabbitMQ);
 - cache: ``DBSIZE`` and ``INFO`` of the cache database (memory, maxmemory, policy, evictions, Redis's
   own keyspace hit rate) and the transposition-cache counters the workers add to
-  :data:`griot.redis_keys.TT_STATS` after each search task (``tt_hit_rate`` is None until then).
+  :func:`griot.redis_keys.tt_stats_keys` after each search task, summed (``tt_hit_rate`` is None until then).
 - gateway: the counters every gateway replica adds to ``griot:gateway:stats`` in the cache
   (requests, evaluation-cache hits and misses, searches shared in a replica and across replicas,
   tasks sent and cancelled, requests refused, jobs and live sessions), plus ``griot:{jobs}:active``.
@@ -159,10 +159,17 @@ def queue_lengths(broker_url: str, queues: tuple[str, ...], timeout: float = 2.0
 
 
 def tt_stats(cache_url: str, timeout: float = 2.0) -> dict[str, int]:
+    """The workers' cache counters: the sum of their hashes (:func:`griot.redis_keys.tt_stats_keys`)."""
     client = _redis(cache_url, timeout)
     try:
-        raw = client.hgetall(redis_keys.TT_STATS)
-        return {k.decode(): int(v) for k, v in raw.items()}
+        pipe = client.pipeline(transaction=False)
+        for key in redis_keys.tt_stats_keys():
+            pipe.hgetall(key)
+        stats: dict[str, int] = {}
+        for raw in pipe.execute():
+            for k, v in raw.items():
+                stats[k.decode()] = stats.get(k.decode(), 0) + int(v)
+        return stats
     finally:
         client.close()
 

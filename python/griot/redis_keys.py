@@ -26,9 +26,10 @@ found under one evaluation, or under other learned weights, is never served for 
                                                         a hash, so there are no false hits
 ``griot:tt:{<engine>:<eval>:<variant>:<k>}:busy``       a marker (SET NX PX) while a worker
                                                         searches it
-``griot:cache:{stats}``                                 hash of the workers' cache counters:
-                                                        ``hits``, ``misses``, ``writes``, ``kept``
-                                                        ... (HINCRBY)
+``griot:cache:{stats}``, ``griot:cache:{stats.<i>}``   hashes of the workers' cache counters
+                                                        (``hits``, ``misses``, ``writes``, ``kept``
+                                                        ..., HINCRBY), a flush adding to one drawn
+                                                        at random; their sum is the counters
 ``griot:eval:v2:{<engine>:<eval>:<variant>:<k>}``       the gateway's finished evaluations (``v2``:
                                                         the value's format, which holds the endgame
                                                         databases' results)
@@ -63,6 +64,10 @@ DEFAULT_QUEUES: tuple[str, ...] = (QUEUE_INTERACTIVE, QUEUE_BATCH)
 PREFIX = "griot:"
 TT_PREFIX = PREFIX + "tt:"
 TT_STATS = PREFIX + "cache:{stats}"
+#: The workers' cache counters are spread over this many hashes, each flush adding to one drawn
+#: at random: every search task adds to them, and on a Redis Cluster one hash is one slot, so
+#: one primary's hot spot. Readers add the hashes up (:func:`tt_stats_keys`).
+TT_STATS_SHARDS = 16
 #: Another gateway replica's search of a position (the gateway's in-flight marker).
 FLIGHT_PREFIX = PREFIX + "gwflight:"
 #: Hash of counters every gateway replica adds to (``griot status`` reads it).
@@ -124,6 +129,17 @@ def _scope(evaluation: str) -> str:
         return eval_scope(evaluation)
     except GriotError as e:
         raise ValueError(f"evaluation {evaluation!r} cannot be part of a cache key: {e}") from None
+
+
+def tt_stats_key(shard: int) -> str:
+    """The hash of cache counters number ``shard`` (of :data:`TT_STATS_SHARDS`): :data:`TT_STATS`
+    for 0, ``griot:cache:{stats.<shard>}`` (its own hash tag, so its own slot) for the others."""
+    return TT_STATS if shard % TT_STATS_SHARDS == 0 else f"{PREFIX}cache:{{stats.{shard % TT_STATS_SHARDS}}}"
+
+
+def tt_stats_keys() -> list[str]:
+    """Every hash of cache counters: their sum is the workers' counters."""
+    return [tt_stats_key(i) for i in range(TT_STATS_SHARDS)]
 
 
 def tt_key(engine: str, evaluation: str, variant: str, position_key: bytes) -> str:

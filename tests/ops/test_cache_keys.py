@@ -118,6 +118,9 @@ def test_the_keys_of_one_position_share_a_cluster_slot_and_positions_spread() ->
         slots.add(key_slot(keys[0].encode()))
     # 400 positions over 16,384 slots: nearly all distinct (a shared tag would give one).
     assert len(slots) > 390
+    # The workers' counters: one hash per worker process, each its own slot.
+    stats = redis_keys.tt_stats_keys()
+    assert stats[0] == redis_keys.TT_STATS and len({key_slot(k.encode()) for k in stats}) == len(stats)
     job = redis_keys.JOB_PREFIX + "0123abcd"
     assert {key_slot(k.encode()) for k in (job, job + ":lease", redis_keys.ACTIVE_JOBS)} == {
         key_slot(redis_keys.ACTIVE_JOBS.encode())
