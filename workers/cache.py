@@ -5,7 +5,7 @@ in-flight marker live in one slot while positions spread over all slots)::
 
     griot:tt:{<engine>:<eval>:<variant>:<key hex>}         entry: "depth,bound,value,best"
     griot:tt:{<engine>:<eval>:<variant>:<key hex>}:busy    in-flight marker: "host:pid:task:depth"
-    griot:cache:{stats}, griot:cache:{stats.<i>}          hashes of counters, one drawn per flush
+    griot:cache:{stats}, griot:cache:{stats.<n>}          hashes of counters, one drawn per flush
                                                            (summed by ``griot status``)
 
 ``<engine>`` is ``griot.ENGINE_VERSION`` (a new engine never reads an old engine's values),

@@ -26,7 +26,7 @@ found under one evaluation, or under other learned weights, is never served for 
                                                         a hash, so there are no false hits
 ``griot:tt:{<engine>:<eval>:<variant>:<k>}:busy``       a marker (SET NX PX) while a worker
                                                         searches it
-``griot:cache:{stats}``, ``griot:cache:{stats.<i>}``   hashes of the workers' cache counters
+``griot:cache:{stats}``, ``griot:cache:{stats.<n>}``   hashes of the workers' cache counters
                                                         (``hits``, ``misses``, ``writes``, ``kept``
                                                         ..., HINCRBY), a flush adding to one drawn
                                                         at random; their sum is the counters
@@ -68,6 +68,12 @@ TT_STATS = PREFIX + "cache:{stats}"
 #: at random: every search task adds to them, and on a Redis Cluster one hash is one slot, so
 #: one primary's hot spot. Readers add the hashes up (:func:`tt_stats_keys`).
 TT_STATS_SHARDS = 16
+#: The tags ``{stats.<n>}`` of the counters' hashes besides :data:`TT_STATS`, chosen so that the
+#: sixteen fall one in each sixteenth of the 16,384 cluster slots: a cluster's primaries hold
+#: ranges of slots, so the hashes spread over them as evenly as the ranges allow (CRC16 of
+#: neighbouring names lands in neighbouring slots; ``stats.1`` to ``stats.15`` put nine of
+#: sixteen on one of three primaries). ``tests/ops/test_cache_keys.py`` checks the spacing.
+_TT_STATS_TAGS = (22, 3, 40, 62, 23, 2, 41, 20, 1, 42, 60, 21, 0, 43, 61)
 #: Another gateway replica's search of a position (the gateway's in-flight marker).
 FLIGHT_PREFIX = PREFIX + "gwflight:"
 #: Hash of counters every gateway replica adds to (``griot status`` reads it).
@@ -133,8 +139,9 @@ def _scope(evaluation: str) -> str:
 
 def tt_stats_key(shard: int) -> str:
     """The hash of cache counters number ``shard`` (of :data:`TT_STATS_SHARDS`): :data:`TT_STATS`
-    for 0, ``griot:cache:{stats.<shard>}`` (its own hash tag, so its own slot) for the others."""
-    return TT_STATS if shard % TT_STATS_SHARDS == 0 else f"{PREFIX}cache:{{stats.{shard % TT_STATS_SHARDS}}}"
+    for 0, ``griot:cache:{stats.<n>}`` (its own hash tag, so its own slot) for the others."""
+    i = shard % TT_STATS_SHARDS
+    return TT_STATS if i == 0 else f"{PREFIX}cache:{{stats.{_TT_STATS_TAGS[i - 1]}}}"
 
 
 def tt_stats_keys() -> list[str]:

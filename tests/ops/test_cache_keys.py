@@ -120,7 +120,9 @@ def test_the_keys_of_one_position_share_a_cluster_slot_and_positions_spread() ->
     assert len(slots) > 390
     # The workers' counters: one hash per worker process, each its own slot.
     stats = redis_keys.tt_stats_keys()
-    assert stats[0] == redis_keys.TT_STATS and len({key_slot(k.encode()) for k in stats}) == len(stats)
+    assert stats[0] == redis_keys.TT_STATS and len(stats) == redis_keys.TT_STATS_SHARDS == 16
+    # One in each sixteenth of the slots, so over a cluster's slot ranges as evenly as they allow.
+    assert sorted(key_slot(k.encode()) // 1024 for k in stats) == list(range(16))
     job = redis_keys.JOB_PREFIX + "0123abcd"
     assert {key_slot(k.encode()) for k in (job, job + ":lease", redis_keys.ACTIVE_JOBS)} == {
         key_slot(redis_keys.ACTIVE_JOBS.encode())
