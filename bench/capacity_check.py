@@ -1,6 +1,7 @@
 """Measured runs for checking the capacity model (``bench/capacity_sim.py``) on this machine.
 
     python bench/capacity_check.py --games 100,300,1000 --moves 3 --depth 12 --workers 2
+    python bench/capacity_check.py --games 300 --spread
 
 For each number of live games: first a probe of the CPU this machine gives a runnable process at
 its present load (``--probe-procs`` busy loops for ``--probe-seconds``; each one's CPU time over
@@ -105,6 +106,24 @@ def measure(a: argparse.Namespace, games: int) -> dict[str, Any]:
     }
 
 
+def search_spread(games: int, moves: int, depth: int) -> dict[str, Any]:
+    """CPU time of an in-process search of each distinct position the load sends (a fresh table
+    each): the spread of a search's time, which the simulation's ``search_cv`` takes."""
+    import griot
+    from capacity_sim import load_sequences
+
+    positions = sorted({p for seq in load_sequences(games, moves) for p in seq})
+    times = []
+    for text in positions:
+        c0 = time.process_time()
+        griot.search(text, depth=depth, hash_mb=16)
+        times.append(time.process_time() - c0)
+    mean = sum(times) / len(times)
+    sd = (sum((t - mean) ** 2 for t in times) / len(times)) ** 0.5
+    cv = round(sd / mean, 3)
+    return {"positions": len(times), "depth": depth, "mean_ms": round(1000 * mean, 2), "cv": cv}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", default="100,300,1000")
@@ -114,7 +133,11 @@ def main() -> None:
     ap.add_argument("--window", type=int, default=4)
     ap.add_argument("--probe-procs", type=int, default=2)
     ap.add_argument("--probe-seconds", type=float, default=3.0)
+    ap.add_argument("--spread", action="store_true", help="only the searches' spread (first --games)")
     a = ap.parse_args()
+    if a.spread:
+        print(json.dumps(search_spread(int(a.games.split(",")[0]), a.moves, a.depth)), flush=True)
+        return
     for g in (int(x) for x in a.games.split(",")):
         print(json.dumps(measure(a, g)), flush=True)
 

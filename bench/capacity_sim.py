@@ -69,23 +69,30 @@ PARAMS: dict[str, Param] = {
         "--workers 1,2 --moves 3`",
     ),
     "search_cache_commands_d12": Param(
-        72.0,
-        "cache commands per evaluation at depth 12 (71.9), the same evaluation_costs.py run; "
-        "64.5 on the cluster (`python bench/cluster_balance.py ...`)",
+        144.0,
+        "cache commands per search task at depth 12 besides the gateway's 3 per request: "
+        "(28,818 - 3 x 400) / 192 tasks, `python bench/capacity_check.py --games 100`; "
+        "evaluation_costs.py's 72 per evaluation counts the deduplicated requests too (52 %)",
     ),
     "search_cache_commands_board": Param(
-        142.0,
-        "cache commands per evaluation at depth 16 (the deepest measured row; a 5 s search goes "
-        "deeper, but only nodes 8 plies or more from the leaves reach Redis and the count grew "
-        "2x from depth 12 to 16): evaluation_costs.py",
+        296.0,
+        "cache commands per search task at depth 16 (the deepest measured row; a 5 s search goes "
+        "deeper, but only nodes 8 plies or more from the leaves reach Redis): 142 per evaluation "
+        "over the 48 % of requests that search at 100 games, `python bench/evaluation_costs.py "
+        "--depths 8,12,16 --games 100,300 --workers 1,2 --moves 3`",
     ),
     "search_round_trips": Param(
         4.0,
         "round trips a search's cache commands are grouped in (per-iteration MGET and EVALSHA "
         "pipelines): an assumption, it moves latency only when a shard queues, not utilisation",
     ),
-    "broker_commands_d12": Param(10.9, "broker commands per evaluation at depth 12: evaluation_costs.py"),
-    "broker_commands_board": Param(19.0, "broker commands per evaluation at depth 16: evaluation_costs.py"),
+    "broker_commands_d12": Param(
+        22.9, "broker commands per search task at depth 12: 4,405 / 192 tasks, capacity_check.py --games 100"
+    ),
+    "broker_commands_board": Param(
+        39.6,
+        "broker commands per search task at depth 16: 19.0 per evaluation over 48 %, evaluation_costs.py",
+    ),
     "worker_cpu_ms_d12": Param(
         39.5,
         "worker CPU per search task at depth 12: 7.58 CPU-s over 192 tasks, "
@@ -108,9 +115,11 @@ PARAMS: dict[str, Param] = {
         "--positions 3 --search-depth 16 --games 300 --moves 3 --depth 12`)",
     ),
     "search_cv": Param(
-        1.0,
-        "coefficient of variation of a search's time (lognormal): an assumption for depth-limited "
-        "searches; a time-limited search is nearly constant (0.05)",
+        0.8,
+        "coefficient of variation of a search's time (lognormal): 0.798 over the 341 distinct "
+        "positions of 300 live games at depth 12, in process (mean 17.8 ms CPU), "
+        "`python bench/capacity_check.py --games 300 --spread`; a time-limited search is nearly "
+        "constant (0.05)",
     ),
     "target_util_workers": Param(0.8, "sizing target: worker cores busy at most 80 %"),
     "target_util_gateway": Param(
@@ -566,13 +575,15 @@ def autoscaling() -> dict[str, Any]:
 
 
 def check(
-    rows: Iterable[dict[str, Any]], calibrate: int | None = None, exact: bool = True
+    rows: Iterable[dict[str, Any]], calibrate: int | None = None, exact: bool = True, in_run: bool = False
 ) -> list[dict[str, Any]]:
     """Simulates each measured run of ``bench/capacity_check.py``: two worker cores, one gateway,
     one cache Redis and one broker, every server running at the probed core share. The search's
     CPU per task, the gateway's CPU per request and the commands come from the calibration run
     (``calibrate`` games; the first row by default): the other runs are predictions. ``exact``:
-    the games play the load's own positions (griot draws them); otherwise the branching model."""
+    the games play the load's own positions (griot draws them); otherwise the branching model.
+    ``in_run``: each run's servers get the core share its workers had (their CPU over the wall
+    time: the cores the machine gave during that run) instead of the probe's before it."""
     rows = list(rows)
     base = next((r for r in rows if r["games"] == calibrate), rows[0]) if calibrate else rows[0]
     st = base["gateway_stats"]
@@ -585,7 +596,11 @@ def check(
     for r in rows:
         cfg = Config(
             worker_cores=r["workers"],
-            speed=share * r["core_share"] / base["core_share"],
+            speed=(
+                r["workers_cpu_s"] / r["seconds"] / r["workers"]
+                if in_run
+                else share * r["core_share"] / base["core_share"]
+            ),
             gateway_cpu_s=base["gateway_cpu_s"] / ev,
             gateway_cached_cpu_s=base["gateway_cpu_s"] / ev / 2,
             search_cpu_s=base["workers_cpu_s"] / tasks,
@@ -637,6 +652,7 @@ def main() -> None:
     a_chk.add_argument("file")
     a_chk.add_argument("--calibrate", type=int, default=None, help="games of the calibration run")
     a_chk.add_argument("--branching", action="store_true", help="model the games' positions, not griot's")
+    a_chk.add_argument("--in-run-share", action="store_true", help="the core share the run's workers had")
     a_size = sub.add_parser("size", help="the sizing table")
     a_size.add_argument("--games", default="10000,100000,1000000")
     sub.add_parser("params", help="the parameters and their sources")
@@ -653,7 +669,7 @@ def main() -> None:
     elif a.cmd == "check":
         with open(a.file) as f:
             rows = [json.loads(line) for line in f if line.strip()]
-        for r in check(rows, a.calibrate, exact=not a.branching):
+        for r in check(rows, a.calibrate, exact=not a.branching, in_run=a.in_run_share):
             print(json.dumps(r))
     else:
         if a.board:
