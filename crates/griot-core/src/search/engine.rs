@@ -349,6 +349,9 @@ pub struct Searcher<G: Evaluate> {
     options: SearchOptions,
     tt: TranspositionTable,
     ordering: Ordering<G>,
+    /// The evaluator of `options.eval` (rebuilt when a search starts with another style).
+    evaluator: G::Evaluator,
+    evaluator_style: EvalStyle,
     // Per-search state.
     nodes: u64,
     seldepth: u32,
@@ -382,6 +385,8 @@ impl<G: Evaluate> Searcher<G> {
         Searcher {
             tt,
             ordering: Ordering::new(),
+            evaluator: game.evaluator(&options.eval),
+            evaluator_style: options.eval,
             options,
             nodes: 0,
             seldepth: 0,
@@ -419,6 +424,10 @@ impl<G: Evaluate> Searcher<G> {
         mut hooks: Hooks<'_, G::Move>,
     ) -> SearchResult<G::Move> {
         self.start = Instant::now();
+        if self.evaluator_style != self.options.eval {
+            self.evaluator = self.game.evaluator(&self.options.eval);
+            self.evaluator_style = self.options.eval;
+        }
         self.nodes = 0;
         self.seldepth = 0;
         self.stopped = false;
@@ -1055,7 +1064,7 @@ impl<G: Evaluate> Searcher<G> {
 
     #[inline]
     fn static_eval(&self, pos: &G::Position) -> Value {
-        self.game.evaluate_search(pos, &self.options.eval).clamp(-WIN_BOUND + 1, WIN_BOUND - 1)
+        self.game.evaluate_with(&self.evaluator, pos).clamp(-WIN_BOUND + 1, WIN_BOUND - 1)
     }
 
     #[inline]

@@ -25,6 +25,25 @@ pub trait Evaluate: Game + ExactResults {
     /// The evaluation in centi-units (100 = one seed or piece of margin) from the side to move's
     /// view, with the terms and weights `style` picks.
     fn evaluate_search(&self, pos: &Self::Position, style: &EvalStyle) -> i32;
+
+    /// What the search keeps to evaluate with one style: built once per search, so what does not
+    /// change from node to node (tables, the weights that apply) is worked out once.
+    type Evaluator: Clone + Send + Sync;
+
+    /// The evaluator of `style` for this game.
+    fn evaluator(&self, style: &EvalStyle) -> Self::Evaluator;
+
+    /// [`Evaluate::evaluate_search`]'s value, through an evaluator of the same style.
+    fn evaluate_with(&self, evaluator: &Self::Evaluator, pos: &Self::Position) -> i32;
+}
+
+/// A sowing game's evaluator: the learned evaluation's tables where it applies, else the style.
+#[derive(Clone, Debug)]
+pub enum SowingEvaluator {
+    /// The learned evaluation, prepared.
+    Learned(Box<learned::Prepared>),
+    /// Any other style (or the learned one where the game has no weights: the tuned terms).
+    Style(EvalStyle),
 }
 
 impl Evaluate for SowingGame {
@@ -37,9 +56,39 @@ impl Evaluate for SowingGame {
         }
         sowing(self, pos, style)
     }
+
+    type Evaluator = SowingEvaluator;
+
+    fn evaluator(&self, style: &EvalStyle) -> SowingEvaluator {
+        if *style == EvalStyle::Learned {
+            if let Some(p) = learned::weights_for(self).and_then(|w| learned::Prepared::new(self, w)) {
+                return SowingEvaluator::Learned(Box::new(p));
+            }
+        }
+        SowingEvaluator::Style(*style)
+    }
+
+    #[inline(always)]
+    fn evaluate_with(&self, evaluator: &SowingEvaluator, pos: &SowingPosition) -> i32 {
+        match evaluator {
+            SowingEvaluator::Learned(p) => p.evaluate(pos),
+            SowingEvaluator::Style(style) => sowing(self, pos, style),
+        }
+    }
 }
 
 impl Evaluate for BechiGame {
+    type Evaluator = EvalStyle;
+
+    fn evaluator(&self, style: &EvalStyle) -> EvalStyle {
+        *style
+    }
+
+    #[inline]
+    fn evaluate_with(&self, style: &EvalStyle, pos: &BechiPosition) -> i32 {
+        self.evaluate_search(pos, style)
+    }
+
     fn evaluate_search(&self, pos: &BechiPosition, style: &EvalStyle) -> i32 {
         with_terms(100 * self.evaluate(pos), pos.to_move, style, BECHI_TUNED, |w| {
             self.search_terms(pos, &w.0)
@@ -48,6 +97,17 @@ impl Evaluate for BechiGame {
 }
 
 impl Evaluate for IkibuguzoGame {
+    type Evaluator = EvalStyle;
+
+    fn evaluator(&self, style: &EvalStyle) -> EvalStyle {
+        *style
+    }
+
+    #[inline]
+    fn evaluate_with(&self, style: &EvalStyle, pos: &IkibuguzoPosition) -> i32 {
+        self.evaluate_search(pos, style)
+    }
+
     fn evaluate_search(&self, pos: &IkibuguzoPosition, style: &EvalStyle) -> i32 {
         with_terms(100 * self.evaluate(pos), pos.to_move, style, IKIBUGUZO_TUNED, |w| {
             self.search_terms(pos, &w.0)
@@ -56,6 +116,17 @@ impl Evaluate for IkibuguzoGame {
 }
 
 impl Evaluate for SabouiyyaGame {
+    type Evaluator = EvalStyle;
+
+    fn evaluator(&self, style: &EvalStyle) -> EvalStyle {
+        *style
+    }
+
+    #[inline]
+    fn evaluate_with(&self, style: &EvalStyle, pos: &SabouiyyaPosition) -> i32 {
+        self.evaluate_search(pos, style)
+    }
+
     fn evaluate_search(&self, pos: &SabouiyyaPosition, style: &EvalStyle) -> i32 {
         with_terms(100 * self.evaluate(pos), pos.to_move, style, SABOUIYYA_TUNED, |w| {
             self.search_terms(pos, &w.0)

@@ -315,3 +315,99 @@ fn the_learned_cache_scope_names_the_weights_not_their_text() {
     other[0].rules.push('x');
     assert_ne!(learned::digest(&other), digest);
 }
+
+/// Positions of `g` for comparing evaluations: from seeded random games, and random boards (any
+/// count in any hole, big holes included), half of each.
+fn random_positions(
+    g: &crate::sowing::SowingGame,
+    count: usize,
+    seed: u64,
+) -> impl Iterator<Item = crate::sowing::SowingPosition> + '_ {
+    let mut rng = SplitMix64(seed);
+    let mut moves = MoveList::new();
+    let mut game = g.start();
+    (0..count).map(move |i| {
+        if i % 2 == 0 {
+            moves.clear();
+            g.legal_moves(&game, &mut moves);
+            if moves.is_empty() || game.turns > 300 {
+                game = g.start();
+                moves.clear();
+                g.legal_moves(&game, &mut moves);
+            }
+            game = g.play_unchecked(&game, moves[rng.below(moves.len())]);
+            game
+        } else {
+            let mut pos = g.start();
+            let top = [2, 5, 13, 30, 100][rng.below(5)];
+            for c in pos.pits[..2 * g.holes()].iter_mut() {
+                *c = rng.below(top) as u8;
+            }
+            if rng.below(50) == 0 {
+                pos.pits[rng.below(2 * g.holes())] = 255 - rng.below(3) as u8;
+            }
+            pos.stores = [rng.below(40) as u8, rng.below(40) as u8];
+            pos.to_move = if rng.below(2) == 0 { Player::South } else { Player::North };
+            pos
+        }
+    })
+}
+
+/// The prepared learned evaluation (the search's) against its definition, on `count` positions
+/// of every built-in sowing rule set the features describe: with the shipped weights where there
+/// are some, with random weights for every rule set (any weights file fitted later).
+fn prepared_matches_definition(count: usize) {
+    use super::learned;
+    let mut covered = 0;
+    for (file, _) in registry::BUILTIN_RULE_FILES {
+        // Readings (`readings/x.toml`) are registered under their own ids: their base rule set is covered.
+        let Ok(game) = registry::game(file.trim_end_matches(".toml")) else { continue };
+        let AnyGame::Sowing(g) = &*game else { continue };
+        let id = g.rules().id.as_str();
+        if learned::features(g, &g.start()).is_none() {
+            continue;
+        }
+        covered += 1;
+        let mut rng = SplitMix64(covered);
+        let mut random =
+            learned::Weights { rules: id.to_string(), holes: g.holes(), weights: [0; learned::LEN] };
+        for w in random.weights.iter_mut() {
+            *w = rng.below(401) as i32 - 200;
+        }
+        let mut list = vec![random];
+        list.extend(learned::weights_for(g).cloned());
+        for weights in &list {
+            let prepared = learned::Prepared::new(g, weights).expect("the features describe these rules");
+            for pos in random_positions(g, count, 11 + covered) {
+                assert_eq!(
+                    prepared.evaluate(&pos),
+                    learned::evaluate(g, weights, &pos).unwrap(),
+                    "{id} {} with {:?}",
+                    g.format_body(&pos),
+                    weights.weights
+                );
+            }
+        }
+    }
+    assert!(covered >= 5, "only {covered} rule sets have the learned features");
+}
+
+#[test]
+fn prepared_learned_evaluation_is_the_definition() {
+    prepared_matches_definition(20_000);
+    // The search evaluates through the prepared tables.
+    let AnyGame::Sowing(g) = &*registry::game("abapa").unwrap() else { unreachable!() };
+    let e = g.evaluator(&EvalStyle::Learned);
+    assert!(matches!(e, eval::SowingEvaluator::Learned(_)));
+    for pos in sample(g, 3, 5, 2) {
+        assert_eq!(g.evaluate_with(&e, &pos), g.evaluate_search(&pos, &EvalStyle::Learned));
+    }
+}
+
+/// A million positions of each rule set: `cargo test --release -p griot-core
+/// prepared_learned_evaluation_on_a_million -- --ignored`.
+#[test]
+#[ignore]
+fn prepared_learned_evaluation_on_a_million() {
+    prepared_matches_definition(1_000_000);
+}

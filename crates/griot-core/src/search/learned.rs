@@ -230,3 +230,181 @@ pub fn evaluate(game: &SowingGame, weights: &Weights, pos: &SowingPosition) -> O
     let f = features(game, pos)?;
     Some(f.iter().zip(weights.weights.iter()).map(|(a, b)| a * b).sum())
 }
+
+/// Largest seed count a hole holds ([`SowingPosition::pits`] are bytes).
+const COUNTS: usize = u8::MAX as usize + 1;
+
+/// No capture to test: the hole's sowing does not end on the opponent's row.
+const NO_END: u8 = u8::MAX;
+
+/// The learned evaluation of one game with its weights, prepared for the search: every term that
+/// depends on one hole's count is a table lookup by hole and count, so a node costs a pass over
+/// the board with no division and few branches. Its values are [`evaluate`]'s exactly (the same
+/// integer terms, summed in another order); `evaluate` stays the readable definition and the
+/// test oracle.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    n: usize,
+    len: usize,
+    lap: usize,
+    store: i32,
+    tempo: i32,
+    kroo: i32,
+    kroo_reach: i32,
+    /// By own-row hole and count: the hole's weight times the count, plus the weights of the
+    /// features the count alone decides (empty, vulnerable, feeding).
+    local: Box<[[i32; COUNTS]; MAX_HOLES]>,
+    /// By count: the `threatened` weight times (count + 1) where one more seed makes the hole
+    /// capturable (the term counts when an opponent's sowing ends on the hole), else 0.
+    threat: Box<[i32; COUNTS]>,
+    /// By own-row hole and count: where the hole's sowing ends on the opponent's row (hole of
+    /// that row, in its sowing order), or [`NO_END`] if it does not or the hole does not feed.
+    end: Box<[[u8; COUNTS]; MAX_HOLES]>,
+    /// By own-row hole and count: what the sowing adds to the hole it ends on (one seed a lap).
+    adds: Box<[[u8; COUNTS]; MAX_HOLES]>,
+    /// By count after a sowing: the `captures` weight if the count captures, else 0.
+    captures: Box<[i32; 2 * COUNTS]>,
+    /// By own-row hole and count: whether a sowing of the count ends on the opponent's row.
+    reaches: Box<[[bool; COUNTS]; MAX_HOLES]>,
+}
+
+impl Prepared {
+    /// The tables for `game` with `weights`, or None when its rules are outside the features
+    /// (as [`features`] says) or the weights are for another board size.
+    pub fn new(game: &SowingGame, weights: &Weights) -> Option<Prepared> {
+        let rules = game.rules();
+        let n = game.holes();
+        if n > MAX_HOLES || n != weights.holes || rules.direction != Direction::Ccw || rules.relay.is_some() {
+            return None;
+        }
+        let w = &weights.weights;
+        let capture = rules.capture.as_ref().filter(|c| c.territory == Territory::Opponent);
+        let captures_with =
+            |c: usize| c <= u8::MAX as usize && capture.is_some_and(|cap| cap.values.contains(c as u8));
+        let len = 2 * n;
+        let lap = if rules.skip_origin { len - 1 } else { len };
+        // The hole (counted from the sowing hole's row start) a sowing of `s` from own hole `k` ends on.
+        let last = |k: usize, s: usize| -> usize {
+            if rules.skip_origin {
+                (k + (s - 1) % lap + 1) % len
+            } else {
+                (k + s) % len
+            }
+        };
+        let at = |name: &str| -> i32 {
+            w[1 + MAX_HOLES + FEATURES.iter().position(|f| *f == name).expect("a feature")]
+        };
+        let mut p = Prepared {
+            n,
+            len,
+            lap,
+            store: w[0],
+            tempo: w[LEN - 1],
+            kroo: at("kroo"),
+            kroo_reach: at("kroo_reach"),
+            local: Box::new([[0; COUNTS]; MAX_HOLES]),
+            threat: Box::new([0; COUNTS]),
+            end: Box::new([[NO_END; COUNTS]; MAX_HOLES]),
+            adds: Box::new([[0; COUNTS]; MAX_HOLES]),
+            captures: Box::new([0; 2 * COUNTS]),
+            reaches: Box::new([[false; COUNTS]; MAX_HOLES]),
+        };
+        for c in 1..COUNTS - 1 {
+            if captures_with(c + 1) {
+                p.threat[c] = at("threatened") * (c as i32 + 1);
+            }
+        }
+        for (after, slot) in p.captures.iter_mut().enumerate() {
+            if captures_with(after) {
+                *slot = at("captures");
+            }
+        }
+        for k in 0..n {
+            for c in 0..COUNTS {
+                let mut v = w[1 + k] * c as i32;
+                if c == 0 {
+                    v += at("empty");
+                } else {
+                    if captures_with(c + 1) {
+                        v += at("vulnerable");
+                    }
+                    let end = last(k, c);
+                    let on_theirs = (n..len).contains(&end);
+                    p.reaches[k][c] = on_theirs;
+                    if c >= n - k {
+                        v += at("feeding");
+                        if on_theirs {
+                            let laps = if c >= lap { 1 + (c - 1) / lap } else { 0 };
+                            p.end[k][c] = (end - n) as u8;
+                            p.adds[k][c] = (1 + laps.saturating_sub(1)) as u8;
+                        }
+                    }
+                }
+                p.local[k][c] = v;
+            }
+        }
+        Some(p)
+    }
+
+    /// The holes that single-lap sowings from `row` (the `n` holes from `base`) end on, one bit a
+    /// hole of the board.
+    #[inline(always)]
+    fn reached_from(&self, pits: &[u8], base: usize) -> u32 {
+        let mut mask = 0u32;
+        for (j, &s) in pits.iter().enumerate().skip(base).take(self.n) {
+            let s = s as usize;
+            let t = j + s;
+            let t = if t >= self.len { t - self.len } else { t };
+            // A count of 0 or a full lap reaches nothing here: the bit is shifted out of use.
+            let live = (s != 0 && s < self.lap) as u32;
+            mask |= live << (t & 31);
+        }
+        mask
+    }
+
+    /// The side whose row starts at `base` (opponent's row at `theirs`): its terms, with
+    /// `reached` the holes the opponent's single-lap sowings end on.
+    #[inline(always)]
+    fn side(&self, pits: &[u8], base: usize, theirs: usize, reached: u32) -> i32 {
+        let mut v = 0;
+        let mut kroo = 0usize;
+        let mut kroo_hole = 0usize;
+        for k in 0..self.n {
+            let c = pits[base + k] as usize;
+            v += self.local[k][c];
+            if (reached >> (base + k)) & 1 != 0 {
+                v += self.threat[c];
+            }
+            let e = self.end[k][c];
+            if e != NO_END {
+                let after = pits[theirs + e as usize] as usize + self.adds[k][c] as usize;
+                v += self.captures[after];
+            }
+            if c >= self.lap && c > kroo {
+                kroo = c;
+                kroo_hole = k;
+            }
+        }
+        if kroo > 0 {
+            v += self.kroo * kroo as i32;
+            if self.reaches[kroo_hole][kroo] {
+                v += self.kroo_reach;
+            }
+        }
+        v
+    }
+
+    /// The learned evaluation of `pos` in centi-units, side to move's view: [`evaluate`]'s value.
+    #[inline]
+    pub fn evaluate(&self, pos: &SowingPosition) -> i32 {
+        let pits = &pos.pits[..];
+        let n = self.n;
+        let from_south = self.reached_from(pits, 0);
+        let from_north = self.reached_from(pits, n);
+        let south = self.side(pits, 0, n, from_north);
+        let north = self.side(pits, n, 0, from_south);
+        let stores = pos.stores[0] as i32 - pos.stores[1] as i32;
+        let v = self.store * stores + south - north;
+        self.tempo + if pos.to_move == Player::South { v } else { -v }
+    }
+}
