@@ -57,7 +57,7 @@ def test_variant_parsing_canonical_strings_and_options() -> None:
     assert v.canonical == "abapa(holes=4,seeds=3)"
     assert str(v) == "abapa(holes=4,seeds=3)"
     assert repr(v) == 'Variant("abapa(holes=4,seeds=3)")'
-    assert v.options == {"holes": 4, "seeds": 3, "max_turns": 2000}
+    assert v.options == {"holes": 4, "seeds": 3, "max_turns": 2000, "repetitions": 3}
     # Default values are dropped; any order and spacing normalise to one canonical string.
     assert griot.Variant("abapa(holes=6,max_turns=2000,seeds=4)").canonical == "abapa"
     assert griot.Variant("abapa( holes = 4 , seeds = 3 )").canonical == "abapa(holes=4,seeds=3)"

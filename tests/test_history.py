@@ -86,3 +86,15 @@ def test_a_bad_history_is_refused_with_its_reason(kwargs: dict[str, object], mes
 def test_history_error_is_a_griot_error() -> None:
     assert issubclass(HistoryError, griot.GriotError)
     assert earlier_positions(griot.Position(CYCLE_START)) == []
+
+
+def test_a_variant_ending_at_the_first_repetition_ends_it_there() -> None:
+    line = played(CYCLE, start=CYCLE_START.replace("awale", "awale(repetitions=2)"))
+    assert line[0].variant.options["repetitions"] == 2
+    assert occurrences(line[-1], line[:-1]) == 2
+    assert repetition_outcome(line[-2], line[:-2]) is None
+    outcome = repetition_outcome(line[-1], line[:-1])
+    assert outcome is not None
+    assert outcome.scores == (21, 27)
+    # The default variant goes on to the third occurrence.
+    assert repetition_outcome(played(CYCLE)[-1], played(CYCLE)[:-1]) is None

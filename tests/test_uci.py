@@ -226,6 +226,22 @@ def test_another_variant_through_setoption(gui: Gui) -> None:
     assert answer[1] in "abcd"
 
 
+def test_repetitions_option_ends_the_game_at_the_first_repetition() -> None:
+    # Two lone seeds chase each other: twelve moves bring the start back, its first repetition.
+    g = Gui()
+    g.send("uci")
+    assert "option name Repetitions type spin default 3 min 2 max 3" in g.until("uciok")
+    g.send("setoption name Repetitions value 4")
+    assert g.next_line().startswith("info string error: ")
+    for occurrence, over in (("2", True), ("3", False)):
+        g.send(f"setoption name Repetitions value {occurrence}")
+        g.send("position fen 0-0-0-0-0-1-0-0-0-0-0-1-20-26-S moves FfAaBbCcDdEe")
+        g.send("go depth 2")
+        answer = g.until("bestmove")[-1]
+        assert (answer == "bestmove (none)") == over, (occurrence, answer)
+    assert g.close() == 0
+
+
 def test_a_variant_the_protocol_cannot_speak_is_refused_on_the_command_line() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "griot.cli", "uci", "--variant", "sabouiyya"],

@@ -1,7 +1,8 @@
 """A game's history: the positions before the current one, and the repetition rule it decides.
 
 A position (board, stores, side to move, phase; not the turn count) that occurs for the third time
-ends the game as an endless cycle (docs/rules/README.md, "Endless play ends the game"). A bare
+ends the game as an endless cycle (docs/rules/README.md, "Endless play ends the game"), or for the
+second time in a variant with ``repetitions=2`` (the first repetition, as some engines end it). A bare
 position cannot tell: the API's calls that play or search take a
 :class:`~griot.v1.common_pb2.GameHistory` beside their position, as an engine protocol's
 ``position startpos moves ...`` does. This module turns either of its forms (the moves from a start
@@ -24,6 +25,7 @@ __all__ = [
     "HistoryError",
     "earlier_from",
     "earlier_positions",
+    "ending_occurrence",
     "follows",
     "occurrences",
     "repeating",
@@ -35,7 +37,7 @@ __all__ = [
 MAX_HISTORY = 4096
 #: The outcome reason of a game ended by a position's third occurrence.
 REPETITION = "repetition"
-#: The occurrence of a position that ends the game.
+#: The occurrence of a position that ends the game, unless its variant's ``repetitions`` says otherwise.
 ENDING_OCCURRENCE = 3
 
 
@@ -172,12 +174,20 @@ def occurrences(position: Position, earlier: Iterable[Position]) -> int:
     return 1 + sum(1 for p in earlier if p.key == key)
 
 
+def ending_occurrence(position: Position) -> int:
+    """The occurrence of a position that ends ``position``'s game: its variant's ``repetitions``
+    option (2 ends it at the first repetition), :data:`ENDING_OCCURRENCE` for games without it."""
+    value = position.variant.options.get("repetitions", ENDING_OCCURRENCE)
+    return value if isinstance(value, int) and not isinstance(value, bool) else ENDING_OCCURRENCE
+
+
 def repetition_outcome(position: Position, earlier: Iterable[Position]) -> GameOutcome | None:
-    """The game's outcome if ``position`` is the third occurrence of itself (the rules then end the
+    """The game's outcome if ``position`` is the third occurrence of itself (or the one its variant's
+    ``repetitions`` option names: :func:`ending_occurrence`; the rules then end the
     game as an endless cycle; its reason is reported as :data:`REPETITION`), else None. A position
     the rules already end is left to its own outcome."""
     if position.outcome is not None:
         return None
-    if occurrences(position, earlier) < ENDING_OCCURRENCE:
+    if occurrences(position, earlier) < ending_occurrence(position):
         return None
     return position.endless_outcome()

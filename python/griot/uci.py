@@ -21,7 +21,9 @@ sowing variant whose moves are plain hole letters. An opening book (``--book PAT
 name Book value PATH``; an empty value drops it) answers the positions it holds without a search:
 one ``info`` line with the book's depth and value, then ``bestmove``. The moves played since the
 start (or since the ``fen``) are the game's history: a search sees a repetition as the game's end,
-as the rules do.
+as the rules do. ``setoption name Repetitions value 2`` (or a ``Variant`` with ``repetitions=2``)
+ends the game at a position's first repetition, as engines such as Aalina and the match runners
+that follow them do; 3, the default, at its third occurrence.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from typing import TextIO
 
 import griot
 from griot.book import Book, BookError, BookResult, book_result
+from griot.history import repetition_outcome
 
 __all__ = ["GoLimits", "UciEngine", "go_budget", "parse_go"]
 
@@ -242,6 +245,9 @@ class UciEngine:
         self._send(f"option name Hash type spin default {self._hash_mb} min 1 max 4096")
         self._send(f"option name Variant type string default {self._variant.id}")
         self._send(f"option name Book type string default {self._book_path or '<empty>'}")
+        repetitions = self._variant.options.get("repetitions")
+        if repetitions is not None:
+            self._send(f"option name Repetitions type spin default {repetitions} min 2 max 3")
         self._send("uciok")
 
     def _new_game(self, _: list[str]) -> None:
@@ -272,6 +278,9 @@ class UciEngine:
                 self._book, self._book_path = None, ""
         elif name == "book":
             self._load_book("" if value == "<empty>" else value)
+        elif name == "repetitions":
+            self._variant = self._with_repetitions(value)
+            self._game = _Game(self._variant.start())
         else:
             raise UciError(f"setoption: unknown option {m.group(1).strip()!r}")
 
@@ -340,7 +349,7 @@ class UciEngine:
         started = time.perf_counter()
         best: str | None = None
         ponder: str | None = None
-        if not pos.is_over:
+        if not pos.is_over and repetition_outcome(pos, game.earlier) is None:
             moves = pos.legal_moves()
             entry = self._book.probe(pos) if self._book is not None else None
             if len(moves) == 1 and not (limits.infinite or limits.ponder):
@@ -412,6 +421,21 @@ class UciEngine:
         self._ponder_budget = None
 
     # -- notation -----------------------------------------------------------------------------
+
+    def _with_repetitions(self, value: str) -> griot.Variant:
+        """The variant with its ``repetitions`` option (the occurrence of a position that ends the
+        game) set to ``value``: the search and the history then end a game there."""
+        if "repetitions" not in self._variant.options:
+            raise UciError(f"setoption Repetitions: {self._variant.id} has no repetition rule")
+        try:
+            occurrence = int(value)
+        except ValueError:
+            raise UciError(f"setoption Repetitions: {value!r} is not an integer") from None
+        options = {**self._variant.options, "repetitions": occurrence}
+        text = ",".join(
+            f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in sorted(options.items())
+        )
+        return self._check_variant(f"{self._variant.id}({text})")
 
     def _check_variant(self, text: str) -> griot.Variant:
         variant = griot.Variant(text)

@@ -10,6 +10,9 @@ use crate::error::VariantError;
 /// Default hard limit on the number of turns in a game.
 pub const DEFAULT_MAX_TURNS: i64 = 2000;
 
+/// Default occurrence of a position that ends the game (see [`OptionSpec::repetitions`]).
+pub const DEFAULT_REPETITIONS: i64 = 3;
+
 /// The value of a variant option.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum OptionValue {
@@ -80,6 +83,18 @@ impl OptionSpec {
             DEFAULT_MAX_TURNS,
             Allowed::Range(1, 1_000_000),
             "hard limit on the number of turns; reaching it ends the game as an endless cycle",
+        )
+    }
+
+    /// The option of the games whose rules end a game by repeating a position: the occurrence
+    /// of a position that ends the game as an endless cycle. 3 by default (the rules' reading);
+    /// 2 ends it at the first repetition, as some engines and match runners do.
+    pub fn repetitions() -> Self {
+        OptionSpec::int(
+            "repetitions",
+            DEFAULT_REPETITIONS,
+            Allowed::Range(2, 3),
+            "the occurrence of a position that ends the game as an endless cycle (2: its first repetition)",
         )
     }
 
@@ -282,6 +297,15 @@ impl Variant {
     /// The hard turn limit.
     pub fn max_turns(&self) -> u32 {
         self.int("max_turns") as u32
+    }
+
+    /// The occurrence of a position that ends the game ([`OptionSpec::repetitions`]); the
+    /// default for games without the option.
+    pub fn repetitions(&self) -> u32 {
+        match self.options.get("repetitions") {
+            Some(OptionValue::Int(i)) => *i as u32,
+            _ => DEFAULT_REPETITIONS as u32,
+        }
     }
 }
 

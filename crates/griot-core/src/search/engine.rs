@@ -6,9 +6,11 @@
 //!   the score a win or loss in the number of turns from the root; a draw scores 0.
 //! - **Endless cycles**: a position that already occurred on the current search path (or in the
 //!   game history the caller passes) ends the game there as an endless cycle, scored by
-//!   [`Game::endless_outcome`]. The rules end a game at a position's third occurrence; a player
-//!   who can force one repetition can force the others, so the first repetition is scored as the
-//!   end the rules would reach (the common engine choice).
+//!   [`Game::endless_outcome`]. The rules end a game at the occurrence of a position the
+//!   variant's `repetitions` option names: the third by default, where a player who can force one
+//!   repetition can force the others, so the first repetition is scored as the end the rules would
+//!   reach (the common engine choice); the second (`repetitions=2`, the first repetition, as
+//!   engines and match runners that follow them end it), where that scoring is the rules'.
 //! - **Turn limit**: the position carries its turn count, so the limit ends lines exactly as the
 //!   rules do. Table keys leave the turn count out, so near the limit (fewer turns left than the
 //!   depth plus a margin) the table is neither trusted nor written.

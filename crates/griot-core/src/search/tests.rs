@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::*;
-use crate::game::{Game, MoveList};
+use crate::game::{Game, MoveList, Player};
 use crate::registry::{self, AnyGame, SplitMix64};
 use crate::sowing::SowingGame;
 
@@ -213,6 +213,32 @@ fn game_end_and_repetition_are_scored_by_the_rules() {
     let cyc = g.parse_body("0,0,0,0,0,1/0,0,0,0,0,1 23-23 S 60 -").unwrap();
     let r = search(&g, &cyc, &[], &options(30, 1), Hooks::default());
     assert!(score::is_proven(r.value) || r.value == 0, "{:?}", r.score);
+}
+
+#[test]
+fn a_move_into_the_history_ends_the_game_under_either_repetition_rule() {
+    // South's only move sows d into e and f: no capture, and the game goes on.
+    for variant in ["abapa(repetitions=2)", "abapa"] {
+        let g = sowing(variant);
+        let pos = g.parse_body("0,0,0,2,0,0/1,1,0,0,0,0 21-23 S 50 -").unwrap();
+        let mut moves = MoveList::new();
+        g.legal_moves(&pos, &mut moves);
+        assert_eq!(moves.len(), 1);
+        let after = g.play_unchecked(&pos, moves[0]);
+        // Each side takes its own row: 23 against 25, North wins at the repetition.
+        let end = g.endless_outcome(&after);
+        assert_eq!(end.winner, Some(Player::North));
+        for depth in [1, 4] {
+            let seen = search(&g, &pos, &[g.hash_key(&after)], &options(depth, 1), Hooks::default());
+            assert_eq!(seen.score, Score::LossIn(1), "{variant} depth {depth}");
+            let fresh = search(&g, &pos, &[], &options(depth, 1), Hooks::default());
+            assert_ne!(fresh.score, Score::LossIn(1), "{variant} depth {depth}");
+        }
+    }
+    assert_eq!(sowing("abapa(repetitions=2)").variant().repetitions(), 2);
+    assert_eq!(sowing("abapa").variant().repetitions(), 3);
+    assert_eq!(sowing("abapa(repetitions=3)").variant().canonical(), "abapa");
+    assert!(registry::game("abapa(repetitions=1)").is_err());
 }
 
 #[test]

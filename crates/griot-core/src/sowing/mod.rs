@@ -313,6 +313,7 @@ pub fn option_specs(rules: &RuleSet) -> Vec<OptionSpec> {
             "seeds in each hole at the start",
         ),
         OptionSpec::max_turns(),
+        OptionSpec::repetitions(),
     ]
 }
 
