@@ -41,6 +41,16 @@ def test_reductions_reach_the_depth_with_fewer_nodes_and_stay_deterministic() ->
     assert griot.search(START, depth=12, reductions=False).nodes == full.nodes
 
 
+def test_two_threads_find_the_single_threaded_value() -> None:
+    for body in (START, "abapa 0,5,1,6,2,7/3,0,4,4,1,5 5-5 N 14 -"):
+        one = griot.search(body, depth=10)
+        two = griot.search(body, depth=10, threads=2)
+        assert (two.depth, two.score) == (one.depth, one.score)
+        assert two.best_move in griot.Position(body).legal_moves()
+    with pytest.raises(ValueError, match="threads"):
+        griot.search(START, depth=2, threads=0)
+
+
 def test_time_limit() -> None:
     t = time.monotonic()
     r = griot.search(START, time=0.2)

@@ -111,6 +111,7 @@ def test_handshake_names_the_engine_and_its_options() -> None:
     lines = g.until("uciok")
     assert lines[0].startswith("id name Griot ")
     assert any(line.startswith("option name Hash type spin") for line in lines)
+    assert "option name Threads type spin default 1 min 1 max 64" in lines
     assert any(line == "option name Variant type string default abapa" for line in lines)
     g.send("isready")
     assert g.next_line() == "readyok"
@@ -240,6 +241,17 @@ def test_repetitions_option_ends_the_game_at_the_first_repetition() -> None:
         answer = g.until("bestmove")[-1]
         assert (answer == "bestmove (none)") == over, (occurrence, answer)
     assert g.close() == 0
+
+
+def test_threads_option_searches_with_auxiliaries(gui: Gui) -> None:
+    gui.send("setoption name Threads value 0")
+    assert gui.next_line().startswith("info string error: ")
+    gui.send("setoption name Threads value 2")
+    gui.send("position startpos moves A")
+    gui.send("go depth 8")
+    lines = gui.until("bestmove")
+    assert infos(lines)[-1]["depth"] == "8"
+    assert lines[-1].split()[1] in "abcdef"
 
 
 def test_a_variant_the_protocol_cannot_speak_is_refused_on_the_command_line() -> None:

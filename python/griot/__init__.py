@@ -197,6 +197,7 @@ def search(
     clock: tuple[float, float] | None = None,
     moves_to_go: int | None = None,
     reductions: bool = False,
+    threads: int = 1,
     book: None = None,
 ) -> SearchResult: ...
 
@@ -224,6 +225,7 @@ def search(
     clock: tuple[float, float] | None = None,
     moves_to_go: int | None = None,
     reductions: bool = False,
+    threads: int = 1,
     book: Book,
 ) -> SearchResult | BookResult: ...
 
@@ -250,6 +252,7 @@ def search(
     clock: tuple[float, float] | None = None,
     moves_to_go: int | None = None,
     reductions: bool = False,
+    threads: int = 1,
     book: Book | None = None,
 ) -> SearchResult | BookResult:
     """Searches ``position`` with the native engine, the GIL released.
@@ -290,7 +293,9 @@ def search(
     searched a turn shallower first (again at full depth when they beat alpha), which plays
     stronger at equal time, but the value is no longer the full-width alpha-beta value that
     windows, resumed searches and the distributed search rely on (``griot uci`` and the match
-    bench's in-process engine play with them).
+    bench's in-process engine play with them). ``threads``: threads searching at once (Lazy SMP:
+    auxiliary threads share the table); the result is the main thread's, and a fixed-depth
+    full-width search finds the single-threaded value; the node count is every thread's.
 
         >>> r = search("abapa 4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -", depth=6, multipv=0)
         >>> sorted(m.move for m in r.moves)
@@ -335,6 +340,7 @@ def search(
         clock=clock,
         moves_to_go=moves_to_go,
         reductions=reductions,
+        threads=threads,
         subtree=subtree,
     )
 

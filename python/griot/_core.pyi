@@ -320,6 +320,7 @@ def search(
     clock: tuple[float, float] | None = None,
     moves_to_go: int | None = None,
     reductions: bool = False,
+    threads: int = 1,
     *,
     subtree: SubtreeOptions | None = None,
 ) -> SearchResult: ...

@@ -48,6 +48,9 @@ def _table(result: griot.SearchResult, multipv: int) -> Group:
 @click.option("--multipv", "-k", type=click.IntRange(0), default=1, help="Lines to score exactly (0 = all).")
 @click.option("--hash", "hash_mb", type=click.IntRange(0), default=64, help="Table size in MB.")
 @click.option(
+    "--threads", type=click.IntRange(1, 256), default=1, show_default=True, help="Threads searching at once."
+)
+@click.option(
     "--gateway",
     "gateway",
     envvar="GRIOT_GATEWAY_TARGET",
@@ -63,6 +66,7 @@ def analyze(
     nodes: int | None,
     multipv: int,
     hash_mb: int,
+    threads: int,
     gateway: str | None,
 ) -> None:
     """Search a position of VARIANT and show every iteration as it completes: through the gateway
@@ -108,6 +112,7 @@ def analyze(
                 progress=progress,
                 stop=stop,
                 egdb=db,
+                threads=threads,
             )
 
         worker = threading.Thread(target=run, daemon=True)

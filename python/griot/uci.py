@@ -44,6 +44,8 @@ __all__ = ["GoLimits", "UciEngine", "go_budget", "parse_go"]
 
 #: What a ``go`` reserves for answering: reading the result, printing, the GUI's pipe.
 MOVE_OVERHEAD_S = 0.03
+#: The most threads the ``Threads`` option accepts.
+MAX_THREADS = 64
 #: Moves a clock is shared over when ``movestogo`` is not given (Oware games are rarely longer).
 DEFAULT_MOVES_TO_GO = 30
 #: ``go`` arguments that take a value; ``infinite`` and ``ponder`` stand alone.
@@ -177,6 +179,7 @@ class UciEngine:
         self._out = out
         self._write_lock = threading.Lock()
         self._hash_mb = hash_mb
+        self._threads = 1
         self._variant = self._check_variant(variant)
         self._game = _Game(self._variant.start())
         self._search: threading.Thread | None = None
@@ -243,6 +246,7 @@ class UciEngine:
         self._send(f"id name Griot {griot.ENGINE_VERSION}")
         self._send("id author the Griot developers")
         self._send(f"option name Hash type spin default {self._hash_mb} min 1 max 4096")
+        self._send(f"option name Threads type spin default {self._threads} min 1 max {MAX_THREADS}")
         self._send(f"option name Variant type string default {self._variant.id}")
         self._send(f"option name Book type string default {self._book_path or '<empty>'}")
         repetitions = self._variant.options.get("repetitions")
@@ -271,6 +275,14 @@ class UciEngine:
                 raise UciError("setoption Hash: between 1 and 4096")
             self._hash_mb = megabytes
             self._table = griot.SearchTable(megabytes)
+        elif name == "threads":
+            try:
+                threads = int(value)
+            except ValueError:
+                raise UciError(f"setoption Threads: {value!r} is not an integer") from None
+            if not 1 <= threads <= MAX_THREADS:
+                raise UciError(f"setoption Threads: between 1 and {MAX_THREADS}")
+            self._threads = threads
         elif name == "variant":
             self._variant = self._check_variant(value)
             self._game = _Game(self._variant.start())
@@ -370,6 +382,7 @@ class UciEngine:
                     table=self._table,
                     progress=lambda r: self._send(self._info(r, started)),
                     reductions=True,
+                    threads=self._threads,
                 )
                 if result.best_move is not None:
                     best = str(result.best_move)

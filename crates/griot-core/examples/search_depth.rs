@@ -1,5 +1,5 @@
 //! Prints each iteration of a search from a position: `cargo run --release --example
-//! search_depth -- [POSITION|VARIANT] [DEPTH] [HASH_MB] [EVAL]`.
+//! search_depth -- [POSITION|VARIANT] [DEPTH] [HASH_MB] [EVAL] [THREADS]`.
 
 use griot_core::registry;
 use griot_core::search::{EvalStyle, Hooks, Limits, SearchOptions, SearchResult};
@@ -12,6 +12,7 @@ fn main() {
     let hash_mb: usize = args.get(3).and_then(|d| d.parse().ok()).unwrap_or(64);
     let eval =
         args.get(4).map(|e| EvalStyle::parse(e).expect("tuned, material or weights")).unwrap_or_default();
+    let threads: usize = args.get(5).and_then(|d| d.parse().ok()).unwrap_or(1);
     let (game, pos) = if target.contains(' ') {
         registry::parse_position(target).expect("a position")
     } else {
@@ -23,6 +24,7 @@ fn main() {
         limits: Limits { depth: Some(depth), ..Limits::default() },
         hash_mb,
         eval,
+        threads,
         ..SearchOptions::default()
     };
     let mut progress = |r: &SearchResult<AnyMove>| {

@@ -165,9 +165,13 @@ impl SearchTable {
 /// endgame databases whose exact results replace the search in their range.
 /// `reductions=True`: late-move reductions, for play (the value is then not the full-width one).
 /// `subtree`: what makes this search a piece of a distributed one ([`SubtreeOptions`]: window,
-/// shared and kept tables, resumption). Releases the GIL.
+/// shared and kept tables, resumption). `threads`: threads searching at once, sharing the table
+/// (1 to 256). Releases the GIL.
+/// The most threads one search takes.
+const MAX_THREADS: usize = 256;
+
 #[pyfunction]
-#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval=EvalStyle::DEFAULT_NAME, progress=None, stop=None, history=None, egdb=None, clock=None, moves_to_go=None, reductions=false, *, subtree=None))]
+#[pyo3(signature = (position, depth=None, time=None, nodes=None, multipv=1, hash_mb=16, eval=EvalStyle::DEFAULT_NAME, progress=None, stop=None, history=None, egdb=None, clock=None, moves_to_go=None, reductions=false, threads=1, *, subtree=None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn search(
     py: Python<'_>,
@@ -185,8 +189,12 @@ pub(crate) fn search(
     clock: Option<(f64, f64)>,
     moves_to_go: Option<u32>,
     reductions: bool,
+    threads: usize,
     subtree: Option<Py<SubtreeOptions>>,
 ) -> PyResult<SearchResult> {
+    if !(1..=MAX_THREADS).contains(&threads) {
+        return Err(GriotError::new_err(format!("threads must be 1 to {MAX_THREADS}")));
+    }
     if time.is_some_and(|t| !(t >= 0.0 && t.is_finite())) {
         return Err(GriotError::new_err("time must be a non-negative number of seconds"));
     }
@@ -221,6 +229,7 @@ pub(crate) fn search(
         resume: subtree.is_some_and(|s| s.resume),
         egdb: egdb.map(|d| d.get().db.clone()),
         reductions,
+        threads,
     };
     let history = history_positions(position, history);
     let table = subtree.and_then(|s| s.table.as_ref()).map(|t| t.get());

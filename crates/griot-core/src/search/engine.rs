@@ -25,7 +25,7 @@
 //! - A position whose side to move does not change after a move (games with several moves in a
 //!   turn) is searched without negating the child's score.
 
-use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -181,6 +181,14 @@ pub struct SearchOptions {
     /// Late-move reductions (default false): for play, not analysis (see the module's
     /// decisions). The search is still deterministic under depth and node limits.
     pub reductions: bool,
+    /// Threads searching at once (default 1). The others are auxiliary threads sharing the
+    /// table (Lazy SMP): each searches the same iterations with its root moves in another order,
+    /// and their entries answer the main thread's nodes. The main thread's result is the
+    /// search's; it takes an auxiliary thread's value only where that thread searched exactly
+    /// the depth it needs, so a full-width fixed-depth search finds the single-threaded value.
+    /// Without a table (hash 0) or with a root window (subtree tasks) the search is
+    /// single-threaded.
+    pub threads: usize,
 }
 
 impl Default for SearchOptions {
@@ -198,6 +206,7 @@ impl Default for SearchOptions {
             resume: false,
             egdb: None,
             reductions: false,
+            threads: 1,
         }
     }
 }
@@ -349,7 +358,10 @@ struct RootEntry<G: Game> {
 pub struct Searcher<G: Evaluate> {
     game: G,
     options: SearchOptions,
-    tt: TranspositionTable,
+    tt: Arc<TranspositionTable>,
+    /// An auxiliary thread of a parallel search (its entries are marked, its result unused), and
+    /// which one (its root moves are rotated by this much).
+    auxiliary: usize,
     ordering: Ordering<G>,
     /// The evaluator of `options.eval` (rebuilt when a search starts with another style).
     evaluator: G::Evaluator,
@@ -382,10 +394,15 @@ impl<G: Evaluate> Searcher<G> {
     /// A searcher over a table the caller keeps between searches (a worker process searching
     /// the same subtrees one depth deeper each time); `options.hash_mb` is then ignored.
     pub fn with_table(game: G, options: SearchOptions, tt: TranspositionTable) -> Self {
+        Self::sharing(game, options, Arc::new(tt))
+    }
+
+    fn sharing(game: G, options: SearchOptions, tt: Arc<TranspositionTable>) -> Self {
         let max_turns = game.variant().max_turns();
         let steps_per_turn = game.max_steps_per_turn();
         Searcher {
             tt,
+            auxiliary: 0,
             ordering: Ordering::new(),
             evaluator: game.evaluator(&options.eval),
             evaluator_style: options.eval,
@@ -409,7 +426,8 @@ impl<G: Evaluate> Searcher<G> {
 
     /// Gives the table back (see [`Searcher::with_table`]).
     pub fn into_table(self) -> TranspositionTable {
-        self.tt
+        // Auxiliary threads hold the table only while a search runs.
+        Arc::try_unwrap(self.tt).unwrap_or_else(|_| unreachable!("an auxiliary thread outlived its search"))
     }
 
     /// The options, to change limits between searches.
@@ -420,6 +438,56 @@ impl<G: Evaluate> Searcher<G> {
     /// Searches `root`. `history` holds the [`Game::hash_key`]s of the game's earlier positions
     /// (oldest first) so repetitions of them count as endless cycles.
     pub fn search(
+        &mut self,
+        root: &G::Position,
+        history: &[u64],
+        hooks: Hooks<'_, G::Move>,
+    ) -> SearchResult<G::Move> {
+        if self.options.new_generation {
+            self.tt.new_search();
+        }
+        let auxiliaries = self.options.threads.max(1) - 1;
+        if auxiliaries == 0 || !self.tt.enabled() || self.options.window.is_some() {
+            return self.search_thread(root, history, hooks);
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let options = SearchOptions {
+            // Auxiliary threads deepen as far as the main thread may, and stop when it ends.
+            limits: Limits { depth: self.options.limits.depth, ..Limits::default() },
+            multipv: 1,
+            stop: Some(stop.clone()),
+            aspiration: false,
+            window: None,
+            new_generation: false,
+            iteration_windows: Vec::new(),
+            resume: false,
+            threads: 1,
+            ..self.options.clone()
+        };
+        let auxiliary_nodes = AtomicU64::new(0);
+        let mut result = std::thread::scope(|scope| {
+            for i in 1..=auxiliaries {
+                let mut h = Searcher::sharing(self.game.clone(), options.clone(), self.tt.clone());
+                h.auxiliary = i;
+                let (stop, nodes) = (&stop, &auxiliary_nodes);
+                scope.spawn(move || {
+                    h.search_thread(root, history, Hooks::default());
+                    nodes.fetch_add(h.nodes, AtomicOrdering::Relaxed);
+                    // One that solved the root leaves the others to the main thread's end.
+                    let _ = stop;
+                });
+            }
+            let r = self.search_thread(root, history, hooks);
+            stop.store(true, AtomicOrdering::Relaxed);
+            r
+        });
+        result.nodes += auxiliary_nodes.load(AtomicOrdering::Relaxed);
+        result
+    }
+
+    /// One thread's search: the main thread's, or an auxiliary thread's (see
+    /// [`SearchOptions::threads`]).
+    fn search_thread(
         &mut self,
         root: &G::Position,
         history: &[u64],
@@ -435,9 +503,6 @@ impl<G: Evaluate> Searcher<G> {
         self.stopped = false;
         self.budget = self.options.limits.time_budget();
         self.iteration_times.clear();
-        if self.options.new_generation {
-            self.tt.new_search();
-        }
         self.ordering.age();
         self.path.clear();
         for &k in history {
@@ -528,6 +593,11 @@ impl<G: Evaluate> Searcher<G> {
                 break;
             }
             self.iteration_times.push(self.start.elapsed().saturating_sub(iteration_start));
+            if self.auxiliary > 0 {
+                // Auxiliary threads start each iteration on other root moves than the main one.
+                let k = self.auxiliary % root_moves.len();
+                root_moves.rotate_left(k);
+            }
             prev_values[depth as usize % 2] = value;
             let mut result = self.result_from(root, &root_moves, depth);
             if let Some((alpha, beta)) = window {
@@ -710,7 +780,14 @@ impl<G: Evaluate> Searcher<G> {
             let b = &root_moves[0];
             let bound = if best <= -INFINITE { Bound::Upper } else { b.bound };
             if !self.near_turn_limit(root, depth) {
-                self.tt.store(root_key, to_table(best, 0), depth as u8, bound, b.index);
+                self.tt.store_by(
+                    root_key,
+                    to_table(best, 0),
+                    depth as u8,
+                    bound,
+                    b.index,
+                    self.auxiliary > 0,
+                );
             }
         }
         best
@@ -784,7 +861,10 @@ impl<G: Evaluate> Searcher<G> {
         if use_table {
             if let Some(e) = self.tt.probe(key) {
                 tt_move = e.best;
-                if !pv_node && e.depth as u32 >= depth {
+                // An auxiliary thread's value only at exactly the depth needed (SearchOptions::threads).
+                let deep_enough = e.depth as u32 == depth
+                    || (e.depth as u32 > depth && (!e.auxiliary || self.auxiliary > 0));
+                if !pv_node && deep_enough {
                     let v = from_table(e.value, ply as u32);
                     let cut = match e.bound {
                         Bound::Exact => true,
@@ -925,7 +1005,14 @@ impl<G: Evaluate> Searcher<G> {
             } else {
                 Bound::Exact
             };
-            self.tt.store(key, to_table(best, ply as u32), depth.min(255) as u8, bound, best_index);
+            self.tt.store_by(
+                key,
+                to_table(best, ply as u32),
+                depth.min(255) as u8,
+                bound,
+                best_index,
+                self.auxiliary > 0,
+            );
         }
         best
     }

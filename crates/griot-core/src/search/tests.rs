@@ -719,3 +719,27 @@ fn reductions_reach_the_depth_with_fewer_nodes() {
     }
     assert!(reduced_nodes * 10 < full_nodes * 9, "{reduced_nodes} vs {full_nodes}");
 }
+
+#[test]
+fn two_threads_find_the_single_threaded_value_at_fixed_depths() {
+    for variant in ["abapa", "awale", "oware"] {
+        let g = sowing(variant);
+        for pos in sample_positions(&g, 2, 13).into_iter().step_by(9).take(4) {
+            for depth in [7, 10] {
+                let one = search(&g, &pos, &[], &options(depth, 4), Hooks::default());
+                let two = search(
+                    &g,
+                    &pos,
+                    &[],
+                    &SearchOptions { threads: 2, ..options(depth, 4) },
+                    Hooks::default(),
+                );
+                let at = format!("{variant} {} depth {depth}", g.format_body(&pos));
+                assert_eq!(two.value, one.value, "{at}");
+                // A proven result ends the iterations early, maybe at another depth.
+                assert!(two.depth == depth || score::is_proven(two.value), "{at}");
+                assert!(two.best.is_some_and(|m| g.check_move(&pos, m).is_ok()));
+            }
+        }
+    }
+}

@@ -8,6 +8,9 @@
 //! searches give way. Scores are node-relative for proven wins and losses (see
 //! [`score::to_table`](super::score::to_table)).
 
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU64, AtomicU8};
+
 use super::score::{Bound, Value};
 
 /// A move stored as its index in the position's legal-move list; `NO_MOVE` when none.
@@ -24,10 +27,16 @@ pub struct TableEntry {
     pub bound: Bound,
     /// Index of the best move in the legal-move list, or [`NO_MOVE`].
     pub best: u16,
+    /// Whether an auxiliary thread of a parallel search stored it (see
+    /// [`TranspositionTable::store_by`]).
+    pub auxiliary: bool,
 }
 
+/// The bit of a slot's depth byte that marks an auxiliary thread's entry; depths stay below it.
+const AUXILIARY: u8 = 0x80;
+
+/// A slot's contents: score, best move, depth, and generation and bound.
 #[derive(Copy, Clone, Default)]
-#[repr(C)]
 struct Slot {
     key: u64,
     value: i32,
@@ -37,11 +46,59 @@ struct Slot {
     gen_bound: u8,
 }
 
+impl Slot {
+    #[inline(always)]
+    fn data(&self) -> u64 {
+        self.value as u32 as u64
+            | (self.best as u64) << 32
+            | (self.depth as u64) << 48
+            | (self.gen_bound as u64) << 56
+    }
+}
+
+/// A slot as the table holds it: two words written and read without locks by every thread of a
+/// search. The first word is the key xored with the second, so a slot torn by two threads
+/// writing at once (one's key word with the other's data word) fails the key check and reads as
+/// another position's, never as a wrong entry of this one.
+#[derive(Default)]
+#[repr(C)]
+struct AtomicSlot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+impl AtomicSlot {
+    #[inline(always)]
+    fn load(&self) -> Slot {
+        let data = self.data.load(Relaxed);
+        let check = self.check.load(Relaxed);
+        Slot {
+            key: check ^ data,
+            value: data as u32 as i32,
+            best: (data >> 32) as u16,
+            depth: (data >> 48) as u8,
+            gen_bound: (data >> 56) as u8,
+        }
+    }
+
+    #[inline(always)]
+    fn store(&self, s: &Slot) {
+        let data = s.data();
+        self.data.store(data, Relaxed);
+        self.check.store(s.key ^ data, Relaxed);
+    }
+
+    fn clear(&self) {
+        self.data.store(0, Relaxed);
+        self.check.store(0, Relaxed);
+    }
+}
+
 const SLOTS: usize = 4;
 
-#[derive(Copy, Clone, Default)]
+#[derive(Default)]
 #[repr(C, align(64))]
-struct Bucket([Slot; SLOTS]);
+struct Bucket([AtomicSlot; SLOTS]);
 
 /// The buckets' memory: zeroed, aligned to huge pages when the table is big enough, and on Linux
 /// advised to use them (the table is probed at random: with 4 KB pages nearly every probe of a
@@ -84,7 +141,8 @@ impl Buckets {
             unsafe { madvise(raw as *mut std::ffi::c_void, layout.size(), MADV_HUGEPAGE) };
         }
         // Zeroed after the advice, so that the first touch of each range faults in a huge page.
-        // SAFETY: `raw` holds `layout.size()` writable bytes; all zeros is a valid `Bucket`.
+        // SAFETY: `raw` holds `layout.size()` writable bytes; all zeros is a valid `Bucket` (atomic
+        // integers of 0).
         unsafe { std::ptr::write_bytes(raw, 0, layout.size()) };
         Buckets { ptr, len }
     }
@@ -98,13 +156,6 @@ impl std::ops::Deref for Buckets {
     }
 }
 
-impl std::ops::DerefMut for Buckets {
-    fn deref_mut(&mut self) -> &mut [Bucket] {
-        // SAFETY: as `deref`, and `self` is borrowed uniquely.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
-    }
-}
-
 impl Drop for Buckets {
     fn drop(&mut self) {
         if self.len > 0 {
@@ -114,22 +165,22 @@ impl Drop for Buckets {
     }
 }
 
-// SAFETY: `Buckets` owns its memory like a `Vec<Bucket>`; `Bucket` is plain data.
+// SAFETY: `Buckets` owns its memory like a `Vec<Bucket>`; `Bucket` is atomics.
 unsafe impl Send for Buckets {}
-// SAFETY: shared access only reads.
+// SAFETY: shared access goes through the slots' atomics.
 unsafe impl Sync for Buckets {}
 
 /// The transposition table. A size of 0 MB disables it (every probe misses).
 pub struct TranspositionTable {
     buckets: Buckets,
-    generation: u8,
+    generation: AtomicU8,
 }
 
 impl TranspositionTable {
     /// A table of about `megabytes` MB (0 disables it).
     pub fn new(megabytes: usize) -> TranspositionTable {
         let n = megabytes.saturating_mul(1 << 20) / std::mem::size_of::<Bucket>();
-        TranspositionTable { buckets: Buckets::new(n), generation: 0 }
+        TranspositionTable { buckets: Buckets::new(n), generation: AtomicU8::new(0) }
     }
 
     /// Whether the table has any room.
@@ -143,13 +194,17 @@ impl TranspositionTable {
     }
 
     /// Starts a new search: entries of earlier searches age.
-    pub fn new_search(&mut self) {
-        self.generation = (self.generation + 1) & 63;
+    pub fn new_search(&self) {
+        self.generation.store((self.generation.load(Relaxed) + 1) & 63, Relaxed);
     }
 
     /// Forgets everything.
-    pub fn clear(&mut self) {
-        self.buckets.fill(Bucket::default());
+    pub fn clear(&self) {
+        for b in self.buckets.iter() {
+            for s in &b.0 {
+                s.clear();
+            }
+        }
     }
 
     #[inline(always)]
@@ -178,52 +233,66 @@ impl TranspositionTable {
             return None;
         }
         let b = &self.buckets[self.bucket_index(key)];
-        b.0.iter().find(|s| s.key == key && s.gen_bound & 3 != 0).map(|s| TableEntry {
+        b.0.iter().map(AtomicSlot::load).find(|s| s.key == key && s.gen_bound & 3 != 0).map(|s| TableEntry {
             value: s.value,
-            depth: s.depth,
+            depth: s.depth & !AUXILIARY,
             bound: Bound::from_bits(s.gen_bound).expect("non-empty slot"),
             best: s.best,
+            auxiliary: s.depth & AUXILIARY != 0,
         })
     }
 
-    /// Stores a result (node-relative `value`).
+    /// Stores a result (node-relative `value`). Several threads may store at once (see
+    /// [`AtomicSlot`]).
     #[inline]
-    pub fn store(&mut self, key: u64, value: Value, depth: u8, bound: Bound, best: u16) {
+    pub fn store(&self, key: u64, value: Value, depth: u8, bound: Bound, best: u16) {
+        self.store_by(key, value, depth, bound, best, false);
+    }
+
+    /// [`TranspositionTable::store`], marked as an auxiliary thread's (`auxiliary`) or not: the
+    /// main thread of a parallel search trusts an auxiliary thread's value only at the depth it
+    /// needs, so that its result stays the single-threaded search's. Depths are capped at 127.
+    #[inline]
+    pub fn store_by(&self, key: u64, value: Value, depth: u8, bound: Bound, best: u16, auxiliary: bool) {
         if self.buckets.is_empty() {
             return;
         }
-        let generation = self.generation;
+        let depth = depth.min(AUXILIARY - 1);
+        let generation = self.generation.load(Relaxed);
         let i = self.bucket_index(key);
-        let b = &mut self.buckets[i];
+        let slots = &self.buckets[i].0;
+        let b = [slots[0].load(), slots[1].load(), slots[2].load(), slots[3].load()];
         let age = |s: &Slot| (generation.wrapping_sub(s.gen_bound >> 2) & 63) as i32;
-        let victim = match b.0.iter().position(|s| s.key == key && s.gen_bound & 3 != 0) {
+        let victim = match b.iter().position(|s| s.key == key && s.gen_bound & 3 != 0) {
             Some(j) => {
-                let s = &b.0[j];
+                let s = &b[j];
                 // Keep a much deeper result of this search for the same position, but its move
                 // is still the freshest guess when the new one has none.
-                if bound != Bound::Exact && age(s) == 0 && s.depth as i32 > depth as i32 + 3 {
+                if bound != Bound::Exact && age(s) == 0 && (s.depth & !AUXILIARY) as i32 > depth as i32 + 3 {
                     return;
                 }
                 j
             }
             None => (0..SLOTS)
                 .min_by_key(|&j| {
-                    let s = &b.0[j];
+                    let s = &b[j];
                     if s.gen_bound & 3 == 0 {
                         i32::MIN
                     } else {
-                        s.depth as i32 - 8 * age(s)
+                        (s.depth & !AUXILIARY) as i32 - 8 * age(s)
                     }
                 })
                 .expect("buckets are not empty"),
         };
-        let old = b.0[victim];
+        let old = b[victim];
         let best = if best == NO_MOVE && old.key == key { old.best } else { best };
-        b.0[victim] = Slot { key, value, best, depth, gen_bound: (generation << 2) | bound as u8 };
+        let depth = if auxiliary { depth | AUXILIARY } else { depth };
+        slots[victim].store(&Slot { key, value, best, depth, gen_bound: (generation << 2) | bound as u8 });
     }
 
     /// Per mille of the first 1,000 buckets' slots used by this search (like UCI `hashfull`).
     pub fn fill_permille(&self) -> u32 {
+        let generation = self.generation.load(Relaxed);
         let n = self.buckets.len().min(1000);
         if n == 0 {
             return 0;
@@ -231,7 +300,10 @@ impl TranspositionTable {
         let used: usize = self.buckets[..n]
             .iter()
             .map(|b| {
-                b.0.iter().filter(|s| s.gen_bound & 3 != 0 && s.gen_bound >> 2 == self.generation).count()
+                b.0.iter()
+                    .map(AtomicSlot::load)
+                    .filter(|s| s.gen_bound & 3 != 0 && s.gen_bound >> 2 == generation)
+                    .count()
             })
             .sum();
         (used * 1000 / (n * SLOTS)) as u32
@@ -244,7 +316,7 @@ mod tests {
 
     #[test]
     fn stores_and_probes() {
-        let mut tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1);
         assert!(tt.probe(42).is_none());
         tt.store(42, 17, 5, Bound::Lower, 3);
         let e = tt.probe(42).unwrap();
@@ -259,14 +331,14 @@ mod tests {
 
     #[test]
     fn disabled_table_misses() {
-        let mut tt = TranspositionTable::new(0);
+        let tt = TranspositionTable::new(0);
         tt.store(1, 1, 1, Bound::Exact, 0);
         assert!(tt.probe(1).is_none());
     }
 
     #[test]
     fn old_entries_give_way() {
-        let mut tt = TranspositionTable::new(1);
+        let tt = TranspositionTable::new(1);
         let n = tt.buckets.len() as u128;
         // Five keys in bucket 0.
         let keys: Vec<u64> = (0..5u128).map(|i| ((i << 64) / n / 8) as u64 + 1).collect();
