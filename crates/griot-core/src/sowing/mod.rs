@@ -748,8 +748,10 @@ impl SowingGame {
         let (lap_limit, traced_starved, traced_cut) = if T::ENABLED && LAP_STARVING {
             let mut q = *p;
             let info = self.apply_laps::<_, true, OFF_HOLES>(&mut q, mv, &mut crate::game::NoTrace);
-            // A sowing cut as endless keeps every lap: the traced loop cuts it the same way.
-            (if q.is_cut() { u32::MAX } else { info.laps as u32 }, info.starved_lap, q.is_lap_cut())
+            // A sowing cut as endless keeps every lap (its turn reports no lap count): the traced
+            // loop cuts it the same way. The cycle flag alone cannot tell, since a position played
+            // from may carry it already.
+            (if info.laps == 0 { u32::MAX } else { info.laps as u32 }, info.starved_lap, q.is_lap_cut())
         } else {
             (u32::MAX, false, false)
         };
