@@ -35,7 +35,12 @@ def test_describe_variant(rules: RulesClient) -> None:
     d = rules.describe_variant("abapa(seeds=4,holes=4)")
     assert d.variant == "abapa(holes=4)"
     assert d.family.id == "abapa"
-    assert {s.name: s.value.int_value for s in d.settings} == {"holes": 4, "max_turns": 2000, "seeds": 4}
+    assert {s.name: s.value.int_value for s in d.settings} == {
+        "holes": 4,
+        "max_turns": 2000,
+        "repetitions": 3,
+        "seeds": 4,
+    }
     assert d.rules and all(isinstance(line, str) and line for line in d.rules)
     g = d.geometry
     assert (g.rows, g.cols, g.stores, g.sowing_direction) == (2, 4, True, "counter-clockwise")
