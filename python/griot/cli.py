@@ -12,12 +12,13 @@ from rich.markup import escape
 from rich.table import Table
 
 import griot
-from griot import cli_ops, cli_workers
+from griot import cli_ops, cli_workers, unreachable
 from griot.launch.components import SERVER_EXTRA, SystemNameError
 from griot.positions import position_arg
 from griot.render import board_table, describe
 
 console = Console()
+errors = Console(stderr=True, soft_wrap=True, highlight=False)
 
 
 def _position(variant: str, position: str | None) -> griot.Position:
@@ -32,28 +33,33 @@ SERVER_PACKAGES = frozenset(
 
 class _GriotGroup(click.Group):
     """Turns Griot's input errors into one clear line and exit status 2, and a missing optional
-    package into one line naming the extra that brings it (exit status 1)."""
+    package, or a service that does not answer, into one line that says what to do (exit status
+    1)."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
         except griot.GriotError as e:
-            console.print(f"[red]error:[/red] {type(e).__name__}: {e}")
+            errors.print(f"[red]error:[/red] {type(e).__name__}: {escape(str(e))}")
             sys.exit(2)
         except SystemNameError as e:  # GRIOT_NAME, read where a command looks for griot up
-            console.print(f"[red]error:[/red] {escape(str(e))}", highlight=False)
+            errors.print(f"[red]error:[/red] {escape(str(e))}")
             sys.exit(2)
         except ModuleNotFoundError as e:
             package = (e.name or "").partition(".")[0]
             if package not in SERVER_PACKAGES:
                 raise
             command = ctx.invoked_subcommand or "this command"
-            console.print(
+            errors.print(
                 f"[red]error:[/red] griot {command} needs {package}, which is not installed: "
-                f"pip install '{SERVER_EXTRA}'",
-                highlight=False,
-                soft_wrap=True,
+                f"pip install '{SERVER_EXTRA}'"
             )
+            sys.exit(1)
+        except Exception as e:
+            line = unreachable.error_line(e)
+            if line is None:
+                raise
+            errors.print(f"[red]error:[/red] {escape(line)}")
             sys.exit(1)
 
 
@@ -195,7 +201,7 @@ def match(
     sprt: str | None,
     records_dir: Path | None,
     workers: bool,
-    broker_url: str,
+    broker_url: str | None,
     result_url: str,
 ) -> None:
     """Play engine A against engine B over varied openings, colours swapped, and print A's score

@@ -61,7 +61,7 @@ def build(
     hash_mb: int,
     out: Path | None,
     workers: bool,
-    broker_url: str,
+    broker_url: str | None,
     result_url: str,
 ) -> None:
     """Build VARIANT's opening book to PLIES turns, its leaves searched to DEPTH: in this process,

@@ -90,6 +90,9 @@ def build(
             ) from None
         from griot.egdb_build import build as build_across
         from griot.tasks.app import client_app
+        from griot.unreachable import START_HINT, check_broker
+
+        check_broker(broker, result_url, f"{START_HINT}, give --broker-url, or build here with --local")
 
         def report(e: dict[str, Any]) -> None:
             if e["event"] == "pass":

@@ -65,26 +65,37 @@ class ServiceError(Exception):
     """A call that failed for a reason other than bad input: the server is unavailable, a deadline
     passed, a quota is spent, the server failed. ``code`` is the gRPC status code; ``reason`` the
     ErrorInfo reason when the server gave one (``overloaded``, ``quota``, ``unknown_job`` ...);
-    ``retry_after`` the seconds its RetryInfo asks to wait."""
+    ``retry_after`` the seconds its RetryInfo asks to wait; ``target`` the ``host:port`` the client
+    called (empty when it was given a channel) and ``service`` which server that is ("the gateway",
+    "the rules service")."""
 
     def __init__(
-        self, code: grpc.StatusCode, message: str, reason: str = "", retry_after: float | None = None
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        reason: str = "",
+        retry_after: float | None = None,
+        target: str = "",
+        service: str = "",
     ) -> None:
         super().__init__(f"{code.name}: {message}")
         self.code = code
         self.message = message
         self.reason = reason
         self.retry_after = retry_after
+        self.target = target
+        self.service = service
 
 
-def _error(e: grpc.RpcError) -> Exception:
+def _error(e: grpc.RpcError, target: str | None = None, service: str = "") -> Exception:
     """The exception a failed call raises: a Griot error when the server said so, else ServiceError."""
     call: Any = e  # sync errors are grpc.Call, aio errors are AioRpcError: same accessors
     griot_error = error_from_rpc(call)
     if griot_error is not None:
         return griot_error
     info = error_info(call)
-    return ServiceError(call.code(), call.details() or "", info.reason if info else "", retry_delay(call))
+    reason = info.reason if info else ""
+    return ServiceError(call.code(), call.details() or "", reason, retry_delay(call), target or "", service)
 
 
 def _text(value: Any) -> str:
@@ -107,6 +118,9 @@ def search_limits(
 
 
 class _Base:
+    #: Which server the client calls, as an error names it.
+    service = ""
+
     def __init__(
         self,
         target: str | None,
@@ -129,6 +143,7 @@ class _Base:
             self._owns_channel = True
         else:
             self._owns_channel = False
+        self.target = target
         self.channel = channel
         self.timeout = timeout
         self.metadata = tuple(metadata or ())
@@ -167,13 +182,13 @@ class _SyncBase(_Base):
         try:
             return method(request, **self._kw(timeout))
         except grpc.RpcError as e:
-            raise _error(e) from None
+            raise _error(e, self.target, self.service) from None
 
     def _stream(self, calls: Iterator[T]) -> Iterator[T]:
         try:
             yield from calls
         except grpc.RpcError as e:
-            raise _error(e) from None
+            raise _error(e, self.target, self.service) from None
 
 
 class _AsyncBase(_Base):
@@ -206,14 +221,14 @@ class _AsyncBase(_Base):
         try:
             return await method(request, **self._kw(timeout))
         except grpc.RpcError as e:
-            raise _error(e) from None
+            raise _error(e, self.target, self.service) from None
 
     async def _stream(self, call: AsyncIterable[T]) -> AsyncIterator[T]:
         try:
             async for item in call:
                 yield item
         except grpc.RpcError as e:
-            raise _error(e) from None
+            raise _error(e, self.target, self.service) from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -222,6 +237,8 @@ class _AsyncBase(_Base):
 
 class RulesClient(_SyncBase):
     """Blocking client of ``griot.v1.RulesService``."""
+
+    service = "the rules service"
 
     def __init__(self, target: str | None = None, **kwargs: Any) -> None:
         super().__init__(target, **kwargs)
@@ -306,6 +323,8 @@ class RulesClient(_SyncBase):
 
 class AsyncRulesClient(_AsyncBase):
     """``asyncio`` client of ``griot.v1.RulesService``; the same methods as :class:`RulesClient`."""
+
+    service = "the rules service"
 
     def __init__(self, target: str | None = None, **kwargs: Any) -> None:
         super().__init__(target, **kwargs)
@@ -456,6 +475,8 @@ class AnalysisClient(_SyncBase):
     """Blocking client of ``griot.v1.AnalysisService`` (served by the gateway). Streaming methods
     return iterators; a stream's deadline is the ``timeout`` argument (None: no deadline)."""
 
+    service = "the gateway"
+
     def __init__(self, target: str | None = None, **kwargs: Any) -> None:
         super().__init__(target, **kwargs)
         self.stub = analysis_pb2_grpc.AnalysisServiceStub(self.channel)
@@ -517,6 +538,8 @@ class AnalysisClient(_SyncBase):
 class AsyncAnalysisClient(_AsyncBase):
     """``asyncio`` client of ``griot.v1.AnalysisService``; the same methods as :class:`AnalysisClient`,
     streams as async iterators."""
+
+    service = "the gateway"
 
     def __init__(self, target: str | None = None, **kwargs: Any) -> None:
         super().__init__(target, **kwargs)

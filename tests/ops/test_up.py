@@ -402,7 +402,7 @@ def test_worker_without_a_system_says_how_to_name_one(tmp_path: Path) -> None:
         capture_output=True, text=True, env=env, timeout=60,
     )  # fmt: skip
     assert result.returncode == 2, result.stdout + result.stderr
-    assert "cannot name a system" in result.stdout and "Traceback" not in result.stderr, result
+    assert "cannot name a system" in result.stderr and "Traceback" not in result.stderr, result
 
 
 def test_port_in_use_fails_clearly(tmp_path: Path) -> None:
