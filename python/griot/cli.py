@@ -14,15 +14,11 @@ from rich.table import Table
 import griot
 from griot import cli_ops, cli_workers, unreachable
 from griot.launch.components import SERVER_EXTRA, SystemNameError
-from griot.positions import position_arg
+from griot.positions import command_position, position_options
 from griot.render import board_table, describe
 
 console = Console()
 errors = Console(stderr=True, soft_wrap=True, highlight=False)
-
-
-def _position(variant: str, position: str | None) -> griot.Position:
-    return position_arg(variant, position)
 
 
 #: The packages of the ``server`` extra (Celery, the web server, the graph), which a command may need.
@@ -107,11 +103,12 @@ def rules(variant: str) -> None:
 
 
 @main.command()
-@click.argument("variant")
-@click.option("--position", "-p", help="A position, whole or its body (default: the start).")
-def show(variant: str, position: str | None) -> None:
-    """Show a readable board of VARIANT, with the legal moves."""
-    pos = _position(variant, position)
+@position_options
+def show(words: tuple[str, ...], position: str | None) -> None:
+    """Show a readable board of a position, with the legal moves: a variant (its start), a whole
+    position, or a variant and its body (e.g. griot show abapa; griot show 'abapa
+    4,4,4,4,4,4/4,4,4,4,4,4 0-0 S 0 -')."""
+    pos = command_position(words, position)
     console.print(str(pos), style="dim")
     console.print(board_table(pos))
     console.print(describe(pos))
@@ -121,13 +118,13 @@ def show(variant: str, position: str | None) -> None:
 
 
 @main.command()
-@click.argument("variant")
+@position_options
 @click.argument("depth", type=click.IntRange(0, 30))
-@click.option("--position", "-p", help="A position, whole or its body (default: the start).")
 @click.option("--divide", is_flag=True, help="Split the count by root move.")
-def perft(variant: str, depth: int, position: str | None, divide: bool) -> None:
-    """Count the leaves of the game tree DEPTH turns deep (every leaf made)."""
-    pos = _position(variant, position)
+def perft(words: tuple[str, ...], depth: int, position: str | None, divide: bool) -> None:
+    """Count the leaves of the game tree DEPTH turns deep (every leaf made) from a position: a
+    variant (its start), a whole position, or a variant and its body."""
+    pos = command_position(words, position)
     start = time.perf_counter()
     if divide:
         split = pos.divide(depth)

@@ -13,6 +13,7 @@ import click
 import griot
 from griot import book as books
 from griot import cli_workers
+from griot.positions import command_position, position_options
 
 __all__ = ["book_group", "register"]
 
@@ -89,7 +90,7 @@ def build(
 
 
 @book_group.command("probe")
-@click.argument("position")
+@position_options
 @click.option(
     "--book",
     "book_path",
@@ -97,13 +98,14 @@ def build(
     required=True,
     help="The book's file.",
 )
-def probe(position: str, book_path: str) -> None:
-    """Print POSITION's book move and value, or say that the book does not hold it."""
+def probe(words: tuple[str, ...], position: str | None, book_path: str) -> None:
+    """Print a position's book move and value, or say that the book does not hold it. The
+    position: whole, or a variant and its body."""
     try:
         book = books.Book.load(book_path)
     except books.BookError as e:
         raise click.ClickException(str(e)) from None
-    pos = griot.Position(position)
+    pos = command_position(words, position)
     entry = book.probe(pos)
     if entry is None:
         click.echo("not in the book")

@@ -12,8 +12,8 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-import griot
 from griot import egdb, settings
+from griot.positions import command_position, position_options
 
 __all__ = ["egdb_group", "register"]
 
@@ -137,13 +137,13 @@ def build(
 
 
 @egdb_group.command("probe")
-@click.argument("position")
+@position_options
 @click.option("--dir", "directory", envvar="GRIOT_EGDB_DIR", default=None, help=_DIR_HELP)
 @click.option("--moves", is_flag=True, help="Also each legal move's result, best first.")
-def probe(position: str, directory: str | None, moves: bool) -> None:
-    """Print POSITION's result with best play, e.g. "South wins by 4 with best play" (exact unless
-    it says a repetition may decide otherwise)."""
-    pos = griot.Position(position)
+def probe(words: tuple[str, ...], position: str | None, directory: str | None, moves: bool) -> None:
+    """Print a position's result with best play, e.g. "South wins by 4 with best play" (exact unless
+    it says a repetition may decide otherwise). The position: whole, or a variant and its body."""
+    pos = command_position(words, position)
     db = egdb.open_databases(str(pos.variant), _dir(directory))
     click.echo(egdb.sentence(db.probe(pos), pos))
     if not moves:

@@ -22,7 +22,7 @@ from rich.table import Table
 import griot
 from griot import launcher, record, settings
 from griot.book import Book, BookError
-from griot.positions import position_arg
+from griot.positions import FORMS, command_position, position_options
 from griot.render import board_table, describe
 
 console = Console()
@@ -334,7 +334,7 @@ def _show(game: Game, opponent_label: str) -> None:
 
 
 @click.command()
-@click.argument("variant", required=False)
+@position_options
 @click.option(
     "--level", type=click.IntRange(1, 10), default=3, show_default=True, help="Opponent strength, 1..10."
 )
@@ -348,7 +348,6 @@ def _show(game: Game, opponent_label: str) -> None:
 @click.option(
     "--load", "load_path", type=click.Path(exists=True, dir_okay=False), help="Resume a saved game record."
 )
-@click.option("--position", "-p", help="Start from this position, whole or its body (Griot notation).")
 @click.option("--seed", type=int, help="Seed of the simple opponent's choices (repeatable games).")
 @click.option(
     "--gateway",
@@ -363,7 +362,7 @@ def _show(game: Game, opponent_label: str) -> None:
     "until the game repeats a position.",
 )
 def play(
-    variant: str | None,
+    words: tuple[str, ...],
     level: int,
     side: str,
     load_path: str | None,
@@ -372,20 +371,23 @@ def play(
     gateway: str | None,
     book_path: str | None,
 ) -> None:
-    """Play VARIANT in the terminal against Griot's engine: through the gateway when `griot up` runs
-    one, in this process otherwise."""
+    """Play a game in the terminal against Griot's engine, from a variant's start, a whole position,
+    or a variant and its body: through the gateway when `griot up` runs one, in this process
+    otherwise."""
     from griot import opponent as opp
 
     human = side[0].upper()
+    if load_path and (words or position):
+        raise click.UsageError("give a position or --load RECORD, not both")
     if load_path:
         rec = record.load(load_path)
         game = Game(rec.start_position(), human, rec.tags)
         for m in rec.moves:
             game.play(m)
-    elif variant:
-        game = Game(position_arg(variant, position), human)
+    elif words or position:
+        game = Game(command_position(words, position), human)
     else:
-        raise click.UsageError("give a VARIANT (e.g. abapa) or --load RECORD")
+        raise griot.NotationError(f"no position: {FORMS}; or --load RECORD")
 
     book = _open_book(book_path, game.pos.variant)
     target = _gateway_target(gateway)

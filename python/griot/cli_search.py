@@ -16,7 +16,7 @@ from rich.text import Text
 import griot
 from griot import egdb
 from griot._core import bench as _bench
-from griot.positions import position_arg
+from griot.positions import command_position, position_options
 
 __all__ = ["analyze", "bench", "register"]
 
@@ -38,10 +38,7 @@ def _table(result: griot.SearchResult, multipv: int) -> Group:
 
 
 @click.command()
-@click.argument("variant")
-@click.option(
-    "--position", "-p", "position", default=None, help="A position, whole or its body (default: the start)."
-)
+@position_options
 @click.option("--depth", "-d", type=click.IntRange(1, 120), default=None, help="Depth in turns.")
 @click.option("--time", "-t", "seconds", type=click.FloatRange(0), default=None, help="Seconds.")
 @click.option("--nodes", "-n", type=click.IntRange(1), default=None, help="Node limit.")
@@ -59,7 +56,7 @@ def _table(result: griot.SearchResult, multipv: int) -> Group:
     "`griot up`'s gateway, else this process [GRIOT_GATEWAY_TARGET].",
 )
 def analyze(
-    variant: str,
+    words: tuple[str, ...],
     position: str | None,
     depth: int | None,
     seconds: float | None,
@@ -69,17 +66,15 @@ def analyze(
     threads: int,
     gateway: str | None,
 ) -> None:
-    """Search a position of VARIANT and show every iteration as it completes: through the gateway
-    when one runs (`griot up`), in this process otherwise.
+    """Search a position and show every iteration as it completes: through the gateway when one
+    runs (`griot up`), in this process otherwise. The position: a variant (its start), a whole
+    position, or a variant and its body.
 
     Without --depth, --time or --nodes the search runs until Ctrl-C.
     """
     if depth is not None and seconds is not None:
         raise click.UsageError("give --depth or --time, not both")
-    try:
-        pos = position_arg(variant, position)
-    except griot.GriotError as e:
-        raise click.BadParameter(str(e)) from e
+    pos = command_position(words, position)
     console = Console()
     console.print(f"[bold]{pos}[/bold]")
     from griot.cli_analysis import evaluate_via_gateway, gateway_target
