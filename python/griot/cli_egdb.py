@@ -148,19 +148,20 @@ def probe(words: tuple[str, ...], position: str | None, directory: str | None, m
     click.echo(egdb.sentence(db.probe(pos), pos))
     if not moves:
         return
-    rows: list[tuple[int | None, str, str]] = []
+    rows: list[tuple[tuple[int, int], str, str]] = []
     for mv in pos.legal_moves():
         child = pos.play(mv)
         p = db.probe(child)
-        # The mover's final lead over the opponent after this move, with best play from there (the
-        # threshold-free game's when only the winner is exact): the order of the list.
-        lead = None
-        if p.margin is not None:
-            stores = child.stores or (0, 0)
-            me = 0 if pos.side_to_move == "S" else 1
-            lead = stores[me] - stores[1 - me] - p.margin
-        rows.append((lead, str(mv), egdb.sentence(p, child)))
-    rows.sort(key=lambda r: -(r[0] if r[0] is not None else -(10**9)))
+        # The mover's final lead after this move with best play from there, at the two bounds
+        # (one number unless the child is valued by a cycle): the order of the list, best first.
+        bounds = egdb.leads(p, child)
+        if bounds is None:
+            rows.append(((-(10**9), -(10**9)), str(mv), egdb.sentence(p, child)))
+            continue
+        if child.side_to_move != pos.side_to_move:
+            bounds = (-bounds[1], -bounds[0])
+        rows.append(((bounds[1], bounds[0]), str(mv), egdb.sentence(p, child)))
+    rows.sort(key=lambda r: r[0], reverse=True)
     for _, label, text in rows:
         click.echo(f"  {label}: {text}")
 

@@ -87,7 +87,8 @@ def analyze(
     if db is not None:
         exact = db.probe(pos)
         if exact.kind != "out_of_range":
-            console.print(f"[bold green]endgame database:[/bold green] {egdb.sentence(exact, pos)}")
+            line = f"[bold green]endgame database:[/bold green] {egdb.sentence(exact, pos)}"
+            console.print(line, soft_wrap=True)
     stop = griot.SearchStop()
     box: dict[str, griot.SearchResult] = {}
     with Live(console=console, refresh_per_second=8, transient=False) as live:
@@ -125,8 +126,19 @@ def analyze(
         if not console.is_terminal:
             console.line()  # a live display that is not a terminal ends without one
         console.print(
-            f"best move [bold]{final.best_move}[/bold]  score {final.score}  pv {' '.join(final.pv)}"
+            f"best move [bold]{final.best_move}[/bold]  score {_score(final, pos, db)}  "
+            f"pv {' '.join(final.pv)}"
         )
+
+
+def _score(result: griot.SearchResult, pos: griot.Position, db: griot.Egdb | None) -> str:
+    """The search's score as the last line shows it: a drawn value the databases prove is "draw"
+    (the search's +0.00 reads as an even heuristic score beside the databases' "draw with best
+    play"); any other score as the search gives it."""
+    proven = egdb.exact(db, pos)
+    if proven is not None and proven["result"] == "draw" and result.score.value == 0:
+        return "draw (endgame database)"
+    return str(result.score)
 
 
 def _databases(pos: griot.Position, console: Console) -> griot.Egdb | None:

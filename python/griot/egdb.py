@@ -34,6 +34,7 @@ __all__ = [
     "default_dir",
     "exact",
     "flip",
+    "leads",
     "open_databases",
     "rule_sets",
     "sentence",
@@ -72,18 +73,66 @@ def open_databases(variant: str, directory: str | os.PathLike[str]) -> Egdb:
     return Egdb(variant, Path(directory))
 
 
-#: What :func:`sentence` adds for a position valued by a cycle.
-UNLESS_REPETITION = ", unless a repetition decides otherwise"
+#: What :func:`sentence` adds for a position valued by a cycle whose bounds differ in result.
+UNLESS_REPETITION = ", as a repetition decides"
+
+
+def leads(probe: EgdbProbe, position: Position) -> tuple[int, int] | None:
+    """The side to move's final lead over the opponent (stores included) with best play at the
+    probe's two bounds, least first: the same number twice unless ``position`` is valued by a
+    cycle, where the rules' repetitions decide within them. None out of range. The bounds of a
+    position are the best of its moves' bounds, as minimax goes, so this is what agrees with the
+    moves (the margin of a position valued by a cycle is a different game's at each position).
+    A finished game's lead is its final score's."""
+    me = 0 if position.side_to_move == "S" else 1
+    outcome = position.outcome
+    if outcome is not None:
+        final = outcome.scores[me] - outcome.scores[1 - me]
+        return final, final
+    if probe.lo is None or probe.hi is None:
+        return None
+    stores = position.stores or (0, 0)
+    ahead = stores[me] - stores[1 - me]
+    return ahead + probe.lo, ahead + probe.hi
+
+
+def _result(lead: int, mover: str, margin: bool) -> str:
+    """A result named from ``mover``'s final ``lead``: "South wins by 4", "North wins", "draw"."""
+    if lead == 0:
+        return "draw"
+    winner = mover if lead > 0 else ("N" if mover == "S" else "S")
+    name = "South" if winner == "S" else "North"
+    return f"{name} wins by {abs(lead)}" if margin else f"{name} wins"
 
 
 def sentence(probe: EgdbProbe, position: Position | None = None) -> str:
     """The probe as a person reads it: "South wins by 4 with best play", "draw with best play",
     or "out of range: <reason>". With ``position`` the margin includes its stores. A position
-    valued by a cycle (``probe.cycle``) is not exact: its result is that of the game in which
-    endless play from it is shared out there, and the sentence ends with
-    ", unless a repetition decides otherwise"."""
+    valued by a cycle is read from its two bounds (:func:`leads`): one result when they agree on
+    it ("North wins with best play"), else both, "between North wins by 3 and a draw with best
+    play, as a repetition decides"; a margin is named only where the store threshold cannot
+    end the game first."""
+    if position is not None and position.outcome is not None:
+        final = leads(probe, position)
+        assert final is not None
+        return f"{_result(final[0], position.side_to_move, True)}: the game is over"
     if probe.kind == "out_of_range":
         return f"out of range: {probe.reason}"
+    bounds = leads(probe, position) if position is not None else None
+    if probe.cycle and bounds is not None and position is not None:
+        mover, margin = position.side_to_move, probe.exact_margin
+        low, high = (_result(lead, mover, margin) for lead in bounds)
+        if low == high:
+            return f"{low} with best play"
+        if margin and bounds[0] * bounds[1] > 0:  # one winner, by a margin the repetitions decide
+            near, far = sorted(abs(lead) for lead in bounds)
+            name = low.split()[0]
+            return f"{name} wins by {near} to {far} with best play{UNLESS_REPETITION}"
+        if low == "draw":
+            low = "a draw"
+        if high == "draw":
+            high = "a draw"
+        return f"between {low} and {high} with best play{UNLESS_REPETITION}"
     tail = UNLESS_REPETITION if probe.cycle else ""
     if probe.winner is None:
         return f"draw with best play{tail}"

@@ -71,14 +71,23 @@ impl Egdb {
             return Ok(EgdbProbe::out("not a two-row sowing game"));
         };
         use griot_core::egdb::Probe;
-        let (kind, margin) = match self.db.probe(g, p) {
-            Probe::Exact { margin } => ("exact", margin),
-            Probe::Winner { margin } => ("winner", margin),
-            Probe::Cycle { margin } => ("cycle", margin),
+        let (kind, margin, lo, hi, exact_margin) = match self.db.probe(g, p) {
+            Probe::Exact { margin } => ("exact", margin, margin, margin, true),
+            Probe::Winner { margin } => ("winner", margin, margin, margin, false),
+            Probe::Cycle { margin, lo, hi, winner_only } => ("cycle", margin, lo, hi, !winner_only),
             Probe::OutOfRange(reason) => return Ok(EgdbProbe::out(reason)),
         };
         let winner = griot_core::egdb::winner_of(p, margin).map(|w| player_str(w).to_string());
-        Ok(EgdbProbe { kind, margin: Some(margin), winner, reason: None, cycle: kind == "cycle" })
+        Ok(EgdbProbe {
+            kind,
+            margin: Some(margin),
+            winner,
+            reason: None,
+            cycle: kind == "cycle",
+            lo: Some(lo),
+            hi: Some(hi),
+            exact_margin,
+        })
     }
 }
 
@@ -96,6 +105,14 @@ pub(crate) struct EgdbProbe {
     pub(crate) reason: Option<String>,
     /// Whether the position is valued by a cycle (`kind` "cycle"): its result is not exact.
     pub(crate) cycle: bool,
+    /// The side to move's least and greatest margin with best play, whatever repetitions decide
+    /// (both `margin` unless the position is valued by a cycle; None out of range). They compose
+    /// over the moves as minimax does.
+    pub(crate) lo: Option<i32>,
+    pub(crate) hi: Option<i32>,
+    /// Whether the margins are those of the game with its store threshold (else only the
+    /// winner they give is exact).
+    pub(crate) exact_margin: bool,
 }
 
 impl EgdbProbe {
@@ -106,6 +123,9 @@ impl EgdbProbe {
             winner: None,
             reason: Some(reason.to_string()),
             cycle: false,
+            lo: None,
+            hi: None,
+            exact_margin: false,
         }
     }
 }

@@ -231,10 +231,21 @@ pub enum Probe {
     },
     /// The position is valued by a cycle (its bounds differ): the margin of the game in which
     /// endless play from here is shared out here. Under the rules a repetition elsewhere on the
-    /// game's path may decide otherwise, so neither the margin nor the winner is exact.
+    /// game's path may decide otherwise, so neither the margin nor the winner is exact: the
+    /// result with best play lies between `lo` and `hi`, and those compose over the moves as
+    /// minimax does (a position's bounds are the best of its moves' bounds), where the margins
+    /// of positions valued by a cycle do not.
     Cycle {
         /// The margin if endless play from here is shared out here.
         margin: i32,
+        /// The side to move's least margin with best play, whatever repetitions decide.
+        lo: i32,
+        /// The side to move's greatest margin with best play, whatever repetitions decide.
+        hi: i32,
+        /// Whether the bounds are the margins of the game without its store threshold, which
+        /// may end the game first: then only the winner at each bound is exact, as for
+        /// [`Probe::Winner`].
+        winner_only: bool,
     },
     /// The position is not in the databases (the reason says why).
     OutOfRange(&'static str),
@@ -323,6 +334,8 @@ impl Egdb {
         let index = index_of(&self.rankers[seeds as usize], &pos.pits[..len], pos.to_move);
         let margin = self.value(seeds, index) as i32;
         let cycle = self.cycle(seeds, index);
+        let (lo, hi) = self.bounds(seeds, index);
+        let (lo, hi) = (lo as i32, hi as i32);
         if let Some(t) = r.end.store_above {
             let t = t as u32;
             let stores = [pos.stores[0] as u32, pos.stores[1] as u32];
@@ -334,14 +347,14 @@ impl Egdb {
                 return if in_play > 2 * t + 1 {
                     Probe::OutOfRange("a store threshold may end the game first")
                 } else if cycle {
-                    Probe::Cycle { margin }
+                    Probe::Cycle { margin, lo, hi, winner_only: true }
                 } else {
                     Probe::Winner { margin }
                 };
             }
         }
         if cycle {
-            Probe::Cycle { margin }
+            Probe::Cycle { margin, lo, hi, winner_only: false }
         } else {
             Probe::Exact { margin }
         }
