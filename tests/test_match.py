@@ -259,3 +259,14 @@ def test_a_repeated_position_ends_the_game_whatever_the_turn_count(repetitions: 
     assert str(final).split(" ", 1)[1].startswith("0,1/1,0 2-0 N")
     # the endless cycle's rule: each player takes their own row, so South has 3 against 1
     assert final.endless_outcome().winner == "S" and result.south_points == 1.0
+
+
+@pytest.mark.parametrize(
+    ("engine", "named"),
+    [("griot;depth=x", "depth='x' is not a whole number"), ("griot;time=-1", "time='-1' must be")],
+)
+def test_a_bad_setting_gets_one_line_naming_it(engine: str, named: str) -> None:
+    out = CliRunner().invoke(main, ["match", engine, "griot;depth=1", "--games", "1"])
+    lines = [line for line in out.output.splitlines() if line.strip()]
+    assert out.exit_code == 2 and len(lines) == 1, out.output
+    assert named in lines[0] and "invalid literal" not in lines[0], lines

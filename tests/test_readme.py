@@ -10,7 +10,6 @@ from __future__ import annotations
 import doctest
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -57,9 +56,9 @@ def test_every_shell_block_says_how_it_is_checked() -> None:
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("index", range(len(shell_blocks("run"))))
 def test_a_readme_shell_block_runs(index: int, tmp_path: Path) -> None:
-    """Each line in a fresh folder holding the README's example files, with no `griot up` running
-    (the commands that could use one run in process), stopped by the first failing line."""
-    shutil.copytree(ROOT / "docs" / "examples", tmp_path / "docs" / "examples")
+    """Each line in a fresh, empty folder (the example files come from `griot examples`, as for a
+    user of the wheel), with no `griot up` running (the commands that could use one run in
+    process), stopped by the first failing line."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRIOT_")}
     env["GRIOT_STATE_FILE"] = str(tmp_path / "no-griot-up.json")
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])

@@ -138,6 +138,29 @@ def perft(words: tuple[str, ...], depth: int, position: str | None, divide: bool
     click.echo(f"{seconds:.3f} s, {total / seconds / 1e6 if seconds > 0 else 0:.1f} M leaves/s", err=True)
 
 
+@main.command()
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path), default=".", required=False)
+def examples(directory: Path) -> None:
+    """Write the example files the README uses into DIRECTORY (default: here): a game record
+    (game.griot, for griot analyze-game) and a rule file (my-rules.toml, for --rules-file).
+    A file already there with other contents is left as it is."""
+    from importlib.resources import files
+
+    directory.mkdir(parents=True, exist_ok=True)
+    for name in EXAMPLES:
+        text = files("griot").joinpath("examples", name).read_text(encoding="utf-8")
+        target = directory / name
+        if target.exists() and target.read_text(encoding="utf-8") != text:
+            click.echo(f"{target}: kept (it has other contents)")
+            continue
+        target.write_text(text, encoding="utf-8")
+        click.echo(f"{target}")
+
+
+#: The example files shipped in the package (python/griot/examples).
+EXAMPLES = ("game.griot", "my-rules.toml")
+
+
 cli_ops.register(main)  # up, status, play
 
 
@@ -222,7 +245,8 @@ def match(
             elo0, _, elo1 = sprt.partition(",")
             test = m.Sprt(float(elo0), float(elo1))
     except ValueError as e:
-        raise click.BadParameter(str(e)) from None
+        errors.print(f"[red]error:[/red] {escape(str(e))}")  # one line: the engine and its setting
+        sys.exit(2)
     game = griot.Variant(variant)
     click.echo(f"{game.canonical}: A = {a.label}, B = {b.label}")
     if records_dir is not None:

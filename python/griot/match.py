@@ -39,7 +39,7 @@ from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import griot
 from griot.book import Book, BookError
@@ -112,14 +112,28 @@ class EngineSpec:
             if not sep or key not in _KEYS:
                 raise MatchError(f"{text!r}: {setting!r} is not one of {', '.join(k + '=' for k in _KEYS)}")
             values[key] = value
+
+        def number(key: str, kind: type[int] | type[float], default: str | None = None) -> Any:
+            raw = values.get(key, default)
+            if raw is None:
+                return None
+            try:
+                value = kind(raw)
+            except ValueError:
+                what = "a whole number" if kind is int else "a number"
+                raise MatchError(f"{text!r}: {key}={raw!r} is not {what}") from None
+            if value < 0 or (value == 0 and key != "time"):
+                raise MatchError(f"{text!r}: {key}={raw!r} must be more than 0")
+            return value
+
         try:
             spec = EngineSpec(
                 command=command,
-                time=float(values["time"]) if "time" in values else None,
-                depth=int(values["depth"]) if "depth" in values else None,
-                nodes=int(values["nodes"]) if "nodes" in values else None,
+                time=number("time", float),
+                depth=number("depth", int),
+                nodes=number("nodes", int),
                 eval=values.get("eval", griot.DEFAULT_EVAL),
-                hash_mb=int(values.get("hash", "64")),
+                hash_mb=number("hash", int, "64"),
                 name=values.get("name", ""),
                 timing=values.get("timing", "deadline"),
                 book=values.get("book", ""),

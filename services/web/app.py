@@ -4,6 +4,7 @@ metrics, behind configurable CORS.
     /griot.v1.RulesService/ApplyMove        Connect (JSON or Protobuf) and gRPC-Web, every RPC
     /api/griot.v1.RulesService/ApplyMove    the same under /api (what the demo app calls)
     /api/services                           JSON: which services are mounted, and how
+    /api/, /griot.v1.RulesService/ (GET)    JSON: the methods under that path and how to call one
     /healthz                                JSON: ok
     /metrics                                Prometheus (the servicers' griot_rpc_* metrics)
     /                                       the built demo board (griot/board), if any
@@ -112,6 +113,18 @@ def _json(status: int, body: Any) -> ASGIApp:
     return app
 
 
+def _api_index(paths: list[str], mounted: dict[str, str]) -> dict[str, Any]:
+    """What a GET of the API's root or of a service's path shows: its methods (POST them) and a
+    call to try."""
+    return {
+        "api": "Connect (JSON or Protobuf) and gRPC-Web: POST to a method's path, here or under /api",
+        "services": mounted,
+        "methods": sorted(paths),
+        "example": "curl -H 'Content-Type: application/json' -d '{\"variant\": \"abapa\"}' "
+        "http://HOST:PORT/api/griot.v1.RulesService/StartPosition",
+    }
+
+
 class WebApp:
     """Routes requests: the Connect API (at the root and under ``/api``), info, metrics, files."""
 
@@ -150,6 +163,13 @@ class WebApp:
             else None
         )
         self.services_info = _json(200, {"services": self.mounted})
+        # A plain GET of the API's root or of a service's path (what a banner links to) answers
+        # with the methods there and a call to copy, rather than a bare 404.
+        self.indexes = {
+            prefix: _json(200, _api_index([p for p in endpoints if p.startswith(prefix)], self.mounted))
+            for prefix in self.prefixes
+        }
+        self.indexes["/"] = _json(200, _api_index(list(endpoints), self.mounted))
         self.health = _json(200, {"status": "ok"})
         self.not_found = _json(404, {"code": "not_found", "message": "no such path"})
 
@@ -164,7 +184,11 @@ class WebApp:
         if path.startswith("/api/"):
             rpc_path = path[4:]
             scope = {**scope, "root_path": scope.get("root_path", "") + "/api"}
-        if rpc_path.startswith("/griot.") or rpc_path.startswith("/grpc."):
+        # "/" itself is the board; "/api" and "/api/" the API's root.
+        index = None if path == "/" else self.indexes.get("/" if path == "/api" else rpc_path)
+        if index is not None and scope.get("method") in ("GET", "HEAD"):
+            await index(scope, receive, send)
+        elif rpc_path.startswith("/griot.") or rpc_path.startswith("/grpc."):
             await self.connect(scope, receive, send)
         elif rpc_path == "/services":
             await self.services_info(scope, receive, send)

@@ -73,6 +73,8 @@ def test_the_wheel_ships_the_board_and_no_top_level_servers(wheel: Path) -> None
     assert "griot/board/index.html" in names
     assert any(n.startswith("griot/board/assets/") and n.endswith(".js") for n in names)
     assert "griot/services/web/__main__.py" in names and "griot/workers/app.py" in names
+    # The README's example files, which `griot examples` writes out for a user without a checkout.
+    assert {"griot/examples/game.griot", "griot/examples/my-rules.toml"} <= set(names)
 
 
 def test_from_the_wheel_to_an_evaluation_in_the_browser(wheel: Path, tmp_path: Path) -> None:

@@ -14,11 +14,11 @@ import pytest
 from griot.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-RECORD = str(ROOT / "docs/examples/game.griot")
+RECORD = str(ROOT / "python/griot/examples/game.griot")
 
 #: Commands that talk to no service (they never need a running system).
 LOCAL = {
-    "variants", "rules", "show", "perft", "bench", "uci", "up", "egdb probe", "book probe",
+    "variants", "rules", "show", "perft", "bench", "uci", "up", "egdb probe", "book probe", "examples",
 }  # fmt: skip
 
 

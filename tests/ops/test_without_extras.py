@@ -109,9 +109,9 @@ def test_analyze_game_without_the_extra_skips_only_the_graph(
     bare_env: dict[str, str], tmp_path: Path
 ) -> None:
     png = tmp_path / "g.png"
+    record = str(ROOT / "python/griot/examples/game.griot")
     result = _griot(
-        bare_env, "analyze-game", str(ROOT / "docs/examples/game.griot"), "--depth", "3", "--gateway", "off",
-        "--png", str(png),
+        bare_env, "analyze-game", record, "--depth", "3", "--gateway", "off", "--png", str(png),
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     assert "scores are the mover's" in result.stdout

@@ -401,3 +401,20 @@ def test_flags_and_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     assert c.static_dir is None
     assert c.max_concurrent_rpcs is None
     assert parse_args([]).max_receive_bytes == 65536
+
+
+def test_the_browser_api_links_answer_a_plain_get(web: WebServer) -> None:
+    # The link `griot up` prints for the browser API, the API's root and a service's path answer a
+    # GET with the methods there and a call to try; the board keeps "/".
+    from griot.launch.components import iter_specs
+
+    links = [url for spec in iter_specs() for name, url in spec.endpoints if "browser API" in name]
+    assert links, "griot up prints a browser API link"
+    host, port = web.url.removeprefix("http://").split(":")
+    paths = [link.format(host=host, web_port=port).removeprefix(web.url) for link in links]
+    for path in [*paths, "/api", "/api/", f"/api{RULES}/", f"{RULES}/"]:
+        r = httpx.get(f"{web.url}{path}")
+        assert r.status_code == 200, (path, r.text)
+        body = r.json()
+        assert f"{RULES}/StartPosition" in body["methods"] and "curl" in body["example"], body
+    assert httpx.post(f"{web.url}{RULES}/", json={}).status_code == 404  # a POST is still a call
