@@ -16,7 +16,7 @@ TOXIPROXY_VERSION ?= v2.5.0
 .PHONY: up deploy-tools ops-test deploy-check
 
 up: install-server $(STAMPS)/redis $(STAMPS)/web-install
-	$(MAKE) web-build
+	$(MAKE) web-board
 	$(PYTHON) -m griot.cli up
 
 deploy-tools:
