@@ -43,6 +43,8 @@ __all__ = [
     "eval_name",
     "eval_scope",
     "families",
+    "level_choice",
+    "level_settings",
     "register_rule_file",
     "score_bound_to_child",
     "score_from_child",
@@ -331,6 +333,8 @@ def best_move(
     stop: SearchStop | None = None,
     history: list[Position] | None = None,
 ) -> Move | None: ...
+def level_settings(level: int) -> tuple[int, int, float | None]: ...
+def level_choice(level: int, moves: list[tuple[str, int, str]], seed: int) -> str | None: ...
 def bench() -> list[dict[str, Any]]: ...
 
 @final

@@ -391,7 +391,7 @@ def play(
 
     book = _open_book(book_path, game.pos.variant)
     target = _gateway_target(gateway)
-    bot: opp.Opponent = opp.GatewayOpponent(target) if target else opp.local_opponent(seed)
+    bot: opp.Opponent = opp.GatewayOpponent(target, seed=seed) if target else opp.local_opponent(seed)
     you, them = ("South", "North") if human == "S" else ("North", "South")
     game.tags.setdefault(you, os.environ.get("USER", "you"))
     game.tags.setdefault(them, f"Griot engine, level {level}")

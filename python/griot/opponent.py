@@ -59,15 +59,19 @@ class EngineOpponent:
 class GatewayOpponent:
     """The gateway's ``BestMove`` and ``Evaluate`` (the system started by ``griot up``)."""
 
-    def __init__(self, target: str, timeout: float = 30.0) -> None:
+    def __init__(self, target: str, timeout: float = 30.0, seed: int | None = None) -> None:
         from griot.client import AnalysisClient
 
         self.target = target
         self.client = AnalysisClient(target, timeout=timeout)
         self.label = f"Griot engine via the gateway at {target}"
+        # As the engine in process: a seed per game, the next one each move.
+        self.seed = random.randrange(1 << 32) if seed is None else seed
 
     def choose_move(self, position: Position, level: int) -> Move:
-        response = self.client.best_move(position, level=max(MIN_LEVEL, min(level, MAX_LEVEL)))
+        level = max(MIN_LEVEL, min(level, MAX_LEVEL))
+        response = self.client.best_move(position, level=level, seed=self.seed)
+        self.seed += 1
         return position.parse_move(response.move)
 
     def evaluate(self, position: Position) -> str:

@@ -32,12 +32,12 @@ scoring as well as the best is ``best``; a loss below the inaccuracy threshold i
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from griot import WIN_BOUND, Position, Score
+from griot._core import level_choice, level_settings
 from griot.egdb import flip
 from griot.messages import PLAYERS, outcome_message
 from griot.v1 import analysis_pb2, common_pb2
@@ -228,32 +228,18 @@ class Level:
     time: float | None
 
 
-LEVELS: dict[int, Level] = {
-    1: Level(1, 400, None),
-    2: Level(2, 300, None),
-    3: Level(3, 200, None),
-    4: Level(4, 150, None),
-    5: Level(6, 100, None),
-    6: Level(8, 60, None),
-    7: Level(10, 30, None),
-    8: Level(12, 10, None),
-    9: Level(18, 0, 1.0),
-    10: Level(64, 0, 3.0),
-}
+#: Each level's settings, from the core's table (``griot.best_move`` plays by the same).
+LEVELS: dict[int, Level] = {n: Level(*level_settings(n)) for n in range(1, 11)}
 
 
-def choose(level: Level, moves: Sequence[Sequence[Any]], best: str | None, seed: int) -> str | None:
-    """The move a level plays from a search's root moves ``(move, value, bound)`` (best first):
-    uniformly among the exactly scored moves within the level's margin of the best, never a proven
-    loss when the best is not one; the best move at levels without a margin."""
+def choose(level: int, moves: Sequence[Sequence[Any]], best: str | None, seed: int) -> str | None:
+    """The move ``level`` (1..10) plays from a search's root moves ``(move, value, bound)`` (best
+    first): the core's pick, the one ``griot.best_move`` makes from the same values and ``seed``
+    (0 included), uniformly among the exactly scored moves within the level's margin of the best,
+    never a proven loss when the best is not one; the best move at levels without a margin."""
     if not moves:
         return best
-    top_move, top_value = str(moves[0][0]), int(moves[0][1])
-    if level.margin == 0:
-        return best or top_move
-    floor = top_value if abs(top_value) >= WIN_BOUND else max(top_value - level.margin, -WIN_BOUND + 1)
-    candidates = [str(m) for m, v, b in moves if b == "exact" and v >= floor]
-    if not candidates:
-        return best or top_move
-    rng = random.Random(seed) if seed else random.Random()
-    return rng.choice(sorted(candidates))
+    if LEVELS[level].margin == 0:
+        return best or str(moves[0][0])
+    rows = [(str(m), int(v), str(b)) for m, v, b in moves]
+    return level_choice(level, rows, seed) or best

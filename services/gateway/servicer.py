@@ -150,7 +150,9 @@ class AnalysisServicer(analysis_pb2_grpc.AnalysisServiceServicer):
             if final:
                 break
         assert result is not None
-        move = scores.choose(level, result.moves, result.best, request.seed) or str(pos.legal_moves()[0])
+        move = scores.choose(request.level, result.moves, result.best, request.seed) or str(
+            pos.legal_moves()[0]
+        )
         value = next((v for m, v, _ in result.moves if m == move), result.value)
         exact = result.move_exact.get(move, result.exact if move == result.best else None)
         score = scores.score_message(value, exact)

@@ -94,6 +94,24 @@ def test_best_move_at_levels(gateway: Gateway, variant: str) -> None:
         assert a.move == b.move  # a seed makes a level's choice reproducible
 
 
+def test_a_level_plays_the_same_move_in_process_and_through_the_gateway(gateway: Gateway) -> None:
+    # The same position, level and seed (0, the default, included) give the same move either way:
+    # both pick by the core's rule from the same root values. Each level gets a position no other
+    # search here visited first: a search that finds deeper results of earlier ones in the shared
+    # cache may value the moves otherwise (levels 9 and 10 are capped by time, so by depth too).
+    cases = [(5, griot.Variant("abapa").start())]  # the README's example
+    cases += [(level, midgame("abapa", 5 + level, seed=100 + level)) for level in (1, 3, 5, 8)]
+    picks = set()
+    with AnalysisClient(gateway.target) as client:
+        for level, pos in cases:
+            for seed in (0, 1, 12345):
+                local = griot.best_move(pos, level, seed=seed)
+                remote = client.best_move(pos, level=level, seed=seed, timeout=30)
+                assert local is not None and remote.move == local.text, (str(pos), level, seed)
+                picks.add((level, str(pos), remote.move))
+    assert len(picks) > len(cases), picks  # the seeds did choose among near-best moves
+
+
 @pytest.mark.parametrize("variant", GAMES[:3])
 def test_analyze_game_report_and_cache(gateway: Gateway, variant: str) -> None:
     moves = game(variant, 8, seed=3)

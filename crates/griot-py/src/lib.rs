@@ -62,6 +62,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(databases::egdb_write_level, m)?)?;
     m.add("EgdbError", py.get_type::<EgdbError>())?;
     m.add_function(wrap_pyfunction!(search::best_move, m)?)?;
+    m.add_function(wrap_pyfunction!(search::level_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(search::level_choice, m)?)?;
     m.add_function(wrap_pyfunction!(search::run_bench, m)?)?;
     m.add_function(wrap_pyfunction!(variant::families, m)?)?;
     m.add_function(wrap_pyfunction!(variant::register_rule_file, m)?)?;

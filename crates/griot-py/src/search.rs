@@ -5,7 +5,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use griot_core::registry::{AnyMove, AnyPosition};
-use griot_core::search::{self as engine, EvalStyle, Hooks, Limits, SearchOptions, SharedTable};
+use griot_core::search::{
+    self as engine, Bound as SearchBound, EvalStyle, Hooks, Limits, SearchOptions, SharedTable,
+};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
@@ -263,6 +265,45 @@ pub(crate) fn best_move(
             position.turn_move(py, &text)
         })
         .transpose()
+}
+
+/// A strength level's settings: `(depth, margin, seconds)`, the deepest iteration, the margin in
+/// centi-seeds within which a move may be played, and the time cap (None below level 9). The
+/// gateway plays levels by this table, as `best_move` does.
+#[pyfunction]
+pub(crate) fn level_settings(level: u8) -> PyResult<(u32, i32, Option<f64>)> {
+    if !engine::level::LEVELS.contains(&level) {
+        return Err(GriotError::new_err(format!("level {level}: levels are 1 to 10")));
+    }
+    let lv = engine::level::level(level);
+    Ok((lv.depth, lv.margin, lv.time.map(|t| t.as_secs_f64())))
+}
+
+/// The move `level` plays among root moves `(move, value, bound)` best first (bound "exact",
+/// "lower" or "upper"), for `seed`: the pick `best_move` makes from its own search, so a caller
+/// with another search's moves (the gateway) plays the same move from the same values.
+#[pyfunction]
+pub(crate) fn level_choice(
+    level: u8,
+    moves: Vec<(String, i32, String)>,
+    seed: u64,
+) -> PyResult<Option<String>> {
+    if !engine::level::LEVELS.contains(&level) {
+        return Err(GriotError::new_err(format!("level {level}: levels are 1 to 10")));
+    }
+    let mut rows = Vec::with_capacity(moves.len());
+    for (text, value, bound) in &moves {
+        let bound = match bound.as_str() {
+            "lower" => SearchBound::Lower,
+            "upper" => SearchBound::Upper,
+            "exact" => SearchBound::Exact,
+            other => {
+                return Err(GriotError::new_err(format!("bound {other:?} is not lower, upper or exact")))
+            }
+        };
+        rows.push((text.as_str(), *value, bound));
+    }
+    Ok(engine::level::level(level).choose_text(&rows, seed).map(str::to_string))
 }
 
 /// Runs the fixed bench (see `griot bench`): a list of dicts (position, depth, nodes, time, best,

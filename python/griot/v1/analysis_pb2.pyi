@@ -698,7 +698,7 @@ class BestMoveRequest(google.protobuf.message.Message):
     level: builtins.int
     """Playing strength from 1 (weakest, often errs) to 10 (full strength)."""
     seed: builtins.int
-    """Seed of the level's randomness, for reproducible games (0 = random)."""
+    """Seed of the level's choice among near-best moves (0 too): the same seed picks as griot.best_move."""
     @property
     def max_time(self) -> google.protobuf.duration_pb2.Duration:
         """Longest thinking time; the gRPC deadline caps it too."""

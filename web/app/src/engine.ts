@@ -71,7 +71,14 @@ export function connectEngine(client: GriotClient, onOffline: (reason: string) =
       if (!engine.online) return null;
       try {
         const r = await client.analysis.bestMove(
-          { position, level, maxTime: create(DurationSchema, { seconds: 2n }), history: { positions: history } },
+          {
+            position,
+            level,
+            maxTime: create(DurationSchema, { seconds: 2n }),
+            history: { positions: history },
+            // A seed of its own each time: the same seed picks the same move, as in process.
+            seed: BigInt(Math.floor(Math.random() * 2 ** 32)),
+          },
           { signal, timeoutMs: 10_000 },
         );
         return { move: r.move, score: r.score };

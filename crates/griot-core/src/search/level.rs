@@ -55,27 +55,39 @@ impl Level {
 
     /// Picks the move to play from a search made with [`Level::options`]: uniformly among the
     /// exactly scored moves within the margin of the best, never a proven loss when the best is
-    /// not one. `None` when the game is over.
+    /// not one. `None` when the game is over. The pick is [`Level::choose_text`]'s over the
+    /// moves' notation, so a caller holding only the moves' text, values and bounds (the gateway,
+    /// from the workers' results) picks the same move for the same seed.
     pub fn choose<M: Clone>(&self, result: &SearchResult<M>, seed: u64) -> Option<M> {
-        let best = result.moves.first()?;
+        let moves: Vec<(&str, i32, Bound)> =
+            result.moves.iter().map(|m| (m.text.as_str(), m.value, m.bound)).collect();
+        let text = self.choose_text(&moves, seed)?;
+        result.moves.iter().find(|m| m.text == text).map(|m| m.mv.clone())
+    }
+
+    /// [`Level::choose`] over root moves given as `(text, value, bound)`, best first. The
+    /// candidates are drawn in the order of their text, so the pick does not depend on how
+    /// moves of equal value were ordered.
+    pub fn choose_text<'a>(&self, moves: &[(&'a str, i32, Bound)], seed: u64) -> Option<&'a str> {
+        let &(best, best_value, _) = moves.first()?;
         if self.margin == 0 {
-            return Some(best.mv.clone());
+            return Some(best);
         }
-        let floor = if best.value >= WIN_BOUND || best.value <= -WIN_BOUND {
-            best.value
+        let floor = if best_value >= WIN_BOUND || best_value <= -WIN_BOUND {
+            best_value
         } else {
-            (best.value - self.margin).max(-WIN_BOUND + 1)
+            (best_value - self.margin).max(-WIN_BOUND + 1)
         };
-        let candidates: Vec<&M> = result
-            .moves
+        let mut candidates: Vec<&'a str> = moves
             .iter()
-            .filter(|r| r.bound == Bound::Exact && r.value >= floor)
-            .map(|r| &r.mv)
+            .filter(|&&(_, value, bound)| bound == Bound::Exact && value >= floor)
+            .map(|&(text, _, _)| text)
             .collect();
         if candidates.is_empty() {
-            return Some(best.mv.clone());
+            return Some(best);
         }
+        candidates.sort_unstable();
         let mut rng = SplitMix64(seed ^ 0x6772_696f_745f_6169);
-        Some(candidates[rng.below(candidates.len())].clone())
+        Some(candidates[rng.below(candidates.len())])
     }
 }

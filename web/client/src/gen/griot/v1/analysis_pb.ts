@@ -806,7 +806,7 @@ export type BestMoveRequest = Message<"griot.v1.BestMoveRequest"> & {
   maxTime?: Duration | undefined;
 
   /**
-   * Seed of the level's randomness, for reproducible games (0 = random).
+   * Seed of the level's choice among near-best moves (0 too): the same seed picks as griot.best_move.
    *
    * @generated from field: uint64 seed = 4;
    */
