@@ -22,6 +22,7 @@ from rich.text import Text
 import griot
 from griot import egdb, launcher, scores
 from griot import record as records
+from griot.distribution import install_line
 from griot.v1 import analysis_pb2, common_pb2
 
 __all__ = ["analyze_game", "gateway_target", "register"]
@@ -244,7 +245,7 @@ def analyze_game(
         write_graph(report, png, f"{rec.variant}: South's score after each turn (depth {depth})")
         console.print(f"evaluation graph: {png}")
     except ImportError:
-        hint = "no evaluation graph: it needs matplotlib (pip install 'griot[server]')"
+        hint = f"no evaluation graph: it needs matplotlib ({install_line('server')})"
         console.print("[dim]" + escape(hint) + "[/dim]")
 
 

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from griot import egdb, settings
+from griot.distribution import install_line
 from griot.positions import command_position, position_options
 
 __all__ = ["egdb_group", "register"]
@@ -86,7 +87,7 @@ def build(
             import celery  # noqa: F401
         except ModuleNotFoundError:
             raise click.ClickException(
-                "building across the workers needs celery: pip install 'griot[server]', or use --local"
+                f"building across the workers needs celery: {install_line('server')}, or use --local"
             ) from None
         from griot.egdb_build import build as build_across
         from griot.tasks.app import client_app

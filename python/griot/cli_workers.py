@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from griot import settings
+from griot.distribution import install_line
 
 if TYPE_CHECKING:
     from griot import book, match
@@ -50,7 +51,7 @@ def _need_celery() -> None:
     try:
         import celery  # noqa: F401
     except ModuleNotFoundError:
-        raise click.ClickException("--workers needs celery: pip install 'griot[server]'") from None
+        raise click.ClickException(f"--workers needs celery: {install_line('server')}") from None
 
 
 def app(ctx: click.Context, broker_url: str | None, result_url: str) -> Any:

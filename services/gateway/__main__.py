@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import functools
 
+from griot.distribution import install_line
 from griot.services.common.server import run
 
 try:
     from griot.services.gateway.app import service_spec
     from griot.services.gateway.config import build_parser, from_args
 except ModuleNotFoundError as e:
-    missing = f"the gateway needs {e.name}, which is not installed: pip install 'griot[server]'"
+    missing = f"the gateway needs {e.name}, which is not installed: {install_line('server')}"
     raise SystemExit(missing) from None
 
 

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from griot import settings
+from griot.distribution import install_line
 
 try:
     import uvicorn
@@ -13,7 +14,7 @@ try:
     from griot.services.web.app import WebConfig, create_app
     from griot.services.web.config import PREFIX, WebSettings
 except ModuleNotFoundError as e:
-    missing = f"the web server needs {e.name}, which is not installed: pip install 'griot[server]'"
+    missing = f"the web server needs {e.name}, which is not installed: {install_line('server')}"
     raise SystemExit(missing) from None
 
 

@@ -94,7 +94,7 @@ def kubeconform_schemas(kinds: set[tuple[str, str]], cache: Path | None = None) 
     reads with ``-schema-location DIR/{{ .ResourceKind }}{{ .KindSuffix }}.json``; and the version."""
     root = kubernetes_schema_root()
     if root is None:
-        raise FileNotFoundError("kubernetes-validate is not installed (pip install 'griot[deploy]')")
+        raise FileNotFoundError("kubernetes-validate is not installed (pip install 'griot-mancala[deploy]')")
     version = K8S_VERSION or newest_version(root)
     source = root / f"{version}-local-strict"
     cache = cache or Path.home() / ".cache" / "griot" / "kubeconform-schemas" / version

@@ -56,7 +56,7 @@ def test_the_report_speaks_in_seeds_and_says_whose_scores(
     assert result.exit_code == 0, result.output
     out = result.output
     assert "scores are the mover's, in seeds" in out
-    assert "pip install 'griot[server]'" in out
+    assert "pip install 'griot-mancala[server]'" in out
     rows = [line.split() for line in out.splitlines() if line.split()[:1] in (["1"], ["2"], ["3"], ["4"])]
     assert [r[2] for r in rows] == ["c", "D", "b", "E"]
     for r in rows:

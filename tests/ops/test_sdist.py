@@ -1,4 +1,4 @@
-"""The sdist is complete: a wheel built from it (as `pip install griot` does where no wheel fits)
+"""The sdist is complete: a wheel built from it (as `pip install griot-mancala` does where no wheel fits)
 has every source the build and the package need, and the board already built, so that neither Node
 nor a checkout is needed. Compiling it again would take minutes of release build; instead the test
 checks that the archive holds every tracked file the wheel is made of, and that Cargo resolves the
@@ -38,7 +38,7 @@ def sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
         cwd=ROOT, capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
     assert built.returncode == 0, built.stderr[-3000:]
-    (archive,) = out.glob("griot-*.tar.gz")
+    (archive,) = out.glob("griot_mancala-*.tar.gz")
     unpacked = out / "src"
     with tarfile.open(archive) as tar:
         tar.extractall(unpacked, filter="data")

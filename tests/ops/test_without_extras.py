@@ -16,7 +16,7 @@ import pytest
 from .conftest import needs_redis, start_up, stop_up
 
 ROOT = Path(__file__).resolve().parents[2]
-EXTRA = "pip install 'griot[server]'"
+EXTRA = "pip install 'griot-mancala[server]'"
 
 BLOCKER = """
 import importlib.abc

