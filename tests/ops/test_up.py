@@ -100,6 +100,7 @@ def test_up_serves_reports_and_stops_clean_on_ctrl_c(tmp_path: Path) -> None:
     up = start_up(tmp_path, "--workers", "1")
     try:
         up.wait_for("griot is up", UP_TIMEOUT)
+        up.wait_for("Ctrl-C stops everything", 30)  # the banner's last line: all of it is read
         state = json.loads(up.state_file.read_text())
         out = up.output()
         # The banner tells how to call it, with the real addresses.
@@ -366,7 +367,8 @@ def test_one_system_per_machine_unless_named(tmp_path: Path) -> None:
         second = start_up(tmp_path, *lean, "--name", "second", env=mine)
         try:
             second.wait_for("griot is up", UP_TIMEOUT)
-            assert "griot worker --name second" in second.output()
+            # The join lines follow the "up" line in the banner: wait for them, not just the line.
+            second.wait_for("griot worker --name second", 30)
             named = json.loads(named_file.read_text())
             assert named["pid"] == second.proc.pid and named["rules"] != state["rules"]
             assert named["broker_url"] != state["broker_url"]
