@@ -225,6 +225,16 @@ _breakers: weakref.WeakKeyDictionary[CacheClient, Breaker] = weakref.WeakKeyDict
 _breakers_lock = threading.Lock()
 
 
+def close(client: CacheClient) -> None:
+    """Closes a cache client and its connections. redis-py's ``RedisCluster.close`` releases its
+    nodes' clients but leaves the connection pools it made for them connected (it made them
+    itself, so the node clients do not own them): their sockets stay open until collected."""
+    client.close()
+    if isinstance(client, RedisCluster):
+        cluster: Any = client  # its methods carry no types
+        cluster.disconnect_connection_pools()
+
+
 def breaker_of(client: CacheClient) -> Breaker:
     """The one :class:`Breaker` of a client, shared by every :class:`Cache` over it (a cluster
     client's too: a cluster that does not answer is skipped whole, as one Redis)."""

@@ -91,6 +91,8 @@ class Search:
     prepare: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     #: The future holds the task's outcome whatever it is, a failure too.
     raw: bool = False
+    #: Its task reached the broker (sent and not yet published: a publish may hang in a partition).
+    published: bool = False
 
 
 #: The retry hint of a search refused while the broker cannot be reached.
@@ -369,6 +371,8 @@ class Dispatcher:
                     t.future.set_exception(broker_unreachable())
             self._wake.set()
             return
+        for s, _ in sent:
+            s.published = True
         self._sent.inc(len(sent))
         self.metrics.count("tasks_sent", len(sent))
 
@@ -425,13 +429,21 @@ class Dispatcher:
 
     def _expire(self) -> None:
         """Fails running searches whose deadline is long gone (their worker may be gone too), and,
-        while the broker cannot be reached, the searches waiting here (with the retry hint)."""
+        while the broker cannot be reached, the searches waiting here and those whose publish
+        hangs (with the retry hint): a publish into a partition waits out the broker client's
+        timeouts and retries, longer than most deadlines. A publish that goes through after all
+        finds its task revoked."""
         if self.tasks.broker_down():
             for prio in self.waiting:
                 for q in prio.values():
                     for s in q:
                         if not s.future.done():
                             s.future.set_exception(broker_unreachable())
+            for s in list(self.running.values()):
+                if not s.published:
+                    if not s.future.done():
+                        s.future.set_exception(broker_unreachable())
+                    self.cancel(s)
         now = time.time()
         for s in list(self.running.values()):
             if s.deadline is not None and now > s.deadline + 5.0:

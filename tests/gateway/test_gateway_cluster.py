@@ -16,6 +16,7 @@ from gateway_stack import Gateway, Stack, make_stack, start_rules
 from griot import redis_keys
 from griot.client import AnalysisClient, search_limits
 from griot.v1 import analysis_pb2
+from griot.workers import cache as tt
 from redis.cluster import RedisCluster
 from redis.crc import key_slot
 from redis_cluster import RedisClusterServers
@@ -54,7 +55,9 @@ def cluster_gateway() -> Iterator[Gateway]:
 
 
 def _client(g: Gateway) -> RedisCluster:
-    return RedisCluster.from_url(g.stack.cache.url, socket_timeout=5)
+    client = tt.connect(g.stack.cache.url, cluster=True)
+    assert isinstance(client, RedisCluster)
+    return client
 
 
 def test_evaluations_spread_over_the_shards_and_are_served_again(cluster_gateway: Gateway) -> None:
@@ -77,7 +80,7 @@ def test_evaluations_spread_over_the_shards_and_are_served_again(cluster_gateway
         owners = {cache.get_node_from_key(k).name for k in keys}
         assert len(owners) >= 2, owners  # positions spread over the primaries
     finally:
-        cache.close()
+        tt.close(cache)
 
 
 def test_game_analysis_on_a_cluster(cluster_gateway: Gateway) -> None:
@@ -92,7 +95,7 @@ def test_game_analysis_on_a_cluster(cluster_gateway: Gateway) -> None:
         ]
         assert jobs and all(cache.hget(k, "state") == b"done" for k in jobs if not k.endswith(b":lease"))
     finally:
-        cache.close()
+        tt.close(cache)
 
 
 def test_live_session_on_a_cluster(cluster_gateway: Gateway) -> None:
@@ -130,4 +133,4 @@ def test_live_session_on_a_cluster(cluster_gateway: Gateway) -> None:
         assert saved[b"position"].decode() == str(pos)
         assert int(saved[b"update_id"]) == len(updates)
     finally:
-        cache.close()
+        tt.close(cache)

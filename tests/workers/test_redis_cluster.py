@@ -99,7 +99,7 @@ def test_cluster_client_reads_and_writes_across_slots(cluster: RedisClusterServe
     stats = read_stats(client)
     assert stats["hits"] == 3 and stats["hit_rate_pct"] == 60
     assert stats["used_memory"] > 3 * 100_000  # three primaries' worth
-    client.close()
+    tt.close(client)
 
 
 def test_distributed_values_equal_in_process_search_on_a_cluster(
@@ -125,7 +125,7 @@ def test_distributed_values_equal_in_process_search_on_a_cluster(
         stats = read_stats(client)
         assert stats["writes"] > 0 and stats["errors"] == 0, stats
     finally:
-        client.close()
+        tt.close(client)
 
 
 def _searches_in_thread(
@@ -216,4 +216,4 @@ def test_primary_killed_during_a_distributed_search(
             assert time.monotonic() < deadline, "no entry written after the failover"
         assert read_stats(client)["writes"] > before
     finally:
-        client.close()
+        tt.close(client)
