@@ -34,16 +34,24 @@ def connection_conf(
     broker_url: str, result_url: str = "", *, visibility_timeout: int = VISIBILITY_TIMEOUT
 ) -> dict[str, Any]:
     """The settings of a Celery app that both sides share: the broker and its transport, the
-    result backend (``result_url``, default the broker's URL), JSON only, the queues."""
+    result backend (``result_url``, default the broker's URL), JSON only, the queues.
+
+    On RabbitMQ a publish waits for the broker's confirm (py-amqp's ``confirm_publish``): a task
+    is sent once the broker holds it in its durable queue, so a broker that dies and starts again
+    has every task a caller counts as sent, and one it never confirmed fails the publish, which
+    the caller retries."""
+    transport: dict[str, Any] = {
+        "visibility_timeout": visibility_timeout,
+        "socket_timeout": 5,
+        "socket_connect_timeout": 5,
+        "retry_on_timeout": True,
+    }
+    if broker_url.startswith(("amqp://", "amqps://", "pyamqp://")):
+        transport["confirm_publish"] = True
     return {
         "broker_url": broker_url,
         "result_backend": backend_conf(result_url or broker_url),
-        "broker_transport_options": {
-            "visibility_timeout": visibility_timeout,
-            "socket_timeout": 5,
-            "socket_connect_timeout": 5,
-            "retry_on_timeout": True,
-        },
+        "broker_transport_options": transport,
         "result_backend_transport_options": {
             "retry_policy": {"timeout": 10.0},
             "socket_timeout": 5,

@@ -1,0 +1,59 @@
+"""The broker's host restarted, in a lab of its own with RabbitMQ as the broker (the results stay in
+the cache Redis, as deploy/README.md's RabbitMQ variant has them)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from griot.lab import Lab, LabShape
+from griot.lab.netns import lab_namespaces
+
+from .conftest import LAB_ENV, Client, need_lab
+from .test_faults import _game
+
+pytestmark = pytest.mark.timeout(420)
+
+PREFIX = "griotlab-r-"
+
+
+@pytest.fixture(scope="module")
+def rabbit_lab() -> Iterator[Lab]:
+    need_lab()
+    with Lab(LabShape(workers=2, gateways=1, broker="rabbitmq"), prefix=PREFIX, env=LAB_ENV) as lab:
+        yield lab
+    assert lab_namespaces(PREFIX) == []
+
+
+def test_the_broker_host_restarts_during_a_game_analysis(rabbit_lab: Lab) -> None:
+    """A whole-game analysis runs when the RabbitMQ host dies and starts again on its own disk. The
+    workers and the gateway connect again (Celery's and Kombu's retries); the tasks the broker held
+    come back from its durable queues and those it had handed out come back unacknowledged, and
+    the gateway sends again what it could not publish meanwhile. The client sees its analysis
+    complete (at worst an UNAVAILABLE it resumes by the job's id), with the report an uninterrupted
+    run gives: every turn analysed, none lost."""
+    lab = rabbit_lab
+    moves, depth = _game("abapa", 10), "12"
+    reference = lab.client("analyze", "abapa", *moves, "--depth", depth, "--timeout", "180", timeout=200)
+    assert reference and reference[-1]["event"] == "report", reference[-3:]
+    lab.redis("cache", lambda r: r.flushall())
+    client = Client(
+        lab.client_background(
+            "analyze", "abapa", *moves, "--depth", depth, "--timeout", "300", "--retries", "5"
+        )
+    )
+    try:
+        client.wait_for("the job's id", lambda line: line["event"] == "job", 60)
+        client.wait_for("part of the game analysed", lambda line: line.get("done", 0) >= 2, 120)
+        lab.kill("broker")
+        lab.restart("broker", timeout=120)
+        lines = client.finish(330)
+    finally:
+        if client.proc.poll() is None:
+            client.proc.kill()
+            client.proc.wait(5)
+    errors = [line for line in lines if line["event"] == "error"]
+    assert {e["code"] for e in errors} <= {"UNAVAILABLE"}, errors
+    assert lines[-1]["event"] == "report", lines[-3:]
+    assert lines[-1]["report"] == reference[-1]["report"]
+    assert len(lines[-1]["report"]["turns"]) == len(moves)
