@@ -3,8 +3,9 @@ Chromium, driven by playwright-core (web/e2e/play.mjs), against the REAL stack o
 ``griot_stack``: what `griot up` starts, with one Celery worker and a shallow gateway): the page is
 served by griot.services.web, which forwards to the rules service and to the analysis gateway, whose
 searches run on the worker. Games are played by clicking cells the API's legal moves highlight;
-after every turn the board must show what the API says the position holds. Screenshots:
-test-artifacts/e2e/.
+after every turn the board must show what the API says the position holds. The board's geometry
+(layout.mjs) is measured at a phone's and a desktop's width for every family. Screenshots: e2e/ under
+$GRIOT_ARTIFACTS (default test-artifacts/, upstack.py).
 
 Needs `make web-install web-build` (node modules, the built board), Chromium (`make tools`) and
 redis-server: skipped with the reason when they are missing, failed instead when CI is set."""
@@ -26,6 +27,7 @@ from typing import Any
 import griot
 import httpx
 import pytest
+from upstack import ARTIFACTS as ARTIFACTS_ROOT
 from upstack import GATEWAY_DEFAULT_DEPTH, GriotStack
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +35,8 @@ WEB = ROOT / "web"
 DIST = Path(griot.__file__).resolve().parent / "board"
 SCRIPT = WEB / "e2e" / "play.mjs"
 NEWCOMER = WEB / "e2e" / "newcomer.mjs"
-ARTIFACTS = ROOT / "test-artifacts" / "e2e"
+LAYOUT = WEB / "e2e" / "layout.mjs"
+ARTIFACTS = ARTIFACTS_ROOT / "e2e"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
 # One game in the browser may take up to 300 s (play.mjs's own bound), plus the stack's start.
@@ -99,9 +102,13 @@ def offline(online: str, griot_stack: GriotStack) -> Iterator[str]:
 
 
 def _play(url: str, variant: str, *args: str, script: Path = SCRIPT) -> dict[str, Any]:
+    return _node(script, "--url", url, "--variant", variant, *args)
+
+
+def _node(script: Path, *args: str) -> dict[str, Any]:
+    """Runs a browser script of web/e2e; its JSON summary (the last line it prints)."""
     proc = subprocess.run(
-        ["node", str(script), "--url", url, "--variant", variant, "--out", str(ARTIFACTS),
-         "--chromium", CHROMIUM, *args],
+        ["node", str(script), "--out", str(ARTIFACTS), "--chromium", CHROMIUM, *args],
         cwd=WEB, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     lines = proc.stdout.strip().splitlines()
@@ -248,17 +255,18 @@ def test_board_as_a_newcomer_meets_it(online: str, width: int) -> None:
     cannot be reached, a loading state until the variants arrive, the person playing South against
     the engine by default, the sides and stores labelled, spaced and labelled option controls, no
     sideways overflow; then a short game with those defaults to its end, summed up in words, and
-    the analysis graph with labelled axes. Screenshots: test-artifacts/e2e/newcomer-<width>-*.png."""
-    also = ["ikibuguzo", "sabouiyya", "leb-bbut-ahbochen", "bechi", WIDE]
+    the analysis graph with labelled axes. Screenshots: e2e/newcomer-<width>-*.png under ARTIFACTS."""
     summary = _play(
         online, "abapa(max_turns=6)", "--width", str(width), "--unreachable", _unanswered_api(),
-        "--also", ",".join(also), script=NEWCOMER,
+        script=NEWCOMER,
     )  # fmt: skip
     assert summary["mode"] == "he"
-    # Every board of the default games fits the window whole; a wider one scrolls in its own frame.
+    # On a phone the settings are folded away and the board is on the first screen.
+    assert summary["settingsFolded"] == (width < 900)
+    assert summary["boardOnFirstScreen"]
     fits = summary["boardFits"]
-    assert set(fits) == {"unreachable", "start", "finished", *also}
-    assert all(fits[k] for k in ("start", "finished", *also[:-1])), fits
+    assert set(fits) == {"unreachable", "start", "finished"}
+    assert fits["start"] and fits["finished"], fits
     assert summary["closestControls"] >= 8
     # The engine played North's turns without anyone choosing it.
     pos = griot.Variant("abapa(max_turns=6)").start()
@@ -271,6 +279,9 @@ def test_board_as_a_newcomer_meets_it(online: str, width: int) -> None:
     assert str(pos) == summary["finalPosition"]
     assert pos.outcome is not None
     assert summary["turnText"] == _summary_in_words(pos.outcome, 6)
+    # The evaluation bar ends on the result.
+    winner = {"S": "South wins", "N": "North wins", None: "draw"}[pos.outcome.winner]
+    assert summary["evalCaption"] == winner
     graph = summary["graph"]
     assert graph["xTitle"] == "Turn"
     assert graph["yTitle"] == "South\u2019s score (seeds)"
@@ -289,5 +300,98 @@ def test_board_as_a_newcomer_meets_it(online: str, width: int) -> None:
             r"(lost [\d.]+ seeds?|[^()]*with best play[^()]*)\)",
             line,
         ), line
-    for name in ("unreachable", "loading", "start", "finished", "ikibuguzo", "sabouiyya", "abapa_holes_12"):
+    for name in ("unreachable", "loading", "start", "finished"):
         assert (ARTIFACTS / f"newcomer-{width}-{name}.png").is_file()
+
+
+#: A board of each family: two rows with stores (abapa, leb-bbut-ahbochen, bechi), four rows
+#: (ikibuguzo), 5x5 with pieces and two-cell moves (sabouiyya).
+FAMILIES = ["abapa", "leb-bbut-ahbochen", "bechi", "ikibuguzo", "sabouiyya"]
+PHONE, DESKTOP = 390, 1280
+Box = list[float]
+
+
+@pytest.fixture(scope="module")
+def layouts(online: str) -> dict[tuple[int, str], dict[str, Any]]:
+    """Every family's board and WIDE measured as they start, at both widths, in one browser."""
+    summary = _node(
+        LAYOUT, "--url", online, "--widths", f"{PHONE},{DESKTOP}", "--variants", ",".join([*FAMILIES, WIDE])
+    )
+    assert summary["consoleErrors"] == []
+    return {(p["width"], p["variant"]): p for p in summary["pages"]}
+
+
+def _inside(inner: Box, outer: Box, slack: float = 0.5) -> bool:
+    x, y, w, h = inner
+    ox, oy, ow, oh = outer
+    return x >= ox - slack and y >= oy - slack and x + w <= ox + ow + slack and y + h <= oy + oh + slack
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+
+
+def _check_holes(page: dict[str, Any]) -> None:
+    """Each hole holds its count, its letter and its score badge, none over another, in 12 px or more."""
+    for cell in page["cells"]:
+        parts = [p for p in (cell["seeds"], cell["letter"], cell["badge"]) if p is not None]
+        assert cell["letter"] is not None, cell
+        for part in parts:
+            assert _inside(part["box"], cell["box"]), cell
+            assert part["font"] >= 12, cell
+        for i, a in enumerate(parts):
+            assert not any(_overlap(a["box"], b["box"]) for b in parts[i + 1 :]), cell
+    for store in page["stores"]:
+        assert store["nameFont"] >= 12 and store["countFont"] >= 12, store
+
+
+@pytest.mark.parametrize("width", [PHONE, DESKTOP])
+@pytest.mark.parametrize("variant", FAMILIES)
+def test_board_geometry(layouts: dict[tuple[int, str], dict[str, Any]], variant: str, width: int) -> None:
+    """Each family's board at a phone's and a desktop's width (layout.mjs; screenshots
+    e2e/layout-<width>-<variant>.png under ARTIFACTS): nothing wider than the window; the whole
+    board on the first screen (on a phone with the settings folded away above it, on a desktop
+    beside it) and, on a desktop, at least half the window wide; every letter, count and score badge
+    inside its own hole in 12 px or more; the evaluation bar naming South's end and North's and
+    saying who is ahead; the game menu showing the game's name whole."""
+    page = layouts[(width, variant)]
+    win_w, win_h = page["window"]
+    assert win_w == width
+    assert page["scrollWidth"] <= win_w, f"the page is {page['scrollWidth']} px wide in a {win_w} px window"
+    x, y, w, h = page["board"]
+    assert x >= 0 and x + w <= win_w, page["board"]
+    assert y >= 0 and y + h <= win_h, f"the board ends at {y + h} px, past the first screen ({win_h} px)"
+    assert page["settingsOpen"] == (width == DESKTOP)
+    if width == DESKTOP:
+        assert w >= 0.5 * win_w, f"the board is {w} px wide in a {win_w} px window"
+    _check_holes(page)
+    badges = [c for c in page["cells"] if c["badge"] is not None]
+    # The engine scores every legal move; a badge shows a move that is one hole (Sabou'iyya's moves
+    # place on two cells, so its holes carry none).
+    assert (len(badges) > 0) == (variant != "sabouiyya"), [c["label"] for c in badges]
+    top, bottom = (s["text"] for s in page["sideLabels"])
+    assert top.startswith("North's") and bottom.startswith("South's"), (top, bottom)
+    south, north = page["eval"]["sides"]
+    bar = page["eval"]["bar"]
+    assert (south["text"], north["text"]) == ("South", "North") and south["visible"] and north["visible"]
+    assert south["box"][0] + south["box"][2] <= bar[0] and north["box"][0] >= bar[0] + bar[2]
+    assert page["eval"]["valueVisible"]
+    assert re.fullmatch(r"(South|North) \+\d+(\.\d)?|level|(South|North) wins|draw", page["eval"]["value"])
+    assert page["menu"]["width"] >= page["menu"]["needs"] - 0.5, page["menu"]
+    assert Path(page["shot"]).is_file()
+
+
+def test_board_too_wide_for_a_phone(layouts: dict[tuple[int, str], dict[str, Any]]) -> None:
+    """abapa with 12 holes a side on a phone: the board scrolls inside its own frame, which fits the
+    window, and keeps its letters and badges legible and inside the holes."""
+    page = layouts[(PHONE, WIDE)]
+    win_w, _ = page["window"]
+    assert page["scrollWidth"] <= win_w
+    fx, _, fw, _ = page["frame"]
+    assert fx >= 0 and fx + fw <= win_w, page["frame"]
+    assert page["board"][2] > fw  # wider than its frame: it scrolls there
+    assert page["board"][0] >= fx - 0.5  # from its left end (nothing out of reach on the left)
+    _check_holes(page)
+    desktop = layouts[(DESKTOP, WIDE)]
+    x, _, w, _ = desktop["board"]
+    assert x >= 0 and x + w <= desktop["window"][0]

@@ -4,11 +4,12 @@ loopback ports the OS picks: a redis-server for the broker and one for the cache
 service, ONE Celery search worker, the analysis gateway, and the web server (griot.services.web) in front
 of the rules service and the gateway, serving the built demo board when there is one. Small on
 purpose (one worker process, gateway default depth 4) so that CI stays quick. Every component's log
-goes to test-artifacts/web-stack.log when the stack stops."""
+goes to web-stack.log under ARTIFACTS when the stack stops."""
 
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,10 @@ import pytest
 from griot.launcher import Launcher, UpConfig
 
 ROOT = Path(__file__).resolve().parents[2]
-LOG = ROOT / "test-artifacts" / "web-stack.log"
+#: Where the tests leave what people look at afterwards (logs, screenshots; CI keeps them):
+#: $GRIOT_ARTIFACTS, or test-artifacts/ in the checkout (git-ignored).
+ARTIFACTS = Path(os.environ.get("GRIOT_ARTIFACTS") or ROOT / "test-artifacts").resolve()
+LOG = ARTIFACTS / "web-stack.log"
 
 #: Depth of the gateway's evaluations when a request names none (the demo board names none) and of
 #: its game analyses: shallow, to keep the browser tests cheap.

@@ -13,9 +13,9 @@ import {
   type DescribeVariantResponse,
   errorInfo,
   type Evaluation,
+  GameResult,
   Player,
   type PositionInfo,
-  scoreText,
   southValue,
   type VariantFamily,
 } from "@griot/client";
@@ -32,7 +32,7 @@ import {
   parseVariantString,
   variantString,
 } from "./variants";
-import { outcomeText, scoreWords, sideName } from "./words";
+import { advantageText, badgeText, outcomeText, scoreWords, sideName } from "./words";
 import "./style.css";
 
 const params = new URLSearchParams(location.search);
@@ -108,6 +108,7 @@ function showEngine() {
   // Without an engine only two people can play; the choice comes back with the engine.
   $<HTMLSelectElement>("mode").value = state.engine.online ? state.mode : "hh";
   renderSides();
+  renderSettingsSummary();
 }
 
 /** The page's state for people and tests: loading, ready, or error (the API cannot be reached). */
@@ -206,7 +207,7 @@ function renderBoard(frame?: Frame) {
   const selected = new Set(state.picker?.selected ?? []);
   const grid = el("div", { className: "grid" });
   grid.style.gridTemplateColumns = `repeat(${layout.cols}, var(--cell))`;
-  grid.style.gridTemplateRows = `repeat(${layout.rows}, var(--cell))`;
+  grid.style.gridTemplateRows = `repeat(${layout.rows}, var(--cell-h))`;
   for (const c of layout.cells) {
     const value = s.cells[c.index] ?? 0;
     const cell = el(
@@ -248,7 +249,8 @@ function renderBoard(frame?: Frame) {
   }
   board.replaceChildren(...parts);
   board.style.setProperty("--cols", String(layout.cols));
-  board.style.setProperty("--store-cols", layout.stores ? "2.4" : "0");
+  board.style.setProperty("--rows", String(layout.rows));
+  board.dataset.stores = String(layout.stores);
   renderSides();
   board.dataset.busy = String(state.busy);
   board.dataset.position = state.position?.notation ?? "";
@@ -275,6 +277,7 @@ function tagMoveScore(cell: HTMLElement) {
     cell.append(tag);
   }
   tag.textContent = score.text;
+  tag.title = score.title;
   tag.dataset.value = String(score.value);
 }
 
@@ -305,8 +308,8 @@ function renderChoices() {
 }
 
 let pendingChoices: string[] = [];
-/** Per-move scores shown on the legal cells: the text, and the value for the side to move. */
-const moveScores = new Map<string, { text: string; value: number }>();
+/** Per-move scores shown on the legal cells: the text, in words, and the value for the side to move. */
+const moveScores = new Map<string, { text: string; title: string; value: number }>();
 
 function onCellClick(label: string) {
   if (state.busy || !state.picker || !humanToMove()) return;
@@ -326,6 +329,21 @@ function onCellClick(label: string) {
 
 function mode(): Mode {
   return $<HTMLSelectElement>("mode").value as Mode;
+}
+
+const PLAYERS: Record<Mode, string> = {
+  he: "you vs engine",
+  eh: "engine vs you",
+  hh: "two people",
+  ee: "engine vs engine",
+};
+
+/** The settings' line while they are folded away: the game, who plays it and at what level. */
+function renderSettingsSummary() {
+  const m = mode();
+  const level = m === "hh" ? "" : `, level ${$<HTMLInputElement>("level").value}`;
+  const game = state.desc?.family?.name;
+  $("settings-summary").textContent = `${game ? `${game} \u00b7 ` : ""}${PLAYERS[m]}${level}`;
 }
 
 function engineSide(p: Player): boolean {
@@ -398,6 +416,7 @@ async function newGame() {
     $("rules").replaceChildren(...desc.rules.map((r) => el("li", {}, r)));
     $("graph").replaceChildren();
     $("board").dataset.variant = desc.variant;
+    renderSettingsSummary();
     status(`${desc.family?.name ?? desc.variant}: ${desc.variant}`);
     setPosition(start.position!, start.legalMoves);
     void engineTurn(game);
@@ -471,11 +490,18 @@ async function engineTurn(game: number) {
 // ---------------------------------------------------------------------------------------------
 // Evaluation and analysis
 
+/** The evaluation bar: South's share of it (0-100), South's advantage (centi-seeds), who is ahead in words. */
+function showAdvantage(share: number, southAdvantage: number, caption: string) {
+  $("eval-fill").style.setProperty("--share", `${share.toFixed(1)}%`);
+  const bar = $("eval-bar");
+  bar.dataset.value = String(southAdvantage);
+  bar.setAttribute("aria-valuenow", share.toFixed(0));
+  $("eval-value").textContent = caption;
+}
+
 function showEvaluation(p: PositionInfo, e: Evaluation) {
   const v = southValue(e.score, p.sideToMove) ?? 0;
-  const share = 50 + 50 * Math.tanh(v / 800);
-  $("eval-fill").style.setProperty("--share", `${share.toFixed(1)}%`);
-  $("eval-bar").dataset.value = String(v);
+  showAdvantage(50 + 50 * Math.tanh(v / 800), v, advantageText(e.score, p.sideToMove));
   $("eval-text").textContent = `depth ${e.depth}: ${scoreWords(e.score, p.sideToMove, unit())}${
     e.bestMove ? `, best ${e.bestMove}` : ""
   }${e.fromCache ? " (cached)" : ""}`;
@@ -489,7 +515,11 @@ function showEvaluation(p: PositionInfo, e: Evaluation) {
     const cells = state.layout ? ms.move.split(/[-,+:]/).filter((t) => state.layout!.byLabel.has(t)) : [];
     if (cells.length === 1 && !moveScores.has(cells[0])) {
       const south = southValue(ms.score, p.sideToMove) ?? 0;
-      moveScores.set(cells[0], { text: scoreText(ms.score), value: p.sideToMove === Player.NORTH ? -south : south });
+      moveScores.set(cells[0], {
+        text: badgeText(ms.score),
+        title: `${ms.move}: ${scoreWords(ms.score, p.sideToMove, unit())}`,
+        value: p.sideToMove === Player.NORTH ? -south : south,
+      });
     }
   }
   if (!state.busy) $("board").querySelectorAll<HTMLElement>(".cell").forEach(tagMoveScore);
@@ -503,6 +533,10 @@ async function evaluate() {
     const text = $("eval-text");
     text.textContent = "";
     for (const key of ["position", "depth", "final", "bestMove"]) delete text.dataset[key];
+    const result = p.outcome.result;
+    const winner = result === GameResult.SOUTH_WINS ? "South" : result === GameResult.NORTH_WINS ? "North" : undefined;
+    const share = winner === "South" ? 100 : winner === "North" ? 0 : 50;
+    showAdvantage(share, 100 * (p.outcome.southScore - p.outcome.northScore), winner ? `${winner} wins` : "draw");
   }
   if (!p || p.outcome || !state.engine.online) return;
   const abort = new AbortController();
@@ -559,10 +593,15 @@ async function main() {
   $<HTMLSelectElement>("variant").addEventListener("change", renderOptions);
   $<HTMLSelectElement>("mode").addEventListener("change", () => {
     if (state.engine.online) state.mode = mode();
+    renderSettingsSummary();
     renderBoard(); // whose clicks the board takes
     void engineTurn(state.gameId);
   });
+  $<HTMLInputElement>("level").addEventListener("change", renderSettingsSummary);
   $<HTMLButtonElement>("retry").addEventListener("click", () => location.reload());
+  // Beside the board on a wide screen the settings are open; on a phone they are folded away under
+  // their one-line summary, so that the board is on the first screen (style.css: the same width).
+  $<HTMLDetailsElement>("settings").open = matchMedia("(min-width: 900px)").matches;
   $<HTMLButtonElement>("analyze").addEventListener("click", () => void analyzeGame());
   $<HTMLInputElement>("flip").addEventListener("change", () => {
     if (state.desc) {
@@ -583,7 +622,8 @@ async function main() {
   try {
     state.families = families;
     const select = $<HTMLSelectElement>("variant");
-    select.replaceChildren(...families.map((f) => el("option", { value: f.id }, `${f.name} (${f.id})`)));
+    // Names only, so that the closed menu shows them whole on a phone; the id is in the title.
+    select.replaceChildren(...families.map((f) => el("option", { value: f.id, title: f.id }, f.name)));
     if (params.get("position")) startAt = (await client.rules.parsePosition({ position: params.get("position")! })).position;
     const named = startAt?.variant ?? params.get("variant");
     const wanted = named ? parseVariantString(named) : undefined;

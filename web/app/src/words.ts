@@ -118,3 +118,55 @@ export function lossWords(t: TurnAnalysis, unit = "seed"): string {
   }
   return t.loss ? `lost ${amount(t.loss / 100, unit)}` : "lost nothing";
 }
+
+/** An amount of seeds short enough for a hole: `1.2`, `12` (whole seeds from ten up). */
+function shortAmount(centi: number): string {
+  const tenths = Math.round(Math.abs(centi) / 10) / 10;
+  return tenths >= 10 ? String(Math.round(Math.abs(centi) / 100)) : tenths.toFixed(1);
+}
+
+/**
+ * A move's score as its hole shows it, at most four characters: `+1.2`, `−12`, `0`, or a proven
+ * `win`, `loss`, `draw` (for the player making the move). The whole score goes in the hole's title.
+ */
+export function badgeText(score: Score | undefined): string {
+  const v = score?.value;
+  switch (v?.case) {
+    case "centi": {
+      const amount = shortAmount(v.value);
+      if (Number(amount) === 0) return "0";
+      return `${v.value > 0 ? "+" : "\u2212"}${amount}`;
+    }
+    case "winsIn":
+      return "win";
+    case "losesIn":
+      return "loss";
+    case "draw":
+      return "draw";
+    default:
+      return "?";
+  }
+}
+
+/**
+ * Who is ahead and by how much, for the evaluation bar's caption: `South +1.2`, `North +0.5`,
+ * `level`, or a proven `South wins`, `North wins`, `draw`.
+ */
+export function advantageText(score: Score | undefined, mover: Player): string {
+  const v = score?.value;
+  switch (v?.case) {
+    case "winsIn":
+      return `${sideName(mover)} wins`;
+    case "losesIn":
+      return `${sideName(opponent(mover))} wins`;
+    case "draw":
+      return "draw";
+    case "centi": {
+      const amount = shortAmount(v.value);
+      if (Number(amount) === 0) return "level";
+      return `${sideName(v.value > 0 ? mover : opponent(mover))} +${amount}`;
+    }
+    default:
+      return "not known";
+  }
+}

@@ -18,7 +18,7 @@ import { graphPoints, graphSvg, turnTicks } from "../src/graph";
 import { cellText, edgeSides, isPieceGame, labelMeans, layoutBoard } from "../src/layout";
 import { MovePicker } from "../src/picker";
 import { intChoices, optionLabel, parseVariantString, variantString } from "../src/variants";
-import { amount, lossWords, outcomeText, scoreWords } from "../src/words";
+import { advantageText, amount, badgeText, lossWords, outcomeText, scoreWords } from "../src/words";
 
 /** Geometry as the rules service describes a two-row board of `n` holes (cells 0..n-1 South's). */
 function twoRow(n: number) {
@@ -388,6 +388,32 @@ describe("results in words", () => {
     );
     expect(scoreWords(score({ value: { case: "centi", value: -150 } }), Player.NORTH)).toBe("South ahead by 1.5 seeds");
     expect(scoreWords(score({ value: { case: "centi", value: 0 } }), Player.NORTH)).toBe("level");
+  });
+
+  it("fits a move's score into its hole: four characters at most", () => {
+    const score = (value: Parameters<typeof create<typeof ScoreSchema>>[1]) => create(ScoreSchema, value);
+    const centi = (value: number) => score({ value: { case: "centi", value } });
+    expect(badgeText(centi(124))).toBe("+1.2");
+    expect(badgeText(centi(-42))).toBe("\u22120.4");
+    expect(badgeText(centi(996))).toBe("+10");
+    expect(badgeText(centi(-1600))).toBe("\u221216");
+    expect(badgeText(centi(4))).toBe("0");
+    expect(badgeText(score({ value: { case: "winsIn", value: 7 } }))).toBe("win");
+    expect(badgeText(score({ value: { case: "losesIn", value: 3 } }))).toBe("loss");
+    expect(badgeText(score({ value: { case: "draw", value: true } }))).toBe("draw");
+    for (const v of [-4800, -999, -100, -5, 0, 5, 95, 100, 999, 4800]) expect(badgeText(centi(v)).length).toBeLessThanOrEqual(4);
+  });
+
+  it("says whose advantage the evaluation bar shows", () => {
+    const score = (value: Parameters<typeof create<typeof ScoreSchema>>[1]) => create(ScoreSchema, value);
+    expect(advantageText(score({ value: { case: "centi", value: 124 } }), Player.SOUTH)).toBe("South +1.2");
+    expect(advantageText(score({ value: { case: "centi", value: 124 } }), Player.NORTH)).toBe("North +1.2");
+    expect(advantageText(score({ value: { case: "centi", value: -50 } }), Player.SOUTH)).toBe("North +0.5");
+    expect(advantageText(score({ value: { case: "centi", value: -1500 } }), Player.NORTH)).toBe("South +15");
+    expect(advantageText(score({ value: { case: "centi", value: 0 } }), Player.NORTH)).toBe("level");
+    expect(advantageText(score({ value: { case: "winsIn", value: 2 } }), Player.NORTH)).toBe("North wins");
+    expect(advantageText(score({ value: { case: "losesIn", value: 2 } }), Player.NORTH)).toBe("South wins");
+    expect(advantageText(score({ value: { case: "draw", value: true } }), Player.SOUTH)).toBe("draw");
   });
 
   it("shows what a move lost against a proven result in words, never the loss as a number", () => {
