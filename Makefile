@@ -5,7 +5,7 @@
 #   make dist    the wheel and the sdist in dist/, with the demo board built into them
 #
 # Installs are remembered in .stamps/ and redone only when their inputs change. What either command
-# installs system-wide is said as it happens (and listed in the README's requirements).
+# installs system-wide is said as it happens (and listed in docs/DEVELOPMENT.md).
 PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
 STAMPS := .stamps
@@ -103,7 +103,7 @@ dist: $(STAMPS)/web-install
 	$(PYTHON) -m maturin build --release --out dist
 	$(PYTHON) -m maturin sdist --out dist
 
-## bench: perft and playout speed against OpenSpiel, the search bench (figures go to the README)
+## bench: perft and playout speed against OpenSpiel, the search bench (figures go to bench/README.md)
 bench: install
 	$(PYTHON) bench/perft_playouts.py
 	griot bench
