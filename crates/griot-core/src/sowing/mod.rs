@@ -49,6 +49,7 @@
 //!   (flow captures included, in the order they happened); if nobody has captured, each player takes
 //!   their own row. Only variants whose rules read it record it (flag `cap=`). "The player who did the last move" is the opponent of the player to move.
 
+pub mod rule_file;
 pub mod rules;
 
 use std::sync::Arc;
