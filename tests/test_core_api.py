@@ -325,6 +325,7 @@ def test_rule_file_errors_name_the_field(tmp_path: Path, text: str, field: str) 
         griot.load_rule_file(path)
     assert e.value.field == field
     assert field in str(e.value)
+    assert str(path) in str(e.value)
     assert isinstance(e.value, griot.VariantError)
 
 

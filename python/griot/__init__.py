@@ -159,9 +159,17 @@ def variants() -> list[VariantInfo]:
 def load_rule_file(path: str | Path) -> Variant:
     """Loads a user rule file (TOML) by path and registers its id as a variant.
 
-    Raises RuleFileError naming the bad field, or OSError if the file cannot be read.
+    Raises RuleFileError naming the file and the bad field (``.field``), or OSError if the file
+    cannot be read.
     """
-    return register_rule_file(Path(path).read_text(encoding="utf-8"))
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        return register_rule_file(text)
+    except RuleFileError as e:
+        # The core reads text and knows no file: the path is put in front of its message here.
+        named = RuleFileError(f"{path}: {e}")
+        named.code, named.field, named.option = e.code, e.field, e.option
+        raise named from None
 
 
 def perft(position: Position | str, depth: int) -> int:
