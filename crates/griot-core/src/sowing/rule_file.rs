@@ -5,12 +5,13 @@
 //! search's.
 //!
 //! Every error names the field by its dotted path (`capture.chain_origin`). The path comes from
-//! `serde_path_to_error`, which follows serde's own walk through the tables and so names the
-//! field whatever failed in it: a wrong type, a value out of range, an unknown word, an unknown
-//! key (the key itself is the last part). Mapping `toml`'s spans back to keys would need a second,
-//! spanned parse of the text to look the offset up in, and a span only exists for errors the
-//! TOML deserializer raises itself, not for those of the field types here or for keys it skips.
-//! The checks across fields run after the schema and name their field by hand.
+//! `serde_path_to_error`, which records it while serde walks the tables, so it names the field
+//! whatever failed there: a wrong type, a value out of range, an unknown word (the field types'
+//! own messages), an unknown key (whose name ends the path). `toml`'s errors carry a byte span
+//! instead; turning a span into a key path would take a second, spanned walk of the document to
+//! find the key that holds the offset. Spans still name the line and column of a TOML syntax
+//! error, where there is no field yet. The checks across fields run after the schema and name
+//! their field themselves.
 //!
 //! Writing goes the same way back: a [`RuleSet`] becomes a [`RuleFile`] with every field set
 //! (defaults included), serialized into a TOML table, whose keys are sorted.
