@@ -129,7 +129,7 @@ fn wrong_types_name_the_field_the_value_and_what_it_takes() {
         (
             "id = \"x\"\n[board]\nallowed_holes = 4\n",
             "board.allowed_holes",
-            "invalid type: integer `4`, expected a sequence",
+            "invalid type: integer `4`, expected a list of hole counts from 1 to 18",
         ),
     ]);
 }
@@ -386,7 +386,7 @@ fn the_field_table_of_the_docs_and_the_schema_agree() {
                     "bool" => ("7".into(), "expected a boolean".into()),
                     "text" | "lower-case slug" => ("7".into(), "expected a string".into()),
                     "counts" => ("true".into(), "expected counts".into()),
-                    "list" => ("7".into(), "expected a sequence".into()),
+                    "list" => ("7".into(), "expected a list".into()),
                     other => panic!("{field}: unknown kind of value {other:?}"),
                 }
             };

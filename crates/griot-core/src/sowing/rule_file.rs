@@ -344,6 +344,31 @@ impl<'de> Deserialize<'de> for Threshold {
 /// Holes a row may have.
 type Holes = Int<1, { MAX_HOLES_PER_ROW as u8 }>;
 
+/// `board.allowed_holes`: a list of row lengths.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct HoleList(pub Vec<Holes>);
+
+impl<'de> Deserialize<'de> for HoleList {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = HoleList;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "a list of hole counts from 1 to {MAX_HOLES_PER_ROW}")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<HoleList, A::Error> {
+                let mut list = Vec::new();
+                while let Some(h) = items.next_element()? {
+                    list.push(h);
+                }
+                Ok(HoleList(list))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// A rule file. Tables that every game has ([board], [sowing], ...) default to their fields'
 /// defaults; the optional rules ([relay], [capture], ...) are absent when the game has none. A
 /// required field inside a table is an `Option` here and is asked for by the conversion, which
@@ -408,7 +433,7 @@ pub struct BoardFile {
     pub seeds: Int<1, 255>,
     /// The only board sizes allowed.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub allowed_holes: Option<Vec<Holes>>,
+    pub allowed_holes: Option<HoleList>,
 }
 
 impl Default for BoardFile {
@@ -727,7 +752,7 @@ impl TryFrom<RuleFile> for RuleSet {
         let allowed_holes = match f.board.allowed_holes {
             None => None,
             Some(list) => {
-                let list: Vec<u8> = list.into_iter().map(|h| h.0).collect();
+                let list: Vec<u8> = list.0.into_iter().map(|h| h.0).collect();
                 if !list.contains(&holes) {
                     return Err(err("board.allowed_holes", format!("does not contain the default {holes}")));
                 }
@@ -938,7 +963,10 @@ impl From<&RuleSet> for RuleFile {
             board: BoardFile {
                 holes: int(r.holes),
                 seeds: int(r.seeds),
-                allowed_holes: r.allowed_holes.as_ref().map(|l| l.iter().map(|&h| int(h)).collect()),
+                allowed_holes: r
+                    .allowed_holes
+                    .as_ref()
+                    .map(|l| HoleList(l.iter().map(|&h| int(h)).collect())),
             },
             opening: OpeningFile {
                 each_hole_once: r.opening.each_hole_once,
