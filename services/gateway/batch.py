@@ -217,16 +217,20 @@ class Batcher:
         if not c.future.done():
             c.future.set_result(reply)
 
-    async def aclose(self) -> None:
-        """Sends what is queued and gives the connection back (the client's owner closes the
-        client)."""
-        if self._loop is None:
-            return
+    async def _send_queued(self) -> None:
+        """Sends what is queued and waits (5 s at most) for the batch under way."""
         self._due = True
         self._flush()
         if self._flushing is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.shield(self._flushing), 5.0)
+
+    async def aclose(self) -> None:
+        """Sends what is queued and gives the connection back (the client's owner closes the
+        client)."""
+        if self._loop is None:
+            return
+        await self._send_queued()
         conn, self._conn = self._conn, None
         if conn is not None:
             with contextlib.suppress(Exception):
@@ -262,14 +266,11 @@ class ClusterBatcher(Batcher):
         self._settle(batch, replies)
 
     async def aclose(self) -> None:
-        """Sends what is queued (the client's owner closes the client)."""
+        """Sends what is queued (the client's owner closes the client; a cluster pipeline holds no
+        connection of its own between batches)."""
         if self._loop is None:
             return
-        self._due = True
-        self._flush()
-        if self._flushing is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(self._flushing), 5.0)
+        await self._send_queued()
 
 
 class BatchedScript:
