@@ -13,6 +13,9 @@ from griot import settings
 from griot.settings import BROKER_URL, CACHE_URL, setting
 from griot.tasks.app import VISIBILITY_TIMEOUT
 
+#: The most threads one search takes (the core's bound).
+MAX_SEARCH_THREADS = 256
+
 
 @dataclass(frozen=True)
 class Settings:
@@ -55,6 +58,12 @@ class Settings:
         "iteration at least GRIOT_CACHE_MIN_DEPTH deep): its earlier ones are shallower than the entries",
     )
     hash_mb: int = setting(64, env="GRIOT_HASH_MB", help="the per-task transposition table (MB, Rust memory)")
+    search_threads: int = setting(
+        1,
+        env="GRIOT_SEARCH_THREADS",
+        help="threads a position task searches with (Lazy SMP, sharing its table; pool processes x "
+        "threads at most the cores); a distributed search's subtree tasks search with one",
+    )
     soft_limit: int = setting(
         300,
         env="GRIOT_TASK_SOFT_LIMIT",
@@ -92,6 +101,10 @@ class Settings:
     @classmethod
     def from_env(cls) -> Settings:
         s = settings.from_env(cls)
+        if not 1 <= s.search_threads <= MAX_SEARCH_THREADS:
+            raise ValueError(
+                f"GRIOT_SEARCH_THREADS must be 1 to {MAX_SEARCH_THREADS} (got {s.search_threads})"
+            )
         if not s.soft_limit < s.hard_limit < s.visibility_timeout:
             raise ValueError(
                 "need GRIOT_TASK_SOFT_LIMIT < GRIOT_TASK_HARD_LIMIT < GRIOT_VISIBILITY_TIMEOUT "

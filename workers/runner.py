@@ -577,6 +577,7 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
             progress=on_depth if reporter is not None or budget_stop is not None else None,
             egdb=db,
             eval=args.eval,
+            threads=s.search_threads,
         )
 
     r, interrupted = run_interruptibly(run, stop, request.id)
@@ -593,6 +594,7 @@ def position(args: PositionSearch, request: Any) -> dict[str, Any]:
         "worker": socket.gethostname(),
         "node": request.hostname,
         "interrupted": interrupted,
+        "threads": s.search_threads,
     }
 
 

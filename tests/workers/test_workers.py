@@ -269,6 +269,31 @@ def test_soft_time_limit_returns_best_so_far() -> None:
         s.cache.stop()
 
 
+def test_a_position_task_searches_with_the_workers_threads() -> None:
+    """``GRIOT_SEARCH_THREADS=2``: a position task searches with two threads sharing its table
+    (Lazy SMP) and finds the single-threaded value at a fixed depth; a bad count stops the worker
+    at its start with the variable's name."""
+    s = make_stack()
+    try:
+        app = s.app()
+        s.start_worker("threads", extra_env={"GRIOT_SEARCH_THREADS": "2"})
+        s.wait_ready(app, 1)
+        for pos in positions("awale", 4, seed=5):
+            ref = griot.search(pos, depth=9)
+            r = app.send_task(
+                "griot.search_position", kwargs=dict(variant="awale", position=str(pos), depth=9, fresh=True)
+            ).get(timeout=60)
+            assert r["threads"] == 2 and r["depth"] == 9 and r["complete"]
+            assert r["value"] == ref.score.value, (str(pos), r, ref)
+        bad = s.start_worker("bad", extra_env={"GRIOT_SEARCH_THREADS": "0"})
+        assert bad.wait(timeout=60) != 0
+        assert "GRIOT_SEARCH_THREADS" in (s.logdir / "bad.log").read_text()
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()
+
+
 def _kill_a_searching_process(stack: Stack, stop: threading.Event, killed: list[int]) -> None:
     """SIGKILLs the pool process holding an in-flight marker (a task in the middle of a search)."""
     client = redis.Redis.from_url(stack.cache.url)
