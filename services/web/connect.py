@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
@@ -411,10 +412,15 @@ class Upstream:
 
     def __init__(self, target: str, max_receive_bytes: int, max_send_bytes: int) -> None:
         self.target = target
-        self._options = [
+        self._options: list[tuple[str, Any]] = [
             ("grpc.max_send_message_length", max_receive_bytes),
             ("grpc.max_receive_message_length", max_send_bytes),
         ]
+        # A target naming several replicas (a headless Service, Compose's scaled service name):
+        # round_robin sends each call to the next one and passes over a dead one, as the SDK does.
+        policy = os.environ.get("GRIOT_GRPC_LB_POLICY")
+        if policy:
+            self._options.append(("grpc.lb_policy_name", policy))
         self._channel: grpc.aio.Channel | None = None
 
     @property
