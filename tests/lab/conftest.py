@@ -2,6 +2,8 @@
 
 The lab needs root (network namespaces) and toxiproxy-server (make deploy-tools). Without them its
 tests skip with the reason; under CI=true a missing toxiproxy-server fails instead.
+``GRIOT_LAB_PREFIX`` names the tests' namespaces (``griotlab-`` by default), so that two runs on one
+machine each lay out, sweep and remove only their own lab.
 """
 
 from __future__ import annotations
@@ -31,10 +33,14 @@ LAB_ENV = {
 }
 
 
+#: The prefix of the namespaces these tests make and sweep.
+PREFIX = os.environ.get("GRIOT_LAB_PREFIX") or DEFAULT_PREFIX
+
+
 def _can_make_namespaces() -> str | None:
     if os.geteuid() != 0:
         return "the lab needs root (network namespaces)"
-    probe = DEFAULT_PREFIX + "probe"
+    probe = PREFIX + "probe"
     made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True, check=False)
     subprocess.run(["ip", "netns", "delete", probe], capture_output=True, check=False)
     if made.returncode != 0:
@@ -56,9 +62,9 @@ def need_lab() -> None:
 @pytest.fixture(scope="package")
 def lab_up() -> Iterator[Lab]:
     need_lab()
-    with Lab(LabShape(workers=2, gateways=2), env=LAB_ENV) as lab:
+    with Lab(LabShape(workers=2, gateways=2), prefix=PREFIX, env=LAB_ENV) as lab:
         yield lab
-    assert lab_namespaces(DEFAULT_PREFIX) == []
+    assert lab_namespaces(PREFIX) == []
 
 
 @pytest.fixture
@@ -175,7 +181,7 @@ def background(lab: Lab) -> Iterator[Callable[..., Client]]:
 def _no_stale_lab() -> Iterator[None]:
     """A lab left by an interrupted run is removed before the tests, and none is left after."""
     if os.geteuid() == 0:
-        sweep(DEFAULT_PREFIX)
+        sweep(PREFIX)
     yield
     if os.geteuid() == 0:
-        sweep(DEFAULT_PREFIX)
+        sweep(PREFIX)

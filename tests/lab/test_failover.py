@@ -11,11 +11,12 @@ from griot.lab.layout import SENTINEL_PORT, SENTINEL_SERVICE
 from griot.lab.netns import lab_namespaces
 
 from .conftest import LAB_ENV, Client, need_lab
+from .conftest import PREFIX as LAB_PREFIX
 from .test_faults import _game
 
 pytestmark = pytest.mark.timeout(300)
 
-PREFIX = "griotlab-f-"
+PREFIX = LAB_PREFIX + "f-"
 
 
 @pytest.fixture(scope="module")

@@ -190,3 +190,65 @@ def test_a_gateway_replica_dies_during_a_game_analysis(lab: Lab, background: Cal
     assert lines[-1]["event"] == "report", lines[-3:]
     assert lines[-1]["job_id"] == job_id
     assert lines[-1]["report"] == reference[-1]["report"]
+
+
+def _live_sessions(lab: Lab, host: str) -> float:
+    """The replica's ``griot_gateway_live_sessions`` (its metrics, read from the client host)."""
+    import httpx
+
+    url = f"http://{lab.address(host)}:9465/metrics"
+    text = lab.net.call("client", lambda: httpx.get(url, timeout=5).text)
+    values = re.findall(r"^griot_gateway_live_sessions(?:\{[^}]*\})? (\S+)$", text, re.M)
+    return sum(float(v) for v in values)
+
+
+def _finals(lines: list[dict[str, Any]]) -> dict[tuple[int, int], dict[str, Any]]:
+    """(game, update) -> its final evaluation."""
+    return {
+        (line["game"], line["update_id"]): line
+        for line in lines
+        if line["event"] == "evaluation" and line["final"]
+    }
+
+
+def test_a_gateway_replica_dies_during_live_games(lab: Lab, background: Callable[..., Client]) -> None:
+    """Games are played in live sessions (the SDK, its target naming both replicas, round robin)
+    and through the web server's browser API (an ``Evaluate`` per position, as the board does; the
+    web server's target names both replicas too) when the replica serving most sessions dies. The
+    SDK sees the streams on it end with UNAVAILABLE, opens each again with its ``session_id`` on
+    the other replica (the session's position, history and limits are in the cache Redis) and
+    gets every later update's final evaluation; the web server's requests on the dead replica end
+    UNAVAILABLE, the web client sends them again and every later one is answered. No other error;
+    every final value is the in-process search's at its depth."""
+    variant, games, moves, depth = "abapa", 4, 8, 8
+    common = ["--moves", str(moves), "--depth", str(depth), "--pause", "1", "--timeout", "60"]
+    sdk = background("live", variant, "--games", str(games), *common)
+    web = background("web", variant, "--games", "2", *common)
+    for client in (sdk, web):
+        client.wait_for(
+            "the games under way", lambda line: line["event"] == "evaluation" and line["final"], 60
+        )
+    sessions: dict[str, float] = {}
+
+    def every_session_open() -> bool:
+        sessions.update({h: _live_sessions(lab, h) for h in ("gateway-1", "gateway-2")})
+        return sum(sessions.values()) >= games
+
+    _poll("every live session open", every_session_open, 30)
+    victim = max(sessions, key=lambda h: sessions[h])
+    web_before = len(_finals(web.lines))
+    lab.kill(victim)
+    sdk_lines, web_lines = sdk.finish(180), web.finish(180)
+
+    for lines, via, n in ((sdk_lines, "sdk", games), (web_lines, "web", 2)):
+        errors = [line for line in lines if line["event"] == "error"]
+        assert {e["code"] for e in errors} <= {"UNAVAILABLE"}, errors
+        assert {line["game"] for line in lines if line["event"] == "done"} == set(range(n)), (via, lines[-3:])
+        finals = _finals(lines)
+        assert len(finals) == n * (moves + 1), (via, sorted(finals))
+        for final in finals.values():
+            assert final["score"] == expected_score(variant, final["moves"], final["depth"]), final
+    # The dead replica held sessions: they were resumed on the other one.
+    resumed = [line for line in sdk_lines if line["event"] == "resumed"]
+    assert resumed and sessions[victim] > 0, sessions
+    assert len(_finals(web_lines)) > web_before

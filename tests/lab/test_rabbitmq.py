@@ -10,11 +10,12 @@ from griot.lab import Lab, LabShape
 from griot.lab.netns import lab_namespaces
 
 from .conftest import LAB_ENV, Client, need_lab
+from .conftest import PREFIX as LAB_PREFIX
 from .test_faults import _game
 
 pytestmark = pytest.mark.timeout(420)
 
-PREFIX = "griotlab-r-"
+PREFIX = LAB_PREFIX + "r-"
 
 
 @pytest.fixture(scope="module")

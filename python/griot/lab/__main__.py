@@ -7,6 +7,8 @@
     griot lab fault cut-link worker-1 cache    the link carries nothing (heal-link to undo)
     griot lab fault latency 2             2 ms round trip on every link to Redis and the broker
     griot lab client evaluate abapa --depth 14      the SDK, on the client host
+    griot lab client live abapa --games 4 --depth 8  games in live sessions
+    griot lab client web abapa --games 2 --depth 8   games through the web server's browser API
     griot lab down                        removes every lab namespace and process (also a stale lab)
 
 Needs root (network namespaces), iproute2 and toxiproxy-server (``make deploy-tools``).
@@ -44,6 +46,7 @@ def _up(args: argparse.Namespace) -> int:
             "hosts": {n: h.address for n, h in lab.hosts.items()},
             "links": lab.links(),
             "target": lab.gateway_target(),
+            "web": lab.web_url(),
             "data_dir": str(lab.data_dir),
         }
         state_file().write_text(json.dumps(state, indent=1))
@@ -96,7 +99,8 @@ def _fault(args: argparse.Namespace) -> int:
 
 def _client(args: argparse.Namespace) -> int:
     net, state = _attached()
-    argv = [sys.executable, "-m", "griot.lab.client", "--target", state["target"], *args.rest]
+    argv = [sys.executable, "-m", "griot.lab.client", "--target", state["target"]]
+    argv += ["--web", state.get("web", ""), *args.rest]
     return subprocess.call(["ip", "netns", "exec", net.hosts["client"].namespace, *argv], env=client_env())
 
 

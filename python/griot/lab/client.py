@@ -3,6 +3,8 @@ stdout, so that a test or a person sees what a client sees during a fault.
 
     python -m griot.lab.client --target ipv4:A:50052,B:50052 evaluate abapa --depth 14 --timeout 60
     python -m griot.lab.client --target ... analyze awale a b c d --depth 8 --timeout 300
+    python -m griot.lab.client --target ... live abapa --games 4 --moves 6 --depth 8
+    python -m griot.lab.client --web http://A:8080 web abapa --games 2 --moves 6 --depth 8
 
 Lines: ``{"event": "evaluation", "depth", "score", "best_move", "final", "t"}`` per streamed
 evaluation, ``{"event": "progress", ...}`` and ``{"event": "report", ...}`` for an analysis,
@@ -10,20 +12,34 @@ evaluation, ``{"event": "progress", ...}`` and ``{"event": "report", ...}`` for 
 status 3), ``t`` being seconds since the call began. The target balances round robin over the
 replicas it names; ``--retries`` retries an UNAVAILABLE call on the others (a resumed analysis goes
 on by its job id).
+
+``live`` plays games in live sessions (the SDK's ``LiveSession``), one move after another's final
+evaluation; ``web`` plays them as the demo board does, an ``Evaluate`` of each position through the
+web server's browser API (Connect, JSON). Their evaluation lines add ``via`` (``sdk`` or ``web``),
+``game``, ``update_id`` and ``moves`` (the game's moves so far); a live session cut by an
+UNAVAILABLE is opened again with its ``session_id`` (``{"event": "resumed"}``), a web request
+answered UNAVAILABLE is sent again; ``{"event": "done", "game"}`` when a game has all its moves.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import struct
 import sys
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
 
-from griot.client import AnalysisClient, ServiceError, search_limits
+from griot.client import AnalysisClient, AsyncAnalysisClient, ServiceError, search_limits
 from griot.lab.layout import CLIENT_API_KEY
+from griot.v1 import analysis_pb2
+
+#: Status codes a game's client retries (the gateway's way of saying "try again").
+RETRIED = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED"})
 
 
 def _say(event: str, start: float, **fields: Any) -> None:
@@ -37,7 +53,7 @@ def _score(score: Any) -> dict[str, Any]:
     return result
 
 
-def _error(e: ServiceError, start: float) -> None:
+def _error(e: ServiceError, start: float, **fields: Any) -> None:
     _say(
         "error",
         start,
@@ -45,6 +61,7 @@ def _error(e: ServiceError, start: float) -> None:
         reason=e.reason,
         retry_after=e.retry_after,
         message=str(e),
+        **fields,
     )
 
 
@@ -103,9 +120,218 @@ def analyze(args: argparse.Namespace, client: AnalysisClient, start: float) -> i
             time.sleep(min(e.retry_after or 1.0, 5.0))
 
 
+def game_moves(variant: str, game: int, turns: int) -> list[str]:
+    """Game ``game``'s moves, the same in every run: each turn's legal moves taken in turn, from
+    an offset of the game's own (games end early if one ends)."""
+    import griot
+
+    pos, moves = griot.Variant(variant).start(), []
+    for i in range(turns):
+        legal = [m.text for m in pos.legal_moves()]
+        if not legal:
+            break
+        moves.append(legal[(game + i) % len(legal)])
+        pos = pos.play(moves[-1])
+    return moves
+
+
+class _Updates:
+    """The requests of one open live stream, as the game sends them."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[analysis_pb2.LiveSessionRequest | None] = asyncio.Queue()
+
+    def send(self, req: analysis_pb2.LiveSessionRequest) -> None:
+        self.queue.put_nowait(req)
+
+    def close(self) -> None:
+        self.queue.put_nowait(None)
+
+    async def __aiter__(self) -> AsyncIterator[analysis_pb2.LiveSessionRequest]:
+        while (req := await self.queue.get()) is not None:
+            yield req
+
+
+async def _live_game(args: argparse.Namespace, client: AsyncAnalysisClient, game: int, start: float) -> bool:
+    """One game in a live session; True once every update had its final evaluation."""
+    import griot
+
+    moves = game_moves(args.variant, game, args.moves)
+    limits = search_limits(max_depth=args.depth)
+    session_id = ""
+    attempts = 0
+    updates: _Updates | None = None
+    stream: AsyncIterator[analysis_pb2.LiveSessionResponse] | None = None
+    pos = griot.Variant(args.variant).start()
+    try:
+        for k in range(len(moves) + 1):
+            if k:
+                pos = pos.play(moves[k - 1])
+                await asyncio.sleep(args.pause)
+            update_id = k + 1
+            sent = False
+            while True:
+                try:
+                    if stream is None:
+                        updates = _Updates()
+                        if session_id:
+                            # Reattach: the session's saved position is evaluated; the update
+                            # follows (the gateway drops it if the session already had it).
+                            updates.send(analysis_pb2.LiveSessionRequest(session_id=session_id))
+                            _say("resumed", start, via="sdk", game=game, session_id=session_id)
+                        updates.send(
+                            analysis_pb2.LiveSessionRequest(
+                                session_id=session_id, update_id=update_id, position=str(pos), limits=limits
+                            )
+                        )
+                        sent = True
+                        stream = client.live_session(updates, timeout=args.timeout)
+                    elif not sent:
+                        assert updates is not None
+                        updates.send(
+                            analysis_pb2.LiveSessionRequest(
+                                session_id=session_id, update_id=update_id, move=moves[k - 1]
+                            )
+                        )
+                        sent = True
+                    async for msg in stream:
+                        session_id = msg.session_id or session_id
+                        if msg.update_id != update_id:
+                            continue
+                        if msg.HasField("outcome"):
+                            _say("outcome", start, via="sdk", game=game, update_id=update_id, moves=moves[:k])
+                            break
+                        if not msg.HasField("evaluation"):
+                            continue
+                        ev = msg.evaluation
+                        _say(
+                            "evaluation",
+                            start,
+                            via="sdk",
+                            game=game,
+                            update_id=update_id,
+                            moves=moves[:k],
+                            depth=ev.depth,
+                            score=_score(ev.score),
+                            final=ev.final,
+                        )
+                        if ev.final:
+                            break
+                    else:
+                        raise ServiceError(grpc.StatusCode.UNAVAILABLE, "the live stream ended early")
+                    break
+                except ServiceError as e:
+                    _error(e, start, via="sdk", game=game, update_id=update_id)
+                    stream = None
+                    if updates is not None:
+                        updates.close()
+                    attempts += 1
+                    code = e.code.name if e.code is not None else ""
+                    if code == "NOT_FOUND" and e.reason == "unknown_session":
+                        session_id = ""  # never saved: the game starts a session anew
+                    elif code not in RETRIED or attempts > args.retries:
+                        return False
+                    await asyncio.sleep(min(e.retry_after or 0.5, 5.0))
+        _say("done", start, via="sdk", game=game)
+        return True
+    finally:
+        if updates is not None:
+            updates.close()
+
+
+async def _live(args: argparse.Namespace, start: float) -> int:
+    metadata = [("x-api-key", args.api_key)] if args.api_key else []
+    async with AsyncAnalysisClient(args.target, metadata=metadata) as client:
+        done = await asyncio.gather(*(_live_game(args, client, g, start) for g in range(args.games)))
+    return 0 if all(done) else 3
+
+
+def _envelopes(data: bytes) -> list[tuple[int, bytes]]:
+    out = []
+    while len(data) >= 5:
+        flags, n = struct.unpack(">BI", data[:5])
+        out.append((flags, data[5 : 5 + n]))
+        data = data[5 + n :]
+    return out
+
+
+async def _web_game(args: argparse.Namespace, http: Any, game: int, start: float) -> bool:
+    """One game as the demo board plays it: an ``Evaluate`` of each position through the web
+    server (Connect server streaming, JSON); True once every position had its final evaluation."""
+    import httpx
+
+    import griot
+
+    moves = game_moves(args.variant, game, args.moves)
+    url = f"{args.web}/griot.v1.AnalysisService/Evaluate"
+    headers = {"Content-Type": "application/connect+json", "x-api-key": args.api_key}
+    attempts = 0
+    pos = griot.Variant(args.variant).start()
+    for k in range(len(moves) + 1):
+        if k:
+            pos = pos.play(moves[k - 1])
+            await asyncio.sleep(args.pause)
+        body = json.dumps({"position": str(pos), "limits": {"maxDepth": args.depth}}).encode()
+        while True:
+            code, reason, retry_after = "", "", 0.0
+            final = False
+            try:
+                r = await http.post(
+                    url,
+                    content=struct.pack(">BI", 0, len(body)) + body,
+                    headers={**headers, "Connect-Timeout-Ms": str(int(args.timeout * 1000))},
+                    timeout=args.timeout + 5,
+                )
+                if r.status_code != 200:
+                    code = f"HTTP_{r.status_code}"
+                for flags, payload in _envelopes(r.content):
+                    msg = json.loads(payload or b"{}")
+                    if flags & 0x02:
+                        if "error" in msg:
+                            code = str(msg["error"].get("code", "unknown")).upper()
+                            reason = str(msg["error"].get("message", ""))
+                        continue
+                    ev = msg.get("evaluation", {})
+                    final = bool(ev.get("final", False))
+                    _say(
+                        "evaluation",
+                        start,
+                        via="web",
+                        game=game,
+                        update_id=k + 1,
+                        moves=moves[:k],
+                        depth=ev.get("depth", 0),
+                        score=ev.get("score", {}),
+                        final=final,
+                    )
+            except httpx.HTTPError as e:
+                code, reason = "HTTP_ERROR", f"{type(e).__name__}: {e}"
+            if final and not code:
+                break
+            code = code or "NO_FINAL"
+            _say("error", start, via="web", game=game, update_id=k + 1, code=code, reason=reason)
+            attempts += 1
+            if code not in RETRIED or attempts > args.retries:
+                return False
+            await asyncio.sleep(max(retry_after, 0.5))
+    _say("done", start, via="web", game=game)
+    return True
+
+
+async def _web(args: argparse.Namespace, start: float) -> int:
+    import httpx
+
+    if not args.web:
+        raise SystemExit("web: give the web server's URL (--web http://HOST:8080)")
+    async with httpx.AsyncClient() as http:
+        done = await asyncio.gather(*(_web_game(args, http, g, start) for g in range(args.games)))
+    return 0 if all(done) else 3
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m griot.lab.client", description=__doc__)
-    parser.add_argument("--target", required=True)
+    parser.add_argument("--target", default="", help="the gateway replicas (a gRPC target)")
+    parser.add_argument("--web", default="", help="the web server's base URL (web)")
     parser.add_argument("--api-key", default=CLIENT_API_KEY)
     sub = parser.add_subparsers(dest="command", required=True)
     for name in ("evaluate", "analyze"):
@@ -115,8 +341,23 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--depth", type=int, required=True)
         p.add_argument("--timeout", type=float, default=120.0, help="the call's deadline (seconds)")
         p.add_argument("--retries", type=int, default=0, help="UNAVAILABLE answers retried (analyze)")
+    for name in ("live", "web"):
+        p = sub.add_parser(name)
+        p.add_argument("variant")
+        p.add_argument("--games", type=int, default=1, help="games played at once")
+        p.add_argument("--moves", type=int, default=6, help="moves of each game")
+        p.add_argument("--depth", type=int, required=True)
+        p.add_argument(
+            "--pause", type=float, default=0.0, help="seconds between a final evaluation and the next move"
+        )
+        p.add_argument("--timeout", type=float, default=120.0, help="each stream's or request's deadline")
+        p.add_argument("--retries", type=int, default=5, help="retried errors a game may meet")
     args = parser.parse_args(argv)
     start = time.monotonic()
+    if args.command == "live":
+        return asyncio.run(_live(args, start))
+    if args.command == "web":
+        return asyncio.run(_web(args, start))
     metadata = [("x-api-key", args.api_key)] if args.api_key else []
     with AnalysisClient(args.target, metadata=metadata) as client:
         if args.command == "evaluate":

@@ -233,11 +233,25 @@ class Lab:
     def gateway_target(self, hosts: Sequence[str] | None = None) -> str:
         """A gRPC target naming every gateway replica (the client balances over them, and goes on
         through the others when one fails)."""
-        names = hosts or [h for h in self.net.hosts if h.startswith("gateway-")]
-        return "ipv4:" + ",".join(f"{self.address(h)}:{layout.SERVICE_PORTS['gateway']}" for h in names)
+        if hosts is None:
+            return layout.gateway_target({n: h.address for n, h in self.net.hosts.items()})
+        return "ipv4:" + ",".join(f"{self.address(h)}:{layout.SERVICE_PORTS['gateway']}" for h in hosts)
+
+    def web_url(self) -> str:
+        """The web server's base URL (the board and the browser API), as the client host calls it."""
+        return f"http://{self.address('web')}:{layout.SERVICE_PORTS['web']}"
 
     def client_argv(self, *args: str) -> list[str]:
-        return [sys.executable, "-m", "griot.lab.client", "--target", self.gateway_target(), *args]
+        return [
+            sys.executable,
+            "-m",
+            "griot.lab.client",
+            "--target",
+            self.gateway_target(),
+            "--web",
+            self.web_url(),
+            *args,
+        ]
 
     def client(self, *args: str, timeout: float = 120.0) -> list[dict[str, Any]]:
         """Runs the lab's client (:mod:`griot.lab.client`) on the client host; its JSON lines."""

@@ -32,7 +32,7 @@ API_KEYS_FILE = REPO / "deploy" / "secrets" / "api-keys.example"
 CLIENT_API_KEY = "example-key-change-me"
 
 #: Compose service name -> its port there (what ``GRIOT_*`` values name).
-SERVICE_PORTS = {"broker": 6379, "cache": 6379, "rules": 50051, "gateway": 50052}
+SERVICE_PORTS = {"broker": 6379, "cache": 6379, "rules": 50051, "gateway": 50052, "web": 8080}
 #: Services reached through the client host's proxy (Toxiproxy) rather than directly.
 PROXIED = ("broker", "cache")
 _INTERPOLATION = re.compile(r"\$\{(\w+)(?::?-([^}]*))?\}")
@@ -117,6 +117,7 @@ def host_names(shape: LabShape) -> list[str]:
         "rules",
         *[f"gateway-{i + 1}" for i in range(shape.gateways)],
         *[f"worker-{i + 1}" for i in range(shape.workers)],
+        "web",
         "client",
     ]
 
@@ -147,8 +148,10 @@ def plan(
             service, port = m.group(1), m.group(2)
             if (host, service) in links:
                 return f"{addresses['proxy']}:{links[(host, service)]}"
-            target = "gateway-1" if service == "gateway" else service
-            return f"{addresses[target]}:{port}"
+            if service == "gateway":
+                # Compose's DNS name of a scaled service resolves to every replica.
+                return gateway_target(addresses, port)
+            return f"{addresses[service]}:{port}"
 
         return _SERVICE_REF.sub(sub, value)
 
@@ -230,7 +233,23 @@ def plan(
             processes[host].append(
                 Process("worker", tuple(argv), environment("worker", host), ready_pattern=r"\bready\.")
             )
+    processes["web"].append(
+        Process(
+            "web",
+            _command(services["web"]["command"], outer),
+            environment("web", "web"),
+            health=health("web"),
+        )
+    )
     return Plan(hosts, processes, links)
+
+
+def gateway_target(addresses: Mapping[str, str], port: int | str = SERVICE_PORTS["gateway"]) -> str:
+    """A gRPC target naming every gateway replica, as Compose's name ``gateway`` resolves to each
+    (its clients balance over them with ``GRIOT_GRPC_LB_POLICY``, and go on through the others
+    when one fails)."""
+    names = sorted((h for h in addresses if h.startswith("gateway-")), key=lambda h: int(h.split("-")[1]))
+    return "ipv4:" + ",".join(f"{addresses[h]}:{port}" for h in names)
 
 
 def sentinel_process(primary: str, host_dir: Path) -> Process:
