@@ -19,6 +19,9 @@ web server's browser API (Connect, JSON). Their evaluation lines add ``via`` (``
 ``game``, ``update_id`` and ``moves`` (the game's moves so far); a live session cut by an
 UNAVAILABLE is opened again with its ``session_id`` (``{"event": "resumed"}``), a web request
 answered UNAVAILABLE is sent again; ``{"event": "done", "game"}`` when a game has all its moves.
+``analyses`` runs whole-game analyses, each followed through errors by its job id; ``probe`` asks
+for an evaluation of a new position every ``--pause`` seconds. With ``--for SECONDS``, each of the
+``--games`` slots plays (or analyses) game after game for that long.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import json
 import struct
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -43,7 +46,10 @@ RETRIED = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "RESOURCE_EXHAUSTED"})
 
 
 def _say(event: str, start: float, **fields: Any) -> None:
-    print(json.dumps({"event": event, "t": round(time.monotonic() - start, 3), **fields}), flush=True)
+    """One line: ``t`` seconds since the client began, ``at`` the machine's clock (to line events
+    up with another process's, such as a fault's)."""
+    line = {"event": event, "t": round(time.monotonic() - start, 3), "at": round(time.time(), 3), **fields}
+    print(json.dumps(line), flush=True)
 
 
 def _score(score: Any) -> dict[str, Any]:
@@ -121,16 +127,19 @@ def analyze(args: argparse.Namespace, client: AnalysisClient, start: float) -> i
 
 
 def game_moves(variant: str, game: int, turns: int) -> list[str]:
-    """Game ``game``'s moves, the same in every run: each turn's legal moves taken in turn, from
-    an offset of the game's own (games end early if one ends)."""
+    """Game ``game``'s moves, the same in every run: each a legal move drawn by a generator seeded
+    with the game's number, so that games differ (a game ends early if its position does)."""
+    import random
+
     import griot
 
+    rng = random.Random(f"{variant}:{game}")
     pos, moves = griot.Variant(variant).start(), []
-    for i in range(turns):
+    for _ in range(turns):
         legal = [m.text for m in pos.legal_moves()]
         if not legal:
             break
-        moves.append(legal[(game + i) % len(legal)])
+        moves.append(rng.choice(legal))
         pos = pos.play(moves[-1])
     return moves
 
@@ -239,11 +248,102 @@ async def _live_game(args: argparse.Namespace, client: AsyncAnalysisClient, game
             updates.close()
 
 
-async def _live(args: argparse.Namespace, start: float) -> int:
-    metadata = [("x-api-key", args.api_key)] if args.api_key else []
-    async with AsyncAnalysisClient(args.target, metadata=metadata) as client:
-        done = await asyncio.gather(*(_live_game(args, client, g, start) for g in range(args.games)))
+async def _slots(args: argparse.Namespace, start: float, play: Callable[[int], Awaitable[bool]]) -> int:
+    """``--games`` slots at once, each playing game after game (numbered ``slot + k * games``) until
+    ``--for`` seconds have passed (one game each without it); 0 if every game went to its end."""
+
+    async def slot(i: int) -> bool:
+        ok, k = True, 0
+        while True:
+            ok = await play(i + k * args.games) and ok
+            k += 1
+            if not args.for_seconds or time.monotonic() - start >= args.for_seconds:
+                return ok
+
+    done = await asyncio.gather(*(slot(i) for i in range(args.games)))
     return 0 if all(done) else 3
+
+
+async def _live(args: argparse.Namespace, start: float) -> int:
+    async with AsyncAnalysisClient(args.target, metadata=_metadata(args)) as client:
+        return await _slots(args, start, lambda g: _live_game(args, client, g, start))
+
+
+def _metadata(args: argparse.Namespace) -> list[tuple[str, str]]:
+    return [("x-api-key", args.api_key)] if args.api_key else []
+
+
+async def _analysis(args: argparse.Namespace, client: AsyncAnalysisClient, game: int, start: float) -> bool:
+    """One whole-game analysis, followed by its job id through retried errors; True once its
+    report came (``{"event": "gave_up"}`` when the retries ran out)."""
+    from google.protobuf.json_format import MessageToDict
+
+    moves = game_moves(args.variant, game, args.moves)
+    limits = search_limits(max_depth=args.depth)
+    job_id = ""
+    attempts = 0
+    while True:
+        try:
+            stream = client.analyze_game(
+                None if job_id else args.variant,
+                None if job_id else moves,
+                resume_job_id=job_id or None,
+                limits=limits,
+                timeout=args.timeout,
+            )
+            async for msg in stream:
+                if msg.job_id and not job_id:
+                    job_id = msg.job_id
+                    _say("job", start, via="analysis", game=game, job_id=job_id)
+                if msg.HasField("report"):
+                    report = MessageToDict(msg.report)
+                    fields = {"game": game, "job_id": job_id, "moves": moves, "report": report}
+                    _say("report", start, via="analysis", **fields)
+                    return True
+            raise ServiceError(grpc.StatusCode.UNAVAILABLE, "the analysis stream ended early")
+        except ServiceError as e:
+            _error(e, start, via="analysis", game=game, job_id=job_id)
+            attempts += 1
+            code = e.code.name if e.code is not None else ""
+            if code not in RETRIED or attempts > args.retries:
+                _say("gave_up", start, via="analysis", game=game, job_id=job_id)
+                return False
+            await asyncio.sleep(min(e.retry_after or 1.0, 5.0))
+
+
+async def _analyses(args: argparse.Namespace, start: float) -> int:
+    async with AsyncAnalysisClient(args.target, metadata=_metadata(args)) as client:
+        return await _slots(args, start, lambda g: _analysis(args, client, g, start))
+
+
+async def _probe(args: argparse.Namespace, start: float) -> int:
+    """An ``Evaluate`` of a new position every ``--pause`` seconds until ``--for`` has passed:
+    ``{"event": "probe", "sent", "moves", "depth", "score"}`` when it was answered in full, an
+    error line (with ``sent``) when not; ``sent`` is when it was sent (the machine's clock)."""
+    import griot
+
+    async with AsyncAnalysisClient(args.target, metadata=_metadata(args)) as client:
+        k = 0
+        while time.monotonic() - start < args.for_seconds:
+            k += 1
+            moves = game_moves(args.variant, 100_000 + k, args.moves)
+            pos = griot.Variant(args.variant).start()
+            for m in moves:
+                pos = pos.play(m)
+            sent = round(time.time(), 3)
+            try:
+                final = None
+                stream = client.evaluate(pos, search_limits(max_depth=args.depth), timeout=args.timeout)
+                async for msg in stream:
+                    if msg.evaluation.final:
+                        final = msg.evaluation
+                if final is None:
+                    raise ServiceError(grpc.StatusCode.UNAVAILABLE, "the stream ended without a final depth")
+                _say("probe", start, sent=sent, moves=moves, depth=final.depth, score=_score(final.score))
+            except ServiceError as e:
+                _error(e, start, via="probe", sent=sent)
+            await asyncio.sleep(args.pause)
+    return 0
 
 
 def _envelopes(data: bytes) -> list[tuple[int, bytes]]:
@@ -324,8 +424,7 @@ async def _web(args: argparse.Namespace, start: float) -> int:
     if not args.web:
         raise SystemExit("web: give the web server's URL (--web http://HOST:8080)")
     async with httpx.AsyncClient() as http:
-        done = await asyncio.gather(*(_web_game(args, http, g, start) for g in range(args.games)))
-    return 0 if all(done) else 3
+        return await _slots(args, start, lambda g: _web_game(args, http, g, start))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -341,10 +440,11 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--depth", type=int, required=True)
         p.add_argument("--timeout", type=float, default=120.0, help="the call's deadline (seconds)")
         p.add_argument("--retries", type=int, default=0, help="UNAVAILABLE answers retried (analyze)")
-    for name in ("live", "web"):
+    for name in ("live", "web", "analyses", "probe"):
         p = sub.add_parser(name)
         p.add_argument("variant")
-        p.add_argument("--games", type=int, default=1, help="games played at once")
+        p.add_argument("--games", type=int, default=1, help="games played (or analysed) at once")
+        p.add_argument("--for", dest="for_seconds", type=float, default=0.0, help="go on for this long")
         p.add_argument("--moves", type=int, default=6, help="moves of each game")
         p.add_argument("--depth", type=int, required=True)
         p.add_argument(
@@ -358,6 +458,10 @@ def main(argv: list[str] | None = None) -> int:
         return asyncio.run(_live(args, start))
     if args.command == "web":
         return asyncio.run(_web(args, start))
+    if args.command == "analyses":
+        return asyncio.run(_analyses(args, start))
+    if args.command == "probe":
+        return asyncio.run(_probe(args, start))
     metadata = [("x-api-key", args.api_key)] if args.api_key else []
     with AnalysisClient(args.target, metadata=metadata) as client:
         if args.command == "evaluate":
