@@ -51,6 +51,9 @@ POLL = 0.1
 OUTAGE_GRACE = 60.0
 """Seconds a running job waits for its cache Redis to answer again."""
 RETRY_EVERY = 0.25
+FINISHED_KEEP = 120.0
+"""Seconds a replica keeps a job it finished, to write it again if a restarted cache Redis lost
+it before its client read the report."""
 
 #: What a Redis server that is down or restarting raises.
 REDIS_DOWN = (RedisConnectionError, RedisTimeoutError, OSError)
@@ -98,6 +101,8 @@ class Jobs:
         self.metrics = metrics
         self.replica = replica
         self.running: dict[str, asyncio.Task[None]] = {}
+        #: Jobs this replica finished lately: when to forget each, and its hash as last written.
+        self.finished: dict[str, tuple[float, dict[str, Any]]] = {}
         self._sweeper: asyncio.Task[None] | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -183,9 +188,32 @@ class Jobs:
         end = asyncio.get_running_loop().time() + OUTAGE_GRACE
         while True:
             data: dict[bytes, bytes] = await self._retrying(lambda: self.redis.hgetall(key))
+            if not data and job_id in self.finished:
+                return await self._write_finished_again(job_id)
             if data or job_id not in self.running or asyncio.get_running_loop().time() >= end:
                 return data
             await asyncio.sleep(POLL)
+
+    def _keep_finished(self, job_id: str, mapping: dict[str, Any]) -> None:
+        now = asyncio.get_running_loop().time()
+        for old, (until, _) in list(self.finished.items()):
+            if until < now:
+                del self.finished[old]
+        self.finished[job_id] = (now + FINISHED_KEEP, mapping)
+
+    async def _write_finished_again(self, job_id: str) -> dict[bytes, bytes]:
+        """A job this replica finished, lost by a restarted cache Redis: written again as it was."""
+        _, mapping = self.finished[job_id]
+
+        async def write() -> None:
+            pipe = self.redis.pipeline(transaction=True)
+            pipe.hset(job_key(job_id), mapping=mapping)
+            pipe.expire(job_key(job_id), self.config.job_ttl)
+            await pipe.execute()
+
+        await self._retrying(write)
+        log.warning("finished job lost from the cache Redis, written again", extra={"job_id": job_id})
+        return {k.encode(): v if isinstance(v, bytes) else str(v).encode() for k, v in mapping.items()}
 
     async def resume(self, job_id: str, client: str, authenticated: bool) -> None:
         """Checks a resumed job exists (and belongs to the caller); runs it here if nobody does."""
@@ -329,14 +357,22 @@ class Jobs:
                     t.cancel()
             report = scores.game_report(positions, [turns[i] for i in range(len(spec.moves))])
 
+            final = {
+                **header,
+                **{f"turn:{j}": t.SerializeToString() for j, t in turns.items()},
+                "report": report.SerializeToString(),
+                "state": "done",
+            }
+
             async def finish() -> None:
                 pipe = self.redis.pipeline(transaction=True)
-                pipe.hset(key, mapping={**header, "report": report.SerializeToString(), "state": "done"})
+                pipe.hset(key, mapping=final)
                 pipe.expire(key, self.config.job_ttl)
                 pipe.zrem(ACTIVE, job_id)
                 await pipe.execute()
 
             await self._retrying(finish)
+            self._keep_finished(job_id, final)
             self.metrics.count("jobs_done")
         except asyncio.CancelledError:
             raise

@@ -22,6 +22,7 @@ from griot.services.gateway.auth import Guard, Principal
 from griot.services.gateway.batch import Batcher
 from griot.services.gateway.config import GatewayConfig
 from griot.services.gateway.evaluator import INTERACTIVE, Evaluator, Want, Watch
+from griot.services.gateway.jobs import OUTAGE_GRACE, REDIS_DOWN, RETRY_EVERY
 from griot.services.gateway.metrics import GatewayMetrics
 from griot.services.gateway.outbox import Outbox, OutRecord
 from griot.services.gateway.wire import bad_request, check_want, finished, shared_evaluation, still_in_time
@@ -93,6 +94,19 @@ class SessionSaver:
         """The save, awaited; a cancelled caller's save is still written (its commands are queued
         before any await)."""
         await asyncio.shield(self.save_soon(key, fields))
+
+
+#: The retry hint of a live session ended by an unreachable cache Redis.
+CACHE_RETRY_AFTER = 2.0
+
+
+def cache_unreachable() -> StatusError:
+    return StatusError(
+        grpc.StatusCode.UNAVAILABLE,
+        "cache_unavailable",
+        f"the gateway cannot reach the cache Redis: resume the session in {CACHE_RETRY_AFTER:.0f} s",
+        retry_after=CACHE_RETRY_AFTER,
+    )
 
 
 def session_key(session_id: str) -> str:
@@ -176,6 +190,8 @@ class LiveStream:
         self._saved_history: str | None = None
         self._saved_whole = -float("inf")
         self._renewed = -float("inf")
+        #: Saves tried again while the cache Redis is down (:meth:`_until_saved`).
+        self._retries: set[asyncio.Task[None]] = set()
 
     async def run(self) -> None:
         """Writes the stream's messages (``context.write``) while a task reads its updates."""
@@ -192,7 +208,9 @@ class LiveStream:
                     if item is None:
                         return
                     if isinstance(item, BaseException):
-                        raise item
+                        # The cache Redis down (a session's save or a resume's read failed): the
+                        # client may resume the session once it is back, on any replica.
+                        raise cache_unreachable() if isinstance(item, REDIS_DOWN) else item
                     message = Response(
                         session_id=self.session_id, update_id=item.update_id, position=item.text
                     )
@@ -212,6 +230,8 @@ class LiveStream:
                         return
             finally:
                 reader.cancel()
+                for task in self._retries:
+                    task.cancel()
                 if self.watch is not None:
                     self.watch.close()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -327,7 +347,7 @@ class LiveStream:
         key = session_key(self.session_id)
         ttl = self.s.sessions.ttl
         renew = whole or now - self._renewed > ttl * RENEW_SHARE
-        saved = self.s.sessions.save_soon(key, fields, renew)
+        saved = self._until_saved(self.s.sessions.save_soon(key, fields, renew), key)
         self.out.after(saved, self.s.sessions.client.hurry)
         self._saved_limits, self._saved_all_moves, self._saved_history = limits, self.all_moves, history
         if whole:
@@ -335,6 +355,57 @@ class LiveStream:
         if renew:
             self._renewed = now
         self._evaluate_current()
+
+    def _until_saved(self, first: asyncio.Future[None], key: str) -> asyncio.Future[None]:
+        """Done when ``first`` is; or, when the cache Redis could not take it (down, restarting),
+        once a save of the whole session went through, tried again every ``RETRY_EVERY`` seconds
+        for ``OUTAGE_GRACE`` at most. The stream rides out a restart of the cache Redis (its
+        messages wait in the outbox meanwhile), and the restarted server gets the whole session
+        back, so that the client can still resume it elsewhere."""
+        result: asyncio.Future[None] = self.loop.create_future()
+
+        def done(f: asyncio.Future[None]) -> None:
+            if result.done():
+                return
+            if f.cancelled():
+                result.cancel()
+                return
+            error = f.exception()
+            if error is None:
+                result.set_result(None)
+            elif isinstance(error, REDIS_DOWN):
+                self._saved_whole = -float("inf")  # the next update's save writes every field too
+                task = self.loop.create_task(self._save_again(key, result, error))
+                self._retries.add(task)
+                task.add_done_callback(self._retries.discard)
+            else:
+                result.set_exception(error)
+
+        first.add_done_callback(done)
+        return result
+
+    async def _save_again(self, key: str, result: asyncio.Future[None], error: BaseException) -> None:
+        end = self.loop.time() + OUTAGE_GRACE
+        while not result.done():
+            if self.loop.time() >= end:
+                result.set_exception(error)
+                return
+            await asyncio.sleep(RETRY_EVERY)
+            fields = {
+                "position": self.text,
+                "update_id": self.update_id,
+                "limits": self._limits_bytes,
+                "all_moves": "1" if self.all_moves else "0",
+                "history": "\n".join(self.earlier_texts),
+                "owner": self.p.name,
+            }
+            try:
+                await self.s.sessions.save(key, fields)
+            except REDIS_DOWN as e:
+                error = e
+                continue
+            if not result.done():
+                result.set_result(None)
 
     def _current_want(self) -> Want:
         cached = self._want
