@@ -92,6 +92,8 @@ class SoakResult:
     analyses_started: int = 0
     analyses_done: int = 0
     lost_jobs: list[str] = field(default_factory=list)
+    #: What the analyses' client printed about each lost job.
+    lost_job_lines: list[dict[str, Any]] = field(default_factory=list)
     probes: int = 0
     probes_answered: int = 0
     checked: int = 0
@@ -304,6 +306,11 @@ def _tally(result: SoakResult, clients: dict[str, _Lines], t0: float) -> None:
             jobs = {line["job_id"] for line in c.lines if line["event"] == "job"}
             reported = {line["job_id"] for line in c.lines if line["event"] == "report"}
             result.lost_jobs = sorted(jobs - reported)
+            result.lost_job_lines = [
+                line
+                for line in c.lines
+                if line.get("job_id") in jobs - reported and line["event"] != "progress"
+            ]
             result.games_given_up += sum(1 for line in c.lines if line["event"] == "gave_up")
     probes = clients["probe"].lines
     result.probes += sum(1 for line in probes if line["event"] == "error")
