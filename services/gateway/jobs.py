@@ -51,6 +51,8 @@ POLL = 0.1
 OUTAGE_GRACE = 60.0
 """Seconds a running job waits for its cache Redis to answer again."""
 RETRY_EVERY = 0.25
+#: The reasons of a turn's failure that pause a job rather than fail it (they pass).
+PAUSING = frozenset({"broker_unavailable", "workers_unavailable"})
 FINISHED_KEEP = 120.0
 """Seconds a replica keeps a job it finished, to write it again if a restarted cache Redis lost
 it before its client read the report."""
@@ -377,7 +379,9 @@ class Jobs:
         except asyncio.CancelledError:
             raise
         except StatusError as e:
-            if e.status.code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+            # Saturated, or the broker or the workers out of reach for now: the job waits (its
+            # state stays "running") and the sweep takes it up again, here or on another replica.
+            if e.status.code == grpc.StatusCode.RESOURCE_EXHAUSTED or e.status.reason in PAUSING:
                 log.warning("job %s paused: %s (the sweep resumes it)", job_id, e)
                 with contextlib.suppress(Exception):
                     await self.redis.delete(f"{key}:lease")
