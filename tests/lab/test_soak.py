@@ -9,6 +9,8 @@ import pytest
 from griot.lab import Lab
 from griot.lab.soak import ALLOWED_CODES, KINDS, SoakConfig, run
 
+from .conftest import cold_workers
+
 pytestmark = pytest.mark.timeout(240)
 
 #: The seed's schedule: a worker's broker link cut, a gateway host cut, a gateway replica killed and
@@ -34,6 +36,7 @@ def test_a_short_chaos_soak_meets_the_targets(lab: Lab) -> None:
     """No job is lost, no value is wrong, every error a client sees is UNAVAILABLE,
     DEADLINE_EXCEEDED or RESOURCE_EXHAUSTED, and after every heal a request is answered within
     30 s."""
+    cold_workers(lab)
     result = run(lab, CONFIG)
     assert {f.kind for f in result.faults} == set(KINDS), result.faults
     assert any(f.kind == "kill" and f.target.startswith("gateway-") for f in result.faults)
