@@ -297,6 +297,26 @@ pub struct SowingGame {
     after_sowing: bool,
     /// Which copy of the lap loop sows: bit 0 legality judged per lap, bit 1 holes out of play.
     lap_loop: u8,
+    /// Whether the capture is of the reached hole and a chain that stays on the opponent's row,
+    /// after a single lap from the mover's own row, on rows of at most 8 holes: the shape of
+    /// Abapa, Awale and most of the collection. Then [`SowingGame::capture_row`] captures without
+    /// the general walk (no origin bound can apply: the origin is on the mover's row).
+    row_capture: bool,
+    /// With `row_capture`: the capture values, and the direction the chain walks along the row
+    /// (0 no chain, 1 to lower indices, 2 to higher), by sowing direction (counter-clockwise,
+    /// clockwise).
+    cap_values: rules::CountSet,
+    chain_walk: [u8; 2],
+    /// Whether an end rule other than a store threshold reads the board before each turn.
+    end_checks: bool,
+    /// A store above this ends the game (`u16::MAX` without the rule: stores are bytes).
+    store_above: u16,
+    /// With rows of at most 8 holes: the bytes of one row in a word read from its first hole.
+    row_mask: u64,
+    /// Whether [`Game::play_unchecked`] takes its inline path for every sowing: one plain lap
+    /// (runs for boards of at most 16 holes), `row_capture`, no rule reading the position after
+    /// the sowing.
+    fast_play: bool,
 }
 
 /// The options a rule-file variant accepts.
@@ -383,7 +403,33 @@ impl SowingGame {
         let chain_stops_before_origin =
             rules.capture.is_some_and(|c| c.chain_origin == rules::ChainOrigin::StopsBefore);
         let chain_max = rules.capture.and_then(|c| c.chain_max).map_or(MAX_PITS, |m| m as usize);
+        let row_capture = n <= 8
+            && rules.relay.is_none()
+            && rules.playable == Playable::Own
+            && rules.opening.no_capture_turns == 0
+            && rules.capture.is_some_and(|c| {
+                c.target == Target::Reached
+                    && c.territory == Territory::Opponent
+                    && !c.chain_crosses
+                    && c.chain_max.is_none()
+                    && c.judged == rules::JudgedHole::Last
+            });
+        let chain_walk = match rules.capture.map(|c| c.chain) {
+            Some(Chain::Backward) => [1, 2],
+            Some(Chain::Forward) => [2, 1],
+            _ => [0, 0],
+        };
         Ok(SowingGame {
+            fast_play: single_lap
+                && row_capture
+                && !(rules.opening.each_hole_once || rules.rounds.is_some())
+                && !lap_runs.is_empty(),
+            row_capture,
+            cap_values: rules.capture.map_or(rules::CountSet::EMPTY, |c| c.values),
+            chain_walk,
+            end_checks: rules.end.board_empty || rules.end.fewer_than.is_some() || rules.end.all_singletons,
+            store_above: rules.end.store_above.unwrap_or(u16::MAX),
+            row_mask: if n >= 8 { u64::MAX } else { (1u64 << (8 * n)) - 1 },
             capture_after_last: rules.capture.is_some_and(|c| c.judged == rules::JudgedHole::AfterLast),
             capture_special: rules.opening.no_capture_turns > 0
                 || rules.capture.is_some_and(|c| c.judged == rules::JudgedHole::AfterLast),
@@ -411,6 +457,12 @@ impl SowingGame {
             rules,
             variant,
         })
+    }
+
+    /// [`Game::play_unchecked`] for the moves and rules `fast_play` leaves out.
+    #[inline(never)]
+    fn play_other(&self, pos: &mut SowingPosition, mv: SowingMove) {
+        *pos = self.play_traced(pos, mv, &mut crate::game::NoTrace);
     }
 
     /// The rule set.
@@ -596,6 +648,113 @@ impl SowingGame {
         Ok(())
     }
 
+    /// [`SowingGame::lift_and_sow`] for plain laps, inlined where a lap is shorter than a round of
+    /// a board of at most 16 holes (one run added, the last hole by arithmetic); `origin` when
+    /// there is no seed to sow.
+    #[inline(always)]
+    fn sow_lap(&self, pits: &mut [u8; MAX_PITS], origin: usize, seeds: u8, clockwise: bool) -> usize {
+        let (len, k) = (self.len, seeds as usize);
+        if k == 0 {
+            return origin;
+        }
+        if k >= len - 1 || self.lap_runs.is_empty() {
+            return self.lift_and_sow(pits, origin, seeds, clockwise);
+        }
+        // Fewer seeds than holes other than the origin: no hole is skipped, whatever the rules.
+        let run = &self.lap_runs[(clockwise as usize * len + origin) * len + k];
+        let board: &mut [u8; 16] = (&mut pits[..16]).try_into().expect("16 holes");
+        add_bytes(board, run);
+        if clockwise {
+            if k <= origin {
+                origin - k
+            } else {
+                origin + len - k
+            }
+        } else if origin + k < len {
+            origin + k
+        } else {
+            origin + k - len
+        }
+    }
+
+    /// The capture after a sowing that ended in `last`, untraced, with `row_capture`: the last
+    /// hole on the opponent's row holding a capture value, the chain along that row while holes
+    /// do, a grand slam when the opponent's row holds no other seed. What
+    /// [`SowingGame::capture_reached`] does for these rules, without the general walk. The test
+    /// is inline; the capture itself (a minority of moves) is not.
+    #[inline(always)]
+    fn capture_row(&self, p: &mut SowingPosition, last: usize, clockwise: bool, mover: Player) -> TurnInfo {
+        let lo = if mover == Player::South { self.n } else { 0 };
+        let j = last.wrapping_sub(lo);
+        if j >= self.n || !self.cap_values.contains(p.pits[last]) {
+            return TurnInfo::default();
+        }
+        self.take_row(p, lo, j, clockwise, mover)
+    }
+
+    /// [`SowingGame::capture_row`] once the last hole (`lo + j`, on the opponent's row starting at
+    /// `lo`) matched.
+    #[inline(never)]
+    fn take_row(
+        &self,
+        p: &mut SowingPosition,
+        lo: usize,
+        j: usize,
+        clockwise: bool,
+        mover: Player,
+    ) -> TurnInfo {
+        let (n, values) = (self.n, &self.cap_values);
+        // The matched holes are the row's holes `a..=b` (offsets from `lo`).
+        let (mut a, mut b) = (j, j);
+        match self.chain_walk[clockwise as usize] {
+            1 => {
+                while a > 0 && values.contains(p.pits[lo + a - 1]) {
+                    a -= 1;
+                }
+            }
+            2 => {
+                while b + 1 < n && values.contains(p.pits[lo + b + 1]) {
+                    b += 1;
+                }
+            }
+            _ => {}
+        }
+        // The row as a word (rows of at most 8 holes end by byte 16 of the 32).
+        let below = |k: usize| if k >= 8 { u64::MAX } else { (1u64 << (8 * k)) - 1 };
+        let bytes: [u8; 8] = p.pits[lo..lo + 8].try_into().expect("8 bytes");
+        let word = u64::from_le_bytes(bytes);
+        let grand_slam = word & self.row_mask & !(below(b + 1) ^ below(a)) == 0;
+        if grand_slam {
+            let cap = self.rules.capture.as_ref().expect("a capture rule");
+            match cap.grand_slam {
+                GrandSlam::Allowed => {}
+                // The last hole is spared: the chain's other holes are taken.
+                GrandSlam::SpareLast => {
+                    if a == j {
+                        a += 1;
+                    } else {
+                        b -= 1;
+                    }
+                }
+                GrandSlam::NoCapture | GrandSlam::Illegal => {
+                    return TurnInfo { grand_slam, ..TurnInfo::default() }
+                }
+            }
+        }
+        let taken_bytes = word & (below(b + 1) & !below(a));
+        // The bytes' sum in the top byte: the board holds at most 255 seeds, so no partial sum
+        // carries into the next byte.
+        let taken = (taken_bytes.wrapping_mul(0x0101_0101_0101_0101) >> 56) as u8;
+        if taken > 0 {
+            p.pits[lo..lo + 8].copy_from_slice(&(word & !taken_bytes).to_le_bytes());
+            p.stores[mover.index()] += taken;
+            if self.track_capturer {
+                p.set_last_capturer(mover);
+            }
+        }
+        TurnInfo { grand_slam, ..TurnInfo::default() }
+    }
+
     /// Lifts `seeds` seeds from `origin` and sows them one to a hole (skipping the origin itself
     /// on a full lap when the rules say so); returns the hole of the last seed. What the lap loop
     /// of [`SowingGame::apply`] does seed by seed, for laps without flow captures or skipped
@@ -697,8 +856,7 @@ impl SowingGame {
             let origin = mv.hole();
             let clockwise = mv.clockwise();
             let seeds = p.pits[origin];
-            let last =
-                if seeds > 0 { self.lift_and_sow(&mut p.pits, origin, seeds, clockwise) } else { origin };
+            let last = self.sow_lap(&mut p.pits, origin, seeds, clockwise);
             return self.capture(p, last, origin, clockwise, p.to_move, trace);
         }
         // Legality judged per lap and holes out of play need work every other game would pay for
@@ -924,6 +1082,9 @@ impl SowingGame {
         mover: Player,
         trace: &mut T,
     ) -> TurnInfo {
+        if !T::ENABLED && self.row_capture {
+            return self.capture_row(p, last, clockwise, mover);
+        }
         let Some(cap) = &self.rules.capture else {
             return TurnInfo::default();
         };
@@ -1133,7 +1294,7 @@ impl SowingGame {
 
     /// Sowing moves for `player` in `pos` (ignoring whose turn it is), with the starving and
     /// grand-slam filters applied.
-    #[inline]
+    #[inline(always)]
     fn sowing_moves(&self, pos: &SowingPosition, player: Player, moves: &mut MoveList<SowingMove>) {
         let r = &*self.rules;
         if self.word_rows && r.direction != Direction::Choice {
@@ -1238,12 +1399,13 @@ impl SowingGame {
         if pos.is_cut() {
             return Some(EndReason::EndlessCycle);
         }
-        let e = &self.rules.end;
-        if let Some(n) = e.store_above {
-            if pos.stores.iter().any(|&s| s as u16 > n) {
-                return Some(EndReason::StoreThreshold);
-            }
+        if pos.stores[0] as u16 > self.store_above || pos.stores[1] as u16 > self.store_above {
+            return Some(EndReason::StoreThreshold);
         }
+        if !self.end_checks {
+            return None;
+        }
+        let e = &self.rules.end;
         if e.board_empty || e.fewer_than.is_some() {
             let on_board: u32 = pos.pits[..self.len].iter().map(|&s| s as u32).sum();
             if e.board_empty && on_board == 0 {
@@ -1286,6 +1448,12 @@ impl SowingGame {
 
     #[inline(always)]
     fn row_empty(&self, pos: &SowingPosition, p: Player) -> bool {
+        if self.n <= 8 {
+            // One word from the row's first hole (the board has 32 bytes, rows of 8 end by 16).
+            let start = if p == Player::South { 0 } else { self.n };
+            let bytes: [u8; 8] = pos.pits[start..start + 8].try_into().expect("8 bytes");
+            return u64::from_le_bytes(bytes) & self.row_mask == 0;
+        }
         pos.pits[self.row_range(p)].iter().all(|&c| c == 0)
     }
 
@@ -1484,6 +1652,26 @@ impl SowingGame {
 }
 
 impl Game for SowingGame {
+    #[inline(always)]
+    fn play_unchecked(&self, pos: &SowingPosition, mv: SowingMove) -> SowingPosition {
+        // One position written in place by either path: no copy between them.
+        let mut p = *pos;
+        if self.fast_play && mv.0 & SowingMove::SPECIAL == 0 {
+            // One lap and a capture on the opponent's row (`fast_play`): small enough to inline
+            // into a search's or perft's move loop.
+            let origin = mv.hole();
+            let clockwise = mv.clockwise();
+            let (seeds, mover) = (p.pits[origin], p.to_move);
+            let last = self.sow_lap(&mut p.pits, origin, seeds, clockwise);
+            self.capture_row(&mut p, last, clockwise, mover);
+            p.to_move = p.to_move.other();
+            p.turns = p.turns.saturating_add(1);
+        } else {
+            self.play_other(&mut p, mv);
+        }
+        p
+    }
+
     type Position = SowingPosition;
     type Move = SowingMove;
 
@@ -2071,6 +2259,80 @@ mod tests {
             }
         }
         assert!(checked > 10_000, "{checked}");
+    }
+
+    #[test]
+    fn the_specialised_paths_match_the_general_ones() {
+        // Every rule set and board size (2-8 holes) whose captures take the row path: the same
+        // game with the specialised paths off plays the same successors, legality answers and
+        // perft counts over random games.
+        let mut state = 0x2F1D_8C3B_5A79_E604u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let (mut games, mut fast_games, mut checked, mut captured) = (Vec::new(), 0, 0, 0);
+        for (_, text) in crate::registry::BUILTIN_RULE_FILES {
+            let id = RuleSet::from_toml(text).unwrap().id;
+            for holes in 2..=8 {
+                let Ok(g) = crate::registry::game(&format!("{id}(holes={holes})")) else {
+                    continue;
+                };
+                let crate::registry::AnyGame::Sowing(g) = &*g else { continue };
+                if !g.row_capture {
+                    continue;
+                }
+                fast_games += g.fast_play as u32;
+                let mut general = g.clone();
+                general.row_capture = false;
+                general.fast_play = false;
+                for _ in 0..20 {
+                    let mut pos = g.start();
+                    for _ in 0..80 {
+                        let (mut fast, mut slow) = (MoveList::new(), MoveList::new());
+                        g.legal_moves(&pos, &mut fast);
+                        general.legal_moves(&pos, &mut slow);
+                        assert_eq!(fast, slow, "{id} holes {holes} {pos:?}");
+                        // Every hole with seeds, legal or not: the filters play them all.
+                        for h in (0..g.len).filter(|&h| pos.pits[h] > 0) {
+                            for mv in [SowingMove::ccw(h), SowingMove::cw(h)] {
+                                let a = g.play_unchecked(&pos, mv);
+                                let b = general.play_unchecked(&pos, mv);
+                                assert_eq!(a, b, "{id} holes {holes} {mv:?} from {pos:?}");
+                                let (mut x, mut y) = (pos, pos);
+                                let fi = g.apply(&mut x, mv, &mut crate::game::NoTrace);
+                                let gi = general.apply(&mut y, mv, &mut crate::game::NoTrace);
+                                assert_eq!((x, fi.grand_slam), (y, gi.grand_slam), "{id} {mv:?} {pos:?}");
+                                captured += (a.stores != pos.stores) as u32;
+                                checked += 1;
+                            }
+                        }
+                        if fast.is_empty() {
+                            break;
+                        }
+                        pos = g.play_unchecked(&pos, fast[(next() % fast.len() as u64) as usize]);
+                    }
+                }
+                games.push(id.clone());
+                let start = g.start();
+                for depth in 1..=4 {
+                    assert_eq!(
+                        crate::game::perft(g, &start, depth),
+                        crate::game::perft(&general, &start, depth),
+                        "{id} holes {holes} depth {depth}"
+                    );
+                }
+            }
+        }
+        for id in ["abapa", "awale", "dakar", "kale"] {
+            assert!(games.iter().any(|g| g == id), "{id} takes the row path");
+        }
+        assert!(
+            fast_games >= 4 * 7 && checked > 50_000 && captured > 5_000,
+            "{fast_games} {checked} {captured}"
+        );
     }
 
     #[test]
