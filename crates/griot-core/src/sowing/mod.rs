@@ -317,6 +317,12 @@ pub struct SowingGame {
     /// (runs for boards of at most 16 holes), `row_capture`, no rule reading the position after
     /// the sowing.
     fast_play: bool,
+    /// The minimum seeds to sow a hole, in each byte of a word (for [`SowingGame::sowable`]).
+    min_word: u64,
+    /// Whether moves are listed from [`SowingGame::sowable`]'s word: `word_rows` and one
+    /// direction, whose bit in a move is `move_direction`.
+    word_moves: bool,
+    move_direction: u8,
 }
 
 /// The options a rule-file variant accepts.
@@ -420,6 +426,9 @@ impl SowingGame {
             _ => [0, 0],
         };
         Ok(SowingGame {
+            min_word: rules.min_seeds.max(1) as u64 * 0x0101_0101_0101_0101,
+            word_moves: word_rows && rules.direction != Direction::Choice,
+            move_direction: if rules.direction == Direction::Cw { SowingMove::CW } else { 0 },
             fast_play: single_lap
                 && row_capture
                 && !(rules.opening.each_hole_once || rules.rounds.is_some())
@@ -459,10 +468,35 @@ impl SowingGame {
         })
     }
 
+    /// [`Game::play_traced`] on a position in place.
+    #[inline(always)]
+    fn play_in_place<T: Trace>(&self, p: &mut SowingPosition, mv: SowingMove, trace: &mut T) {
+        if mv.0 & SowingMove::SPECIAL != 0 {
+            if p.flags & FLAG_REFILL != 0 {
+                self.play_refill(p, mv, trace);
+            } else if T::ENABLED {
+                trace.push(Event::Pass { player: p.to_move });
+            }
+        } else {
+            self.apply(p, mv, trace);
+            if self.after_sowing {
+                if self.opening_each_hole {
+                    // The hole sown is no longer to be sown in the opening.
+                    p.marks &= !(1u32 << mv.hole());
+                }
+                if self.rounds.is_some() {
+                    self.end_round_if_row_empty(p, trace);
+                }
+            }
+        }
+        p.to_move = p.to_move.other();
+        p.turns = p.turns.saturating_add(1);
+    }
+
     /// [`Game::play_unchecked`] for the moves and rules `fast_play` leaves out.
     #[inline(never)]
     fn play_other(&self, pos: &mut SowingPosition, mv: SowingMove) {
-        *pos = self.play_traced(pos, mv, &mut crate::game::NoTrace);
+        self.play_in_place(pos, mv, &mut crate::game::NoTrace);
     }
 
     /// The rule set.
@@ -502,13 +536,11 @@ impl SowingGame {
         let start = if player == Player::South { 0 } else { self.n };
         let bytes: [u8; 8] = pos.pits[start..start + 8].try_into().expect("8 bytes");
         let x = u64::from_le_bytes(bytes);
-        let min = self.rules.min_seeds.max(1) as u64;
         // Bytes of 128 or more have the high bit already; below it, setting the high bit and
-        // subtracting `min` (at most 128) keeps it exactly when the byte is at least `min`, and
-        // never borrows from the next byte.
-        let at_least = (((x | HIGH) - min * ONES) | x) & HIGH;
-        let row = if self.n == 8 { u64::MAX } else { (1u64 << (8 * self.n)) - 1 };
-        (start, at_least & row)
+        // subtracting the minimum (at most 128, in each byte of `min_word`) keeps it exactly when
+        // the byte is at least the minimum, and never borrows from the next byte.
+        let at_least = (((x | HIGH) - self.min_word) | x) & HIGH;
+        (start, at_least & self.row_mask)
     }
 
     #[inline(always)]
@@ -1296,10 +1328,9 @@ impl SowingGame {
     /// grand-slam filters applied.
     #[inline(always)]
     fn sowing_moves(&self, pos: &SowingPosition, player: Player, moves: &mut MoveList<SowingMove>) {
-        let r = &*self.rules;
-        if self.word_rows && r.direction != Direction::Choice {
+        if self.word_moves {
             let (start, mut mask) = self.sowable(pos, player);
-            let cw = if r.direction == Direction::Cw { SowingMove::CW } else { 0 };
+            let cw = self.move_direction;
             while mask != 0 {
                 let h = start + (mask.trailing_zeros() / 8) as usize;
                 moves.push(SowingMove(h as u8 | cw));
@@ -1727,26 +1758,7 @@ impl Game for SowingGame {
     #[inline(always)]
     fn play_traced<T: Trace>(&self, pos: &SowingPosition, mv: SowingMove, trace: &mut T) -> SowingPosition {
         let mut p = *pos;
-        if mv.0 & SowingMove::SPECIAL != 0 {
-            if p.flags & FLAG_REFILL != 0 {
-                self.play_refill(&mut p, mv, trace);
-            } else if T::ENABLED {
-                trace.push(Event::Pass { player: p.to_move });
-            }
-        } else {
-            self.apply(&mut p, mv, trace);
-            if self.after_sowing {
-                if self.opening_each_hole {
-                    // The hole sown is no longer to be sown in the opening.
-                    p.marks &= !(1u32 << mv.hole());
-                }
-                if self.rounds.is_some() {
-                    self.end_round_if_row_empty(&mut p, trace);
-                }
-            }
-        }
-        p.to_move = p.to_move.other();
-        p.turns = p.turns.saturating_add(1);
+        self.play_in_place(&mut p, mv, trace);
         p
     }
 
