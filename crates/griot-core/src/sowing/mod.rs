@@ -261,6 +261,10 @@ pub struct SowingGame {
     /// a round of the board): the holes that get a seed, one byte a hole, less the seeds lifted
     /// from the origin (wrapping).
     lap_runs: Arc<[[u8; 16]]>,
+    /// For plain laps on boards of at most 12 holes, by direction, origin and seeds from
+    /// `len - 1` to `2 * len - 2`: the run as in `lap_runs` (the origin skipped when the rules
+    /// say so) and the last hole.
+    long_laps: Arc<[([u8; 16], u8)]>,
     /// Whether the starving and grand-slam filters can never remove a move while the opponent's
     /// row holds seeds (see [`SowingGame::sowing_moves`]).
     filter_needs_empty_opponent: bool,
@@ -402,6 +406,33 @@ impl SowingGame {
                 }
             }
         }
+        // Laps of a round of the board or more, up to two rounds less one seed (a hole that
+        // gathered seeds for a while), on boards of up to 12 holes: sown seed by seed under the
+        // origin rule, as runs with the last hole beside them.
+        let mut long_laps = Vec::new();
+        if plain_laps && len <= 12 {
+            for clockwise in [false, true] {
+                for origin in 0..len {
+                    for seeds in len - 1..2 * len - 1 {
+                        let mut pits = [0u8; MAX_PITS];
+                        let mut hole = origin;
+                        for _ in 0..seeds {
+                            loop {
+                                hole = if clockwise { (hole + len - 1) % len } else { (hole + 1) % len };
+                                if !(rules.skip_origin && hole == origin) {
+                                    break;
+                                }
+                            }
+                            pits[hole] += 1;
+                        }
+                        let mut run = [0u8; 16];
+                        run.copy_from_slice(&pits[..16]);
+                        run[origin] = run[origin].wrapping_sub(seeds as u8);
+                        long_laps.push((run, hole as u8));
+                    }
+                }
+            }
+        }
         let word_rows = n <= 8 && rules.playable == Playable::Own && rules.min_seeds <= 128;
         let off_holes = rules.rounds.is_some_and(|r| r.empty_holes == EmptyHoles::OutOfPlay);
         let single_lap =
@@ -457,6 +488,7 @@ impl SowingGame {
             n,
             len,
             lap_runs: lap_runs.into(),
+            long_laps: long_laps.into(),
             seeds,
             max_turns: variant.max_turns(),
             track_capturer,
@@ -681,8 +713,9 @@ impl SowingGame {
     }
 
     /// [`SowingGame::lift_and_sow`] for plain laps, inlined where a lap is shorter than a round of
-    /// a board of at most 16 holes (one run added, the last hole by arithmetic); `origin` when
-    /// there is no seed to sow.
+    /// a board of at most 16 holes (one run added, the last hole by arithmetic) or shorter than
+    /// two rounds of a board of at most 12 (a run and its last hole from `long_laps`); `origin`
+    /// when there is no seed to sow.
     #[inline(always)]
     fn sow_lap(&self, pits: &mut [u8; MAX_PITS], origin: usize, seeds: u8, clockwise: bool) -> usize {
         let (len, k) = (self.len, seeds as usize);
@@ -690,6 +723,13 @@ impl SowingGame {
             return origin;
         }
         if k >= len - 1 || self.lap_runs.is_empty() {
+            // Here `k >= len - 1` whenever there are long laps (they need the short runs).
+            if !self.long_laps.is_empty() && k - (len - 1) < len {
+                let (run, last) = &self.long_laps[(clockwise as usize * len + origin) * len + k - (len - 1)];
+                let board: &mut [u8; 16] = (&mut pits[..16]).try_into().expect("16 holes");
+                add_bytes(board, run);
+                return *last as usize;
+            }
             return self.lift_and_sow(pits, origin, seeds, clockwise);
         }
         // Fewer seeds than holes other than the origin: no hole is skipped, whatever the rules.
@@ -2204,6 +2244,15 @@ mod tests {
                                 (a, last_a),
                                 (b, last_b),
                                 "{spec} origin {origin} seeds {seeds} cw {clockwise} skip {skip}"
+                            );
+                            // The inline lap of the single-lap path (runs, long laps, else the
+                            // above) sows the same.
+                            let mut c = start;
+                            let last_c = g.sow_lap(&mut c, origin, seeds, clockwise);
+                            assert_eq!(
+                                (c, last_c),
+                                (b, last_b),
+                                "sow_lap {spec} origin {origin} seeds {seeds}"
                             );
                         }
                     }
