@@ -167,6 +167,46 @@ class Client:
         return self.lines
 
 
+def game_moves(variant: str, turns: int) -> list[str]:
+    """A short game's moves (each turn's legal moves taken in turn), the same in every run."""
+    pos, moves = griot.Variant(variant).start(), []
+    for i in range(turns):
+        legal = [m.text for m in pos.legal_moves()]
+        moves.append(legal[i % len(legal)])
+        pos = pos.play(moves[-1])
+    return moves
+
+
+def analysis_through_fault(lab: Lab, depth: int, fault: Callable[[], None], timeout: float) -> None:
+    """Analyses a ten-turn Abapa game at ``depth`` once as the reference, empties the cache, then
+    again, calling ``fault()`` once part of the game is analysed. The client must see its analysis
+    complete (at worst after an UNAVAILABLE that it resumes by the job's id) with the reference's
+    report, every turn analysed. ``timeout``: the client's deadline for the faulted analysis."""
+    moves = game_moves("abapa", 10)
+    reference = lab.client("analyze", "abapa", *moves, "--depth", str(depth), "--timeout", "180", timeout=200)
+    assert reference and reference[-1]["event"] == "report", reference[-3:]
+    lab.redis("cache", lambda r: r.flushall())
+    client = Client(
+        lab.client_background(
+            "analyze", "abapa", *moves, "--depth", str(depth), "--timeout", str(timeout), "--retries", "5"
+        )
+    )
+    try:
+        client.wait_for("the job's id", lambda line: line["event"] == "job", 60)
+        client.wait_for("part of the game analysed", lambda line: line.get("done", 0) >= 2, 120)
+        fault()
+        lines = client.finish(timeout + 30)
+    finally:
+        if client.proc.poll() is None:
+            client.proc.kill()
+            client.proc.wait(5)
+    errors = [line for line in lines if line["event"] == "error"]
+    assert {e["code"] for e in errors} <= {"UNAVAILABLE"}, errors
+    assert lines[-1]["event"] == "report", lines[-3:]
+    assert lines[-1]["report"] == reference[-1]["report"]
+    assert len(lines[-1]["report"]["turns"]) == len(moves)
+
+
 @pytest.fixture
 def background(lab: Lab) -> Iterator[Callable[..., Client]]:
     clients: list[Client] = []

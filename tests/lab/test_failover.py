@@ -10,9 +10,8 @@ from griot.lab import Lab, LabShape
 from griot.lab.layout import SENTINEL_PORT, SENTINEL_SERVICE
 from griot.lab.netns import lab_namespaces
 
-from .conftest import LAB_ENV, Client, need_lab
+from .conftest import LAB_ENV, analysis_through_fault, need_lab
 from .conftest import PREFIX as LAB_PREFIX
-from .test_faults import _game
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -44,26 +43,5 @@ def test_the_cache_primary_dies_during_a_game_analysis(sentinel_lab: Lab) -> Non
     UNAVAILABLE it resumes by the job's id), with the report an uninterrupted run gives."""
     lab = sentinel_lab
     assert _primary(lab) == lab.address("cache")
-    moves, depth = _game("abapa", 10), "9"
-    reference = lab.client("analyze", "abapa", *moves, "--depth", depth, "--timeout", "180", timeout=200)
-    assert reference and reference[-1]["event"] == "report", reference[-3:]
-    lab.redis("cache", lambda r: r.flushall())
-    client = Client(
-        lab.client_background(
-            "analyze", "abapa", *moves, "--depth", depth, "--timeout", "240", "--retries", "5"
-        )
-    )
-    try:
-        client.wait_for("the job's id", lambda line: line["event"] == "job", 60)
-        client.wait_for("part of the game analysed", lambda line: line.get("done", 0) >= 2, 120)
-        lab.kill("cache")
-        lines = client.finish(270)
-    finally:
-        if client.proc.poll() is None:
-            client.proc.kill()
-            client.proc.wait(5)
-    errors = [line for line in lines if line["event"] == "error"]
-    assert {e["code"] for e in errors} <= {"UNAVAILABLE"}, errors
-    assert lines[-1]["event"] == "report", lines[-3:]
-    assert lines[-1]["report"] == reference[-1]["report"]
+    analysis_through_fault(lab, 9, lambda: lab.kill("cache"), timeout=240)
     assert _primary(lab) == lab.address("cache-replica")

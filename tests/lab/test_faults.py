@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from griot.lab import Lab
 
-from .conftest import Client, cold_workers, expected_score
+from .conftest import Client, cold_workers, expected_score, game_moves
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -152,18 +152,6 @@ def test_gateways_cut_from_the_broker(lab: Lab, background: Callable[..., Client
     assert _final(after, 12)["score"] == expected_score("abapa", ["f"], 12)
 
 
-def _game(variant: str, turns: int) -> list[str]:
-    """A short game's moves (each turn's legal moves taken in turn), the same in every run."""
-    import griot
-
-    pos, moves = griot.Variant(variant).start(), []
-    for i in range(turns):
-        legal = [m.text for m in pos.legal_moves()]
-        moves.append(legal[i % len(legal)])
-        pos = pos.play(moves[-1])
-    return moves
-
-
 def test_a_gateway_replica_dies_during_a_game_analysis(lab: Lab, background: Callable[..., Client]) -> None:
     """A whole-game analysis runs on one gateway replica, whose host dies part-way through. The
     client (the SDK, its target naming both replicas) sees its stream end with UNAVAILABLE, calls
@@ -172,7 +160,7 @@ def test_a_gateway_replica_dies_during_a_game_analysis(lab: Lab, background: Cal
     fault."""
     from griot.services.gateway.jobs import job_key
 
-    moves, depth = _game("abapa", 10), "9"
+    moves, depth = game_moves("abapa", 10), "9"
     reference = lab.client("analyze", "abapa", *moves, "--depth", depth, "--timeout", "180", timeout=200)
     assert reference and reference[-1]["event"] == "report", reference[-3:]
     lab.redis("cache", lambda r: r.flushall())

@@ -9,9 +9,8 @@ import pytest
 from griot.lab import Lab, LabShape
 from griot.lab.netns import lab_namespaces
 
-from .conftest import LAB_ENV, Client, need_lab
+from .conftest import LAB_ENV, analysis_through_fault, need_lab
 from .conftest import PREFIX as LAB_PREFIX
-from .test_faults import _game
 
 pytestmark = pytest.mark.timeout(420)
 
@@ -34,27 +33,9 @@ def test_the_broker_host_restarts_during_a_game_analysis(rabbit_lab: Lab) -> Non
     complete (at worst an UNAVAILABLE it resumes by the job's id), with the report an uninterrupted
     run gives: every turn analysed, none lost."""
     lab = rabbit_lab
-    moves, depth = _game("abapa", 10), "12"
-    reference = lab.client("analyze", "abapa", *moves, "--depth", depth, "--timeout", "180", timeout=200)
-    assert reference and reference[-1]["event"] == "report", reference[-3:]
-    lab.redis("cache", lambda r: r.flushall())
-    client = Client(
-        lab.client_background(
-            "analyze", "abapa", *moves, "--depth", depth, "--timeout", "300", "--retries", "5"
-        )
-    )
-    try:
-        client.wait_for("the job's id", lambda line: line["event"] == "job", 60)
-        client.wait_for("part of the game analysed", lambda line: line.get("done", 0) >= 2, 120)
+
+    def restart_broker() -> None:
         lab.kill("broker")
         lab.restart("broker", timeout=120)
-        lines = client.finish(330)
-    finally:
-        if client.proc.poll() is None:
-            client.proc.kill()
-            client.proc.wait(5)
-    errors = [line for line in lines if line["event"] == "error"]
-    assert {e["code"] for e in errors} <= {"UNAVAILABLE"}, errors
-    assert lines[-1]["event"] == "report", lines[-3:]
-    assert lines[-1]["report"] == reference[-1]["report"]
-    assert len(lines[-1]["report"]["turns"]) == len(moves)
+
+    analysis_through_fault(lab, 12, restart_broker, timeout=300)
