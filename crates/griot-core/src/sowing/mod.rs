@@ -2191,6 +2191,16 @@ impl Game for SowingGame {
 mod tests {
     use super::*;
 
+    /// A small seeded generator (xorshift64) for the random games of these tests.
+    fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+        move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        }
+    }
+
     /// Seed by seed, as the lap loop of `apply` sows.
     fn sow_one_by_one(
         pits: &mut [u8; MAX_PITS],
@@ -2267,13 +2277,7 @@ mod tests {
         // of up to 200 seeds (the high-bit case included): the word gives the holes the hole-by-hole
         // test gives, and the move lists are the same.
         let mut checked = 0;
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x2545_F491_4F6C_DD1Du64);
         for (_, text) in crate::registry::BUILTIN_RULE_FILES {
             let id = RuleSet::from_toml(text).unwrap().id;
             for holes in 1..=8 {
@@ -2327,13 +2331,7 @@ mod tests {
         // Every rule set and board size (2-8 holes) whose captures take the row path: the same
         // game with the specialised paths off plays the same successors, legality answers and
         // perft counts over random games.
-        let mut state = 0x2F1D_8C3B_5A79_E604u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x2F1D_8C3B_5A79_E604u64);
         let (mut games, mut fast_games, mut checked, mut captured) = (Vec::new(), 0, 0, 0);
         for (_, text) in crate::registry::BUILTIN_RULE_FILES {
             let id = RuleSet::from_toml(text).unwrap().id;
@@ -2401,13 +2399,7 @@ mod tests {
         // The untraced sowing takes shortcuts (one lap at once, captures of the matched holes);
         // the traced one goes lap by lap through the general capture. On random games of every
         // rule file and board size up to 8 they give the same position and legality answer.
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15u64);
         let mut checked = 0;
         let mut captured = 0;
         for (_, text) in crate::registry::BUILTIN_RULE_FILES {
