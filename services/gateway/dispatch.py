@@ -150,8 +150,8 @@ class Dispatcher:
         # The metrics of every task, their labels looked up once (by priority where labelled so).
         self._queued = [metrics.queue_depth.labels(n) for n in PRIORITY_NAMES]
         self._latency = [metrics.search_latency.labels(n) for n in PRIORITY_NAMES]
-        self._sent, self._done, self._failed, self._cancelled = (
-            metrics.tasks.labels(e) for e in ("sent", "done", "failed", "cancelled")
+        self._sent, self._done, self._failed, self._cancelled, self._routed = (
+            metrics.tasks.labels(e) for e in ("sent", "done", "failed", "cancelled", "routed")
         )
 
     # -- the caller's side -----------------------------------------------------------------------
@@ -374,6 +374,7 @@ class Dispatcher:
         for s, _ in sent:
             s.published = True
         self._sent.inc(len(sent))
+        self._routed.inc(sum(1 for _, t in sent if t.worker is not None))
         self.metrics.count("tasks_sent", len(sent))
 
     def _result(self, s: Search, task: asyncio.Future[TaskOutcome]) -> None:

@@ -44,7 +44,7 @@ from griot.services.gateway.dispatch import BATCH, INTERACTIVE, Dispatcher, Disp
 from griot.services.gateway.metrics import GatewayMetrics
 from griot.status import StatusError
 from griot.tasks.args import SEARCH_POSITION, position_args
-from griot.tasks.distributed import ClusterSearch
+from griot.tasks.distributed import ClusterSearch, cluster_workers
 from griot.tasks.errors import BadTaskArguments
 
 log = logging.getLogger("griot.gateway.evaluator")
@@ -199,6 +199,7 @@ class Evaluator:
         #: In-flight markers this replica holds (key -> flights holding it), refreshed together.
         self.claims: dict[str, int] = {}
         self._refresher: asyncio.Task[None] | None = None
+        self.workers = WorkerMap(dispatcher, config.interactive_queue)
         self._orphans: set[asyncio.Task[None]] = set()  # releases of cancelled lookups' claims
         # The counters of every request, their label looked up once.
         self._hit = metrics.cache.labels("hit")
@@ -500,10 +501,17 @@ class Evaluator:
         # The subtree tasks are the caller's interactive searches at the dispatcher: its quota,
         # its priority, the gateway's bounds and window.
         runner = DispatcherRunner(self.dispatcher, want.client, INTERACTIVE)
+        # Subtrees go back to the worker whose table holds their last depth, and no more tasks
+        # than the workers have processes are out at once: without it a subtree lands on any
+        # worker, with a cold table, and queued tasks wait with windows a finished sibling would
+        # have narrowed (through the gateway, two workers were no faster than one).
+        workers = await self.workers.get()
+        capacity = min(runner.capacity, sum(workers.values())) if workers else runner.capacity
         search = ClusterSearch(
             runner,
             queue=self.config.interactive_queue,
-            capacity=runner.capacity,
+            capacity=capacity,
+            workers=workers,
             split=2,
             direct_depth=min(8, want.depth),
             min_task_depth=4,
@@ -560,3 +568,50 @@ def _wrap(e: BaseException) -> StatusError:
 
 
 __all__ = ["BATCH", "END", "INTERACTIVE", "Evaluator", "Want", "Watch"]
+
+
+class WorkerMap:
+    """The worker nodes serving the interactive queue and their pool sizes, as the distributed
+    search routes subtrees by them (:func:`griot.tasks.distributed.cluster_workers`): asked with a
+    broadcast at most every :attr:`REFRESH` seconds, in a thread (it blocks), and shared by every
+    search of the replica. A search starts with the last answer; the first search waits for one.
+    An empty answer (no worker replied in time) leaves the search unrouted."""
+
+    REFRESH = 15.0
+    TIMEOUT = 1.0
+
+    def __init__(self, dispatcher: Dispatcher, queue: str) -> None:
+        self.dispatcher = dispatcher
+        self.queue = queue
+        self.known: dict[str, int] = {}
+        self.asked_at: float | None = None
+        self._asking: asyncio.Task[dict[str, int]] | None = None
+
+    async def get(self) -> dict[str, int] | None:
+        now = time.monotonic()
+        if self._asking is None and (self.asked_at is None or now - self.asked_at >= self.REFRESH):
+            self.asked_at = now
+            self._asking = asyncio.create_task(self._ask())
+        if self.known or self._asking is None:
+            return self._usable()
+        with contextlib.suppress(Exception):
+            await asyncio.shield(self._asking)
+        return self._usable()
+
+    def _usable(self) -> dict[str, int] | None:
+        lost = self.dispatcher.tasks.lost_workers
+        workers = {w: n for w, n in self.known.items() if w not in lost and n > 0}
+        return workers or None
+
+    async def _ask(self) -> dict[str, int]:
+        try:
+            found = await asyncio.to_thread(cluster_workers, self.dispatcher.app, self.queue, self.TIMEOUT)
+        except Exception as e:  # a broker outage: keep the last answer, ask again later
+            log.warning("could not list the workers: %s", e)
+            found = self.known
+        else:
+            self.known = found
+            self.dispatcher.tasks.workers_seen(found)
+        finally:
+            self._asking = None
+        return found

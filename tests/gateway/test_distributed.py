@@ -234,3 +234,41 @@ def test_no_callback_holds_the_gateway_loop_under_live_games_and_a_distributed_s
     longest = watched.metric("griot_loop_longest_stall_seconds")
     stalls = re.findall(r"event loop held .*", watched.log.read_text())
     assert longest < STALL_LIMIT, stalls[-10:]
+
+
+def test_subtrees_go_back_to_the_worker_that_holds_their_table(stack: Stack) -> None:
+    """With the window's default width (more slots than the workers have processes), a distributed
+    evaluation sends its subtrees to the worker that searched them one depth shallower, through
+    that worker's own queue, and never has more tasks out than the workers have processes; its
+    value is the engine's."""
+    g = Gateway(stack, ["--distributed-depth", "10", "--distributed-direct-seconds", "0"]).start()
+    try:
+        stack.cache.flushdb()
+        pos = griot.Variant("abapa").start().play("b")
+        sent_before = g.metric("griot_gateway_tasks_total", event="sent")
+        routed_before = g.metric("griot_gateway_tasks_total", event="routed")
+        most = [0]
+        stop = threading.Event()
+
+        def sample() -> None:
+            while not stop.is_set():
+                most[0] = max(most[0], int(g.metric("griot_gateway_inflight_searches")))
+                stop.wait(0.02)
+
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        try:
+            with AnalysisClient(g.target, metadata=_as("w")) as c:
+                msgs = list(c.evaluate(pos, search_limits(max_depth=13), timeout=120))
+        finally:
+            stop.set()
+            sampler.join(10)
+        final = msgs[-1].evaluation
+        assert final.final and final.depth == 13
+        assert final.score == score_message(griot.search(pos, depth=13).score.value)
+        sent = g.metric("griot_gateway_tasks_total", event="sent") - sent_before
+        routed = g.metric("griot_gateway_tasks_total", event="routed") - routed_before
+        assert sent > 4 and routed > 0, (sent, routed)
+        assert 0 < most[0] <= 2, most[0]  # the stack's two workers, one process each
+    finally:
+        g.stop()

@@ -715,6 +715,11 @@ class TaskClient:
                 self._suspect(t.worker)
             await self._redispatch(t)
 
+    def workers_seen(self, workers: Iterable[str]) -> None:
+        """``workers`` answered a broadcast just now: none of them is lost any more (a host
+        started again keeps its worker's name, and its own queue serves again)."""
+        self.lost_workers.difference_update(workers)
+
     def _suspect(self, worker: str) -> None:
         """Pings ``worker`` (off the loop); one that does not answer joins :attr:`lost_workers`
         and the tasks waiting on its own queue go to the shared one."""

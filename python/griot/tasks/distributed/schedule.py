@@ -352,6 +352,8 @@ class SubtreeQueue:
         jobs = self._eligible()
         sent = False
         for job in jobs:
+            if len(self.running) >= self.capacity:
+                return sent
             if job.prefer is not None and free.get(job.prefer, 0) > 0:
                 self._send(job, job.prefer)
                 free[job.prefer] -= 1
@@ -361,6 +363,8 @@ class SubtreeQueue:
         patience = 0.5 * sorted(t[1] for t in recent)[len(recent) // 2] if recent else 0.0
         self._steal_at = None
         for job in jobs:
+            if len(self.running) >= self.capacity:
+                break
             if job in self.running:
                 continue
             if job.prefer in free and now - job.queued_at < patience:
