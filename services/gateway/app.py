@@ -58,7 +58,11 @@ class Gateway:
         """A client of the cache Redis, or of the Redis Cluster it names (``--cache-cluster``)."""
         if self.config.cache_cluster:
             # The batcher times each batch itself; the others keep their socket timeout.
-            return connect_cluster(self.config.cache_url, socket_timeout=socket_timeout or BATCH_TIMEOUT)
+            return connect_cluster(
+                self.config.cache_url,
+                max_connections=max_connections,
+                socket_timeout=socket_timeout or BATCH_TIMEOUT,
+            )
         return connect(self.config.cache_url, max_connections=max_connections, socket_timeout=socket_timeout)
 
     def add_servicers(self, server: grpc.aio.Server, rpc_metrics: RpcMetrics) -> None:

@@ -257,13 +257,19 @@ class ClusterBatcher(Batcher):
         for c in batch:
             pipe.execute_command(*c.args)
         try:
-            replies = await asyncio.wait_for(pipe.execute(raise_on_error=False), BATCH_TIMEOUT)
+            async with self._turn():
+                replies = await asyncio.wait_for(pipe.execute(raise_on_error=False), BATCH_TIMEOUT)
         except Exception as e:
             for c in batch:
                 if not c.future.done():
                     c.future.set_exception(e)
             return
         self._settle(batch, replies)
+
+    def _turn(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        """One of the client's turns (:class:`WaitingRedisCluster`), if it counts them."""
+        turns = getattr(self.cluster, "turns", None)
+        return turns if isinstance(turns, asyncio.Semaphore) else contextlib.nullcontext()
 
     async def aclose(self) -> None:
         """Sends what is queued (the client's owner closes the client; a cluster pipeline holds no
@@ -343,14 +349,33 @@ def connect(url: str, max_connections: int = 64, socket_timeout: float | None = 
     return aioredis.Redis.from_pool(pool)  # closing the client closes its pool
 
 
-def connect_cluster(url: str, socket_timeout: float | None = 5.0) -> RedisCluster:
+class WaitingRedisCluster(RedisCluster):
+    """redis-py's asyncio cluster client whose commands wait their turn: at most
+    ``max_connections`` of them (and of :class:`ClusterBatcher`'s pipelines) are out at once.
+    redis-py's cluster client has no waiting pool: a command that finds its node's
+    ``max_connections`` connections all busy fails (``MaxConnectionsError``) instead of
+    waiting for one. A command or pipeline holds one connection of each node it reaches, so
+    this bound keeps every node's pool within its limit and a burst queues here."""
+
+    def __init__(self, max_connections: int = 64, **kwargs: Any) -> None:
+        super().__init__(max_connections=max_connections, **kwargs)
+        #: A turn per connection a node may have; a command holds one while it is out.
+        self.turns = asyncio.Semaphore(max_connections)
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        async with self.turns:
+            return await super().execute_command(*args, **kwargs)
+
+
+def connect_cluster(url: str, max_connections: int = 64, socket_timeout: float | None = 5.0) -> RedisCluster:
     """A ``redis.asyncio`` cluster client of the Redis Cluster that ``url`` names a node of (it
-    learns the others from it). redis-py's cluster client has no waiting pool: each node's
-    connections grow with the commands awaited at once. A command that meets a moved slot or a
-    lost node is sent again where the cluster now says (redis-py's retries). A Sentinel URL is
-    refused (ValueError: a cluster fails over by itself)."""
-    return RedisCluster.from_url(
+    learns the others from it): a :class:`WaitingRedisCluster`, whose commands wait for one of
+    at most ``max_connections`` turns rather than fail when a node's pool is full. A command
+    that meets a moved slot or a lost node is sent again where the cluster now says (redis-py's
+    retries). A Sentinel URL is refused (ValueError: a cluster fails over by itself)."""
+    return WaitingRedisCluster.from_url(
         cluster_node_url(url),
+        max_connections=max_connections,
         socket_timeout=socket_timeout,
         socket_connect_timeout=5,
         retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
@@ -364,4 +389,12 @@ def batcher(client: aioredis.Redis | RedisCluster) -> Batcher:
     return Batcher(client)
 
 
-__all__ = ["BatchedScript", "Batcher", "ClusterBatcher", "batcher", "connect", "connect_cluster"]
+__all__ = [
+    "BatchedScript",
+    "Batcher",
+    "ClusterBatcher",
+    "WaitingRedisCluster",
+    "batcher",
+    "connect",
+    "connect_cluster",
+]

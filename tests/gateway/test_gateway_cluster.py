@@ -4,10 +4,12 @@ job: transactions on the ``{jobs}`` slot), a live session, with every key where 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import griot
 import pytest
@@ -15,10 +17,14 @@ import test_gateway
 from gateway_stack import Gateway, Stack, make_stack, start_rules
 from griot import redis_keys
 from griot.client import AnalysisClient, search_limits
+from griot.services.gateway.batch import batcher, connect_cluster
+from griot.services.gateway.cache import EvalCache, EvalResult
 from griot.v1 import analysis_pb2
 from griot.workers import cache as tt
+from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 from redis.cluster import RedisCluster
 from redis.crc import key_slot
+from redis.exceptions import MaxConnectionsError
 from redis_cluster import RedisClusterServers
 from test_gateway import game, midgame
 
@@ -26,9 +32,17 @@ pytestmark = pytest.mark.timeout(240)
 
 
 @pytest.fixture(scope="module")
-def cluster_gateway() -> Iterator[Gateway]:
-    cluster = RedisClusterServers()
-    cluster.start()
+def cluster() -> Iterator[RedisClusterServers]:
+    c = RedisClusterServers()
+    try:
+        c.start()
+        yield c
+    finally:
+        c.stop()
+
+
+@pytest.fixture(scope="module")
+def cluster_gateway(cluster: RedisClusterServers) -> Iterator[Gateway]:
     s: Stack | None = None
     rules = None
     g = None
@@ -51,7 +65,6 @@ def cluster_gateway() -> Iterator[Gateway]:
             rules.wait(timeout=10)
         if s is not None:
             s.stop()
-        cluster.stop()
 
 
 def _client(g: Gateway) -> RedisCluster:
@@ -134,3 +147,45 @@ def test_live_session_on_a_cluster(cluster_gateway: Gateway) -> None:
         assert int(saved[b"update_id"]) == len(updates)
     finally:
         tt.close(cache)
+
+
+def test_a_burst_waits_for_the_cluster_clients_connections(cluster: RedisClusterServers) -> None:
+    """Many more cache calls at once than a node may have connections: redis-py's cluster client
+    refuses the excess (``MaxConnectionsError``, it has no waiting pool); the gateway's client
+    makes them wait their turn, and every one succeeds, scripts the nodes lost (sent again one
+    by one) included."""
+    limit, burst = 3, 120
+    positions = [midgame("abapa", plies, seed=100 + plies) for plies in range(4, 24)]
+    positions = list({p.key: p for p in positions}.values())
+
+    async def plain() -> list[BaseException | None]:
+        client = AsyncRedisCluster.from_url(cluster.url, max_connections=limit)
+        try:
+            return await asyncio.gather(
+                *(client.get(f"burst:{i}") for i in range(burst)), return_exceptions=True
+            )
+        finally:
+            await client.aclose()
+
+    async def waiting() -> tuple[list[Any], list[Any], list[Any]]:
+        client = connect_cluster(cluster.url, max_connections=limit)
+        cache = EvalCache(batcher(client), ttl_seconds=60)
+        try:
+            sets = await asyncio.gather(*(client.set(f"burst:{i}", i) for i in range(burst)))
+            cluster.flush_scripts()  # every batched script call is refused, then run on its own
+            stored = await asyncio.gather(
+                *(cache.put(pos, EvalResult(depth=3, value=i, best=None)) for i, pos in enumerate(positions))
+            )
+            read = await asyncio.gather(*(cache.get(pos) for pos in positions))
+            gets = await asyncio.gather(*(client.get(f"burst:{i}") for i in range(burst)))
+            return sets + stored, gets, read
+        finally:
+            await cache.client.aclose()
+            await client.aclose()
+
+    refused = asyncio.run(plain())
+    assert any(isinstance(r, MaxConnectionsError) for r in refused)
+    done, gets, read = asyncio.run(waiting())
+    assert all(done) and len(done) == burst + len(positions)
+    assert gets == [str(i).encode() for i in range(burst)]
+    assert [r.value if r else None for r in read] == list(range(len(positions)))

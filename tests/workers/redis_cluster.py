@@ -235,6 +235,12 @@ class RedisClusterServers:
             with redis.Redis(port=n.port, socket_timeout=2) as client:
                 client.flushall()
 
+    def flush_scripts(self) -> None:
+        """Every primary forgets its Lua scripts (as a restarted or newly promoted node has)."""
+        for n in self.primaries():
+            with redis.Redis(port=n.port, socket_timeout=2) as client:
+                client.script_flush()
+
     # The test stacks call these on their cache server.
     def flushdb(self) -> None:
         self.flushall()
