@@ -40,6 +40,10 @@ pipeline of EVALSHA per iteration: never per node. Redis errors make the cache m
 timing out: a partition, a dead host) is left alone for :data:`UNREACHABLE_PAUSE` seconds by every
 search of the process (:class:`Breaker`): without it, each of a task's few Redis calls waits out
 the client's timeout, and a partitioned worker's tasks each take seconds longer than the search.
+On a cluster the breaker is per node: a primary that does not answer (before its replica takes
+over, or with none) costs its own keys (misses), while the keys of the other primaries still
+reach the cache; the calls of an iteration go to each primary in turn, so that a node's failure
+is known to be its own.
 """
 
 from __future__ import annotations
@@ -60,8 +64,10 @@ import redis
 from griot import redis_keys
 from griot.redis_url import cluster_node_url, parse_sentinel, sentinel_primary
 from griot.workers import metrics
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
 from redis.commands.core import Script
+from redis.retry import Retry
 
 log = logging.getLogger(__name__)
 
@@ -177,7 +183,8 @@ def connect(url: str, cluster: bool = False) -> CacheClient:
     ``redis+sentinel://`` URL (:mod:`griot.redis_url`) gives a client of the primary the Sentinels
     name, which follows a failover. With ``cluster``, ``url`` names one node of a Redis Cluster
     (``GRIOT_CACHE_CLUSTER``) and the client is redis-py's :class:`~redis.cluster.RedisCluster`,
-    which learns the others from it and follows the slots as they move (a failover, a reshard)."""
+    which learns the others from it and follows the slots as they move (a failover, a reshard);
+    a call that fails is not tried again (a miss; see :class:`Breaker`)."""
     options: dict[str, Any] = dict(
         socket_timeout=2.0,
         socket_connect_timeout=2.0,
@@ -185,7 +192,10 @@ def connect(url: str, cluster: bool = False) -> CacheClient:
         client_name=f"griot-cache:{socket.gethostname()}:{os.getpid()}",
     )
     if cluster:
-        return RedisCluster.from_url(cluster_node_url(url), **options)
+        # No retries of a call that met a node's failure (redis-py's default: three, each
+        # waiting out the timeout and refreshing the slots): the call is a miss, the node's
+        # breaker opens, and the slots were refreshed for the next call.
+        return RedisCluster.from_url(cluster_node_url(url), retry=Retry(NoBackoff(), 0), **options)
     sentinel = parse_sentinel(url)
     if sentinel is not None:
         client: redis.Redis = sentinel_primary(sentinel, **options)
@@ -197,18 +207,25 @@ def connect(url: str, cluster: bool = False) -> CacheClient:
 UNREACHABLE_PAUSE = 10.0
 
 
+#: What a failed cache call raises: redis-py's errors, and its cluster client's own (a slot no
+#: node is known to serve, say).
+CACHE_ERRORS = (redis.RedisError, redis.exceptions.RedisClusterException)
+
+
 class CacheSkipped(redis.ConnectionError):
     """The cache did not answer a moment ago: the call was not made (a miss, as any Redis error)."""
 
 
 class Breaker:
-    """Skips a client's calls for ``pause`` seconds after one failed to reach the server (connection
+    """Skips a server's calls for ``pause`` seconds after one failed to reach it (connection
     error or timeout); the first call after the pause tries again. Errors Redis answers with
     (a script error, a full instance) do not count: the server is there."""
 
     def __init__(self, pause: float = UNREACHABLE_PAUSE) -> None:
         self.pause = pause
         self._skip_until = 0.0
+        #: Calls that failed to reach the server (each opened the breaker).
+        self.trips = 0
 
     def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         left = self._skip_until - time.monotonic()
@@ -218,10 +235,11 @@ class Breaker:
             return fn(*args, **kwargs)
         except (redis.ConnectionError, redis.TimeoutError):
             self._skip_until = time.monotonic() + self.pause
+            self.trips += 1
             raise
 
 
-_breakers: weakref.WeakKeyDictionary[CacheClient, Breaker] = weakref.WeakKeyDictionary()
+_breakers: weakref.WeakKeyDictionary[CacheClient, dict[str | None, Breaker]] = weakref.WeakKeyDictionary()
 _breakers_lock = threading.Lock()
 
 
@@ -235,20 +253,35 @@ def close(client: CacheClient) -> None:
         cluster.disconnect_connection_pools()
 
 
-def breaker_of(client: CacheClient) -> Breaker:
-    """The one :class:`Breaker` of a client, shared by every :class:`Cache` over it (a cluster
-    client's too: a cluster that does not answer is skipped whole, as one Redis)."""
+def breaker_of(client: CacheClient, node: str | None = None) -> Breaker:
+    """The one :class:`Breaker` of a client, shared by every :class:`Cache` over it; of a
+    cluster client, one per ``node`` (its name, ``host:port``) as well: a primary that does not
+    answer is skipped alone."""
     with _breakers_lock:
-        breaker = _breakers.get(client)
+        by_node = _breakers.get(client)
+        if by_node is None:
+            by_node = _breakers[client] = {}
+        breaker = by_node.get(node)
         if breaker is None:
-            breaker = _breakers[client] = Breaker()
+            breaker = by_node[node] = Breaker()
         return breaker
+
+
+def node_of(client: RedisCluster, key: str) -> str:
+    """The name (``host:port``) of the primary serving ``key``'s slot, as the client knows it
+    (``?`` while it knows none: the call goes and redis-py finds one)."""
+    cluster: Any = client  # its methods carry no types
+    try:
+        node = cluster.get_node_from_key(key)
+    except (redis.exceptions.RedisClusterException, redis.RedisError):
+        return "?"
+    return str(node.name) if node is not None else "?"
 
 
 class Cache:
     """The cache of one variant, over one client: batched reads and atomic depth-preferred
     writes. Safe to share between threads (redis-py pools connections). Its calls go through the
-    client's :class:`Breaker`."""
+    client's :class:`Breaker` (a cluster's: the breaker of the node each call goes to)."""
 
     def __init__(
         self, client: CacheClient, variant: str, ttl_seconds: int = 0, evaluation: str = griot.DEFAULT_EVAL
@@ -264,29 +297,91 @@ class Cache:
         self._refresh = client.register_script(REFRESH_SCRIPT)
         self.breaker = breaker_of(client)
 
+    def _breaker(self, name: str) -> Breaker:
+        """The breaker of the server that holds the key ``name``."""
+        if isinstance(self.client, RedisCluster):
+            return breaker_of(self.client, node_of(self.client, name))
+        return self.breaker
+
+    def _by_node(self, names: Sequence[str]) -> dict[str, list[int]]:
+        """The indexes of ``names`` grouped by the cluster node that holds them."""
+        assert isinstance(self.client, RedisCluster)
+        groups: dict[str, list[int]] = {}
+        for i, name in enumerate(names):
+            groups.setdefault(node_of(self.client, name), []).append(i)
+        return groups
+
     # -- entries -----------------------------------------------------------------------------
 
     def get_many(self, keys: Sequence[bytes]) -> list[Entry | None]:
         """The entries of ``keys`` in one MGET (``None`` for misses). Raises redis errors."""
+        entries, errors = self.read_many(keys)
+        if errors:
+            raise errors[0]
+        return entries
+
+    def read_many(self, keys: Sequence[bytes]) -> tuple[list[Entry | None], list[Exception]]:
+        """The entries of ``keys`` (``None`` for misses), and the errors met: one MGET, on a
+        cluster one per primary (redis-py splits it by slot), the keys of a node that failed or
+        is skipped missing."""
         if not keys:
-            return []
+            return [], []
         names = [entry_key(self.variant, k, self.evaluation) for k in keys]
+        raw: list[Any] = [None] * len(names)
+        errors: list[Exception] = []
         if isinstance(self.client, RedisCluster):
-            raw = self.breaker.call(self.client.mget_nonatomic, names)
+            for node, where in self._by_node(names).items():
+                try:
+                    got = breaker_of(self.client, node).call(
+                        self.client.mget_nonatomic, [names[i] for i in where]
+                    )
+                except CACHE_ERRORS as e:
+                    errors.append(e)
+                    continue
+                for i, r in zip(where, got, strict=True):
+                    raw[i] = r
         else:
-            raw = self.breaker.call(self.client.mget, names)
-        return [Entry.decode(r) if r is not None else None for r in raw]
+            try:
+                raw = self.breaker.call(self.client.mget, names)
+            except CACHE_ERRORS as e:
+                errors.append(e)
+        return [Entry.decode(r) if r is not None else None for r in raw], errors
 
     def put_many(self, items: Iterable[tuple[bytes, Entry]]) -> tuple[int, int]:
         """Stores entries in one pipeline of EVALSHA (depth-preferred, atomic per key).
         Returns (written, kept because deeper). Raises redis errors."""
+        written, kept, errors = self.write_many(items)
+        if errors:
+            raise errors[0]
+        return written, kept
+
+    def write_many(self, items: Iterable[tuple[bytes, Entry]]) -> tuple[int, int, list[Exception]]:
+        """:meth:`put_many` that goes on past a failing node: (written, kept because deeper,
+        the errors met); on a cluster one pipeline per primary, the entries of a node that
+        failed or is skipped not written."""
         calls = [
             ([entry_key(self.variant, key, self.evaluation)], [e.encode(), self.ttl_ms]) for key, e in items
         ]
         if not calls:
-            return (0, 0)
-        written = sum(int(x) for x in self.breaker.call(self._run_script, self._store, calls))
-        return written, len(calls) - written
+            return (0, 0, [])
+        errors: list[Exception] = []
+        written = kept = 0
+        if isinstance(self.client, RedisCluster):
+            groups = self._by_node([keys[0] for keys, _ in calls])
+            parts = [
+                (breaker_of(self.client, node), [calls[i] for i in where]) for node, where in groups.items()
+            ]
+        else:
+            parts = [(self.breaker, calls)]
+        for breaker, part in parts:
+            try:
+                stored = sum(int(x) for x in breaker.call(self._run_script, self._store, part))
+            except CACHE_ERRORS as e:
+                errors.append(e)
+                continue
+            written += stored
+            kept += len(part) - stored
+        return written, kept, errors
 
     def _evalsha(self, script: Script, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
         """EVALSHA of each call through a cluster pipeline (redis-py's cluster pipeline runs
@@ -338,7 +433,7 @@ class Cache:
             pipe = self.client.pipeline(transaction=False)
             for k, v in fields.items():
                 pipe.hincrby(key, k, v)
-            self.breaker.call(pipe.execute)
+            self._breaker(key).call(pipe.execute)
         except redis.RedisError:
             pass
 
@@ -347,20 +442,22 @@ class Cache:
     def try_claim(self, key: bytes, holder: str, ttl_ms: int) -> bool:
         """Claims a position for searching (SET NX PX); False when another worker holds it."""
         marker = busy_key(self.variant, key, self.evaluation)
-        return bool(self.breaker.call(self.client.set, marker, holder, nx=True, px=ttl_ms))
+        return bool(self._breaker(marker).call(self.client.set, marker, holder, nx=True, px=ttl_ms))
 
     def holder(self, key: bytes) -> str | None:
-        raw = self.breaker.call(self.client.get, busy_key(self.variant, key, self.evaluation))
+        marker = busy_key(self.variant, key, self.evaluation)
+        raw = self._breaker(marker).call(self.client.get, marker)
         if raw is None:
             return None
         return raw.decode() if isinstance(raw, bytes) else str(raw)
 
     def refresh(self, key: bytes, holder: str, ttl_ms: int) -> bool:
         marker = busy_key(self.variant, key, self.evaluation)
-        return bool(self.breaker.call(self._refresh, keys=[marker], args=[holder, ttl_ms]))
+        return bool(self._breaker(marker).call(self._refresh, keys=[marker], args=[holder, ttl_ms]))
 
     def release(self, key: bytes, holder: str) -> None:
-        self.breaker.call(self._release, keys=[busy_key(self.variant, key, self.evaluation)], args=[holder])
+        marker = busy_key(self.variant, key, self.evaluation)
+        self._breaker(marker).call(self._release, keys=[marker], args=[holder])
 
 
 class RedisTable:
@@ -380,13 +477,11 @@ class RedisTable:
     def fetch(self, requests: list[tuple[bytes, int]]) -> list[tuple[bytes, int, str, int, int | None]]:
         self.stats["fetches"] += 1
         self.stats["probes"] += len(requests)
-        try:
-            entries = self.cache.get_many([k for k, _ in requests])
-        except redis.RedisError as e:
-            self.stats["errors"] += 1
-            self.stats["misses"] += len(requests)
-            log.warning("cache fetch failed (%s): searching without it", e)
-            return []
+        entries, errors = self.cache.read_many([k for k, _ in requests])
+        if errors:
+            # One per server that failed or was skipped: on a cluster, the others still answered.
+            self.stats["errors"] += len(errors)
+            log.warning("cache fetch failed (%s): searching without it", errors[0])
         out: list[tuple[bytes, int, str, int, int | None]] = []
         for (key, _depth), entry in zip(requests, entries, strict=True):
             if entry is None:
@@ -397,14 +492,12 @@ class RedisTable:
         return out
 
     def publish(self, entries: list[tuple[bytes, int, str, int, int | None]]) -> None:
-        try:
-            written, kept = self.cache.put_many(
-                (key, Entry(depth, bound, value, best)) for key, depth, bound, value, best in entries
-            )
-        except redis.RedisError as e:
-            self.stats["errors"] += 1
-            log.warning("cache publish failed (%s)", e)
-            return
+        written, kept, errors = self.cache.write_many(
+            (key, Entry(depth, bound, value, best)) for key, depth, bound, value, best in entries
+        )
+        if errors:
+            self.stats["errors"] += len(errors)
+            log.warning("cache publish failed (%s)", errors[0])
         self.stats["writes"] += written
         self.stats["kept"] += kept
 

@@ -5,6 +5,7 @@ can lose a primary (its replica takes over) and move slots between primaries (``
 
 from __future__ import annotations
 
+import contextlib
 import random
 import shutil
 import signal
@@ -12,6 +13,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -190,6 +192,29 @@ class RedisClusterServers:
         proc = self.procs[port]
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
+
+    @contextlib.contextmanager
+    def unreachable(self, node: Node) -> Iterator[None]:
+        """``node`` stopped (SIGSTOP: its sockets accept, nothing answers) with no failover: its
+        replicas may not take over and the others serve their slots meanwhile
+        (``cluster-replica-no-failover``, ``cluster-require-full-coverage no``). Resumed after,
+        until the cluster is ok again."""
+        live = [p for p in self.live_ports() if p != node.port]
+
+        def configure(no_failover: str, full_coverage: str) -> None:
+            for port in live:
+                with redis.Redis(port=port, socket_timeout=2) as client:
+                    client.config_set("cluster-replica-no-failover", no_failover)
+                    client.config_set("cluster-require-full-coverage", full_coverage)
+
+        configure("yes", "no")
+        self.procs[node.port].send_signal(signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            self.procs[node.port].send_signal(signal.SIGCONT)
+            configure("no", "yes")
+            self.wait_ok()
 
     def wait_failover(self, dead: Node, timeout: float = 30.0) -> Node:
         """The replica of the ``dead`` primary, once it has taken over its slots and the

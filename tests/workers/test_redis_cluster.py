@@ -180,6 +180,40 @@ def test_reshard_while_searches_run(cluster: RedisClusterServers, cluster_worker
     cluster.wait_ok()
 
 
+def test_an_unreachable_primary_costs_only_its_own_keys(cluster: RedisClusterServers) -> None:
+    """One primary stops answering (no failover yet): searches skip its keys alone, per node
+    (its breaker's one timeout, then misses counted in errors), still find the other primaries'
+    entries, and give the in-process search's values."""
+    cluster.flushall()
+    client = tt.connect(cluster.url, cluster=True)
+    assert isinstance(client, RedisCluster)
+    pos_list = positions("awale", 3, seed=51)
+    depth = 10
+
+    def search(pos: griot.Position) -> tuple[tt.RedisTable, int]:
+        table = tt.RedisTable(tt.Cache(client, "awale"), min_depth=4, plies=2)
+        return table, griot.search(pos, depth=depth, shared=table).score.value
+
+    try:
+        expected = [griot.search(pos, depth=depth).score.value for pos in pos_list]
+        assert [search(pos)[1] for pos in pos_list] == expected  # the cache filled
+        victim = cluster.primaries()[0]
+        breakers = {n.port: tt.breaker_of(client, f"127.0.0.1:{n.port}") for n in cluster.primaries()}
+        for b in breakers.values():
+            b.pause = 120  # no second try within the test
+        with cluster.unreachable(victim):
+            for pos, value in zip(pos_list, expected, strict=True):
+                table, got = search(pos)
+                assert got == value, str(pos)
+                assert table.stats["hits"] > 0 and table.stats["errors"] > 0, table.stats
+        # One call waited for the stopped node; the others skipped it; no other node was skipped.
+        assert {port: b.trips for port, b in breakers.items()} == {
+            port: int(port == victim.port) for port in breakers
+        }
+    finally:
+        tt.close(client)
+
+
 def test_primary_killed_during_a_distributed_search(
     cluster: RedisClusterServers, cluster_workers: Stack
 ) -> None:
