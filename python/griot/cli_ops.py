@@ -127,6 +127,12 @@ def _rate(x: float | None) -> str:
 )
 @click.option("--broker-url", envvar="GRIOT_BROKER_URL", help="[GRIOT_BROKER_URL]")
 @click.option("--cache-url", envvar="GRIOT_CACHE_URL", help="[GRIOT_CACHE_URL]")
+@click.option(
+    "--cache-cluster",
+    envvar="GRIOT_CACHE_CLUSTER",
+    is_flag=True,
+    help="The cache URL names a node of a Redis Cluster: report every node [GRIOT_CACHE_CLUSTER].",
+)
 @click.option("--timeout", type=float, default=2.0, show_default=True, help="Seconds for each check.")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option("--state-file", envvar="GRIOT_STATE_FILE", type=click.Path(dir_okay=False, path_type=Path))
@@ -141,6 +147,7 @@ def status(
     gateway_target: str | None,
     broker_url: str | None,
     cache_url: str | None,
+    cache_cluster: bool,
     timeout: float,
     as_json: bool,
     state_file: Path | None,
@@ -165,6 +172,7 @@ def status(
         cache_url=cache_url,
         queues=queues,
         timeout=timeout,
+        cache_cluster=cache_cluster,
     )
     if as_json:
         click.echo(json.dumps(report.to_dict(), indent=2))
@@ -199,7 +207,9 @@ def status(
         console.print(redis_table)
         for line in details:
             console.print(f"  {line}", highlight=False)
-    else:
+    if report.cache_cluster is not None:
+        _print_cluster(report.cache_cluster)
+    elif not report.redis:
         console.print(
             "[dim]redis: no broker or cache URL (start `griot up`, or give --broker-url/--cache-url)[/dim]"
         )
@@ -235,6 +245,46 @@ def status(
     for note in report.notes:
         console.print(f"[dim]note: {note}[/dim]")
     sys.exit(0 if report.healthy else 1)
+
+
+def _print_cluster(cluster: Any) -> None:
+    """The cache's Redis Cluster: a row per node (primaries first, each with its replicas), slot
+    coverage, and a line for each node that does not answer."""
+    if cluster.error:
+        console.print(
+            f"cache: Redis Cluster at {cluster.url} [red]does not answer[/red]: {escape(cluster.error)}",
+            highlight=False,
+        )
+        return
+    table = Table(
+        "node", "role", "state", "keys", "memory", title="cache: Redis Cluster", title_justify="left"
+    )
+    primaries = [n for n in cluster.nodes if n.role == "primary"]
+    ordered = []
+    for p in primaries:
+        ordered.append(p)
+        ordered.extend(n for n in cluster.nodes if n.role == "replica" and n.of == p.address)
+    ordered.extend(n for n in cluster.nodes if n not in ordered)
+    for n in ordered:
+        role = f"primary, {n.slots} slots" if n.role == "primary" else f"  replica of {n.of}"
+        state = "[green]up[/green]" if n.ok else "[red]down[/red]"
+        if n.flags:
+            state += f" [dim]({n.flags})[/dim]"
+        keys, memory = (str(n.keys), _fmt_bytes(n.used_memory)) if n.ok else ("", "")
+        table.add_row(n.address, role, state, keys, memory)
+    console.print(table)
+    style = "green" if cluster.slots_served == 16384 and cluster.state == "ok" else "red"
+    console.print(
+        f"  slots: [{style}]{cluster.slots_served} of 16384 served[/{style}] by primaries that answer, "
+        f"{cluster.slots_assigned} assigned; cluster state {cluster.state}",
+        highlight=False,
+    )
+    for n in cluster.down:
+        what = f"primary of {n.slots} slots" if n.role == "primary" else f"replica of {n.of}"
+        console.print(
+            f"  [red]cache node {n.address} ({what}) does not answer[/red]: {escape(n.error)}",
+            highlight=False,
+        )
 
 
 def _databases_text(entry: dict[str, Any]) -> str:

@@ -108,6 +108,20 @@ def test_unreachable_parts_are_reported_not_raised() -> None:
     assert not report.healthy
 
 
+def test_a_cluster_that_does_not_answer_is_reported_not_raised() -> None:
+    report = monitor.collect(
+        rules=None,
+        gateway=None,
+        broker_url=None,
+        cache_url="redis://127.0.0.1:1/0",
+        cache_cluster=True,
+        timeout=0.5,
+    )
+    assert report.cache_cluster is not None and report.cache_cluster.error and not report.cache_cluster.nodes
+    assert report.redis == [] and not report.healthy
+    assert "cache_cluster" in report.to_dict() and "ranges" not in report.to_dict()["cache_cluster"]
+
+
 def test_cli_exit_status_and_json(tmp_path) -> None:  # type: ignore[no-untyped-def]
     env = {k: v for k, v in os.environ.items() if not k.startswith("GRIOT_")}
     env["GRIOT_STATE_FILE"] = str(tmp_path / "none.json")

@@ -5,13 +5,19 @@ between primaries. Shallow depths: a few seconds of search each."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import griot
 import pytest
 import redis
+from griot import monitor, redis_keys
 from griot.tasks.distributed import ClusterSearch
 from griot.workers import cache as tt
 from griot.workers.cache import read_stats
@@ -180,6 +186,44 @@ def test_reshard_while_searches_run(cluster: RedisClusterServers, cluster_worker
     cluster.wait_ok()
 
 
+def test_status_reports_every_node_of_the_cluster(cluster: RedisClusterServers, tmp_path: Path) -> None:
+    """``griot status --cache-cluster --json``: each primary with its slots and each replica with
+    its primary, all answering, every slot served, and the counters summed over every shard."""
+    client = tt.connect(cluster.url, cluster=True)
+    try:
+        cache = tt.Cache(client, "awale")
+        for _ in range(20):  # each adds to a hash drawn at random: spread over the shards
+            cache.count(hits=1, probes=2)
+        expected = read_stats(client)
+    finally:
+        tt.close(client)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GRIOT_")}
+    env["GRIOT_STATE_FILE"] = str(tmp_path / "none.json")
+    env["GRIOT_CACHE_CLUSTER"] = "1"
+    args = ["status", "--json", "--cache-url", cluster.url, "--rules", "127.0.0.1:1", "--timeout", "1"]
+    result = subprocess.run(
+        [sys.executable, "-m", "griot.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    report = json.loads(result.stdout)
+    assert report["redis"] == []  # the cluster has its own section
+    seen = report["cache_cluster"]
+    assert seen["ok"] and seen["state"] == "ok" and seen["slots_served"] == seen["slots_assigned"] == 16384
+    nodes = {n["address"]: n for n in seen["nodes"]}
+    assert len(nodes) == len(cluster.nodes()) and all(n["ok"] for n in nodes.values())
+    primaries = {f"127.0.0.1:{n.port}": n for n in cluster.primaries()}
+    assert {a: n["slots"] for a, n in nodes.items() if n["role"] == "primary"} == {
+        a: n.slots for a, n in primaries.items()
+    }
+    assert all(n["of"] in primaries for n in nodes.values() if n["role"] == "replica")
+    assert report["tt_stats"]["hits"] == expected["hits"] >= 20
+    assert report["tt_stats"]["probes"] == expected["probes"]
+
+
 def test_an_unreachable_primary_costs_only_its_own_keys(cluster: RedisClusterServers) -> None:
     """One primary stops answering (no failover yet): searches skip its keys alone, per node
     (its breaker's one timeout, then misses counted in errors), still find the other primaries'
@@ -197,7 +241,8 @@ def test_an_unreachable_primary_costs_only_its_own_keys(cluster: RedisClusterSer
     try:
         expected = [griot.search(pos, depth=depth).score.value for pos in pos_list]
         assert [search(pos)[1] for pos in pos_list] == expected  # the cache filled
-        victim = cluster.primaries()[0]
+        asked = int(cluster.url.rsplit(":", 1)[1].split("/")[0])  # the node status asks
+        victim = next(n for n in cluster.primaries() if n.port != asked)
         breakers = {n.port: tt.breaker_of(client, f"127.0.0.1:{n.port}") for n in cluster.primaries()}
         for b in breakers.values():
             b.pause = 120  # no second try within the test
@@ -206,6 +251,25 @@ def test_an_unreachable_primary_costs_only_its_own_keys(cluster: RedisClusterSer
                 table, got = search(pos)
                 assert got == value, str(pos)
                 assert table.stats["hits"] > 0 and table.stats["errors"] > 0, table.stats
+            # `griot status` says which node is down and which slots are not served, sums the
+            # counters it can read and says how many it could not.
+            report = monitor.collect(
+                rules=None,
+                gateway=None,
+                broker_url=None,
+                cache_url=cluster.url,
+                cache_cluster=True,
+                timeout=0.5,
+            )
+            assert report.cache_cluster is not None and not report.healthy
+            nodes = {int(n.address.rsplit(":", 1)[1]): n for n in report.cache_cluster.nodes}
+            assert not nodes[victim.port].ok and nodes[victim.port].error
+            assert all(n.ok for port, n in nodes.items() if port != victim.port)
+            assert report.cache_cluster.slots_served == 16384 - victim.slots
+            on_victim = sum(
+                client.get_node_from_key(k).port == victim.port for k in redis_keys.tt_stats_keys()
+            )
+            assert on_victim and any(f"{on_victim} of " in note for note in report.notes), report.notes
         # One call waited for the stopped node; the others skipped it; no other node was skipped.
         assert {port: b.trips for port, b in breakers.items()} == {
             port: int(port == victim.port) for port in breakers
