@@ -11,8 +11,10 @@ were asked and a batch grows while the previous one is out. Connecting, reconnec
 restart (redis-py's ``Retry`` of the client), timeouts, authentication and TLS are redis-py's.
 
 On a Redis Cluster (``GRIOT_CACHE_CLUSTER``) :class:`ClusterBatcher` sends the same batches
-through redis-py's cluster pipeline (``redis.asyncio.cluster``): split by node, one round trip to
-each node at once, following moved slots (a failover, a reshard) as redis-py does. Every command
+through redis-py's cluster pipelines (``redis.asyncio.cluster``): split by node, one round trip to
+each node at once, following moved slots (a failover, a reshard) as redis-py does. A node that
+does not answer fails its own commands alone, and is skipped for :data:`NODE_PAUSE` seconds
+(its commands fail at once, a cache miss): the others' commands never wait for it. Every command
 and script the gateway batches touches the keys of one slot (:mod:`griot.redis_keys`);
 :meth:`Batcher.by_slot` splits a list of keys for a script over many.
 
@@ -38,13 +40,23 @@ from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.commands.core import AsyncScript
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 log = logging.getLogger("griot.gateway.redis")
 
 BATCH_TIMEOUT = 5.0
 """Seconds a batch's replies may take before its connection is given up (and the batch tried
 again on a new one)."""
+
+
+NODE_PAUSE = 10.0
+"""Seconds a cluster node that did not answer is skipped before a batch tries it again."""
+
+
+class NodeSkipped(RedisConnectionError):
+    """A cluster node did not answer a moment ago: the command was not sent (a cache miss)."""
 
 
 @dataclass(slots=True)
@@ -239,11 +251,31 @@ class Batcher:
 
 class ClusterBatcher(Batcher):
     """A :class:`Batcher` over a Redis Cluster: each batch goes as one redis-py cluster pipeline
-    (its commands split by node, sent to every node at once; replies as redis-py parses them)."""
+    per node, all at once (replies as redis-py parses them). A node whose pipeline fails to
+    reach it (a connection error, a timeout) fails its commands alone and is skipped for
+    :data:`NODE_PAUSE` seconds."""
 
     def __init__(self, client: RedisCluster) -> None:
         super().__init__(client)  # type: ignore[arg-type]
         self.cluster = client
+        self._skip_until: dict[str, float] = {}
+        #: Pipelines that failed to reach each node (each started a pause), by node name.
+        self.trips: dict[str, int] = {}
+
+    def _node_of(self, args: tuple[Any, ...]) -> str:
+        """The name of the node serving a command's first key (``?`` when the client knows none
+        yet: redis-py routes it)."""
+        if args[0] in ("EVALSHA", "EVAL"):
+            key = args[3] if int(args[2]) > 0 else None
+        else:
+            key = args[1] if len(args) > 1 else None
+        if key is None:
+            return "?"
+        try:
+            node = self.cluster.get_node_from_key(key)
+        except Exception:  # no slot table yet
+            return "?"
+        return "?" if node is None else str(node.name)
 
     def by_slot(self, keys: list[str]) -> list[list[str]]:
         """``keys`` grouped by hash slot (a cluster runs a script on keys of one slot)."""
@@ -253,18 +285,40 @@ class ClusterBatcher(Batcher):
         return list(groups.values())
 
     async def _run(self, batch: list[_Command]) -> None:
+        by_node: dict[str, list[_Command]] = {}
+        for c in batch:
+            by_node.setdefault(self._node_of(c.args), []).append(c)
+        # One turn: the pipelines hold one connection of each node between them.
+        async with self._turn():
+            await asyncio.gather(*(self._run_on(node, commands) for node, commands in by_node.items()))
+
+    async def _run_on(self, node: str, batch: list[_Command]) -> None:
+        loop = self._get_loop()
+        left = self._skip_until.get(node, 0.0) - loop.time()
+        if left > 0:
+            self._fail(batch, NodeSkipped(f"cache node {node} did not answer: skipped for {left:.1f} s more"))
+            return
         pipe = self.cluster.pipeline()
         for c in batch:
             pipe.execute_command(*c.args)
         try:
-            async with self._turn():
-                replies = await asyncio.wait_for(pipe.execute(raise_on_error=False), BATCH_TIMEOUT)
+            replies = await asyncio.wait_for(pipe.execute(raise_on_error=False), BATCH_TIMEOUT)
+        except (RedisConnectionError, RedisTimeoutError, TimeoutError, OSError) as e:
+            if node != "?":
+                self._skip_until[node] = loop.time() + NODE_PAUSE
+                self.trips[node] = self.trips.get(node, 0) + 1
+            self._fail(batch, e)
+            return
         except Exception as e:
-            for c in batch:
-                if not c.future.done():
-                    c.future.set_exception(e)
+            self._fail(batch, e)
             return
         self._settle(batch, replies)
+
+    @staticmethod
+    def _fail(batch: list[_Command], error: Exception) -> None:
+        for c in batch:
+            if not c.future.done():
+                c.future.set_exception(error)
 
     def _turn(self) -> contextlib.AbstractAsyncContextManager[Any]:
         """One of the client's turns (:class:`WaitingRedisCluster`), if it counts them."""
@@ -393,6 +447,7 @@ __all__ = [
     "BatchedScript",
     "Batcher",
     "ClusterBatcher",
+    "NodeSkipped",
     "WaitingRedisCluster",
     "batcher",
     "connect",

@@ -17,8 +17,8 @@ import test_gateway
 from gateway_stack import Gateway, Stack, make_stack, start_rules
 from griot import redis_keys
 from griot.client import AnalysisClient, search_limits
-from griot.services.gateway.batch import batcher, connect_cluster
-from griot.services.gateway.cache import EvalCache, EvalResult
+from griot.services.gateway.batch import ClusterBatcher, NodeSkipped, batcher, connect_cluster
+from griot.services.gateway.cache import EvalCache, EvalResult, entry_key
 from griot.v1 import analysis_pb2
 from griot.workers import cache as tt
 from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
@@ -68,7 +68,11 @@ def cluster_gateway(cluster: RedisClusterServers) -> Iterator[Gateway]:
 
 
 def _client(g: Gateway) -> RedisCluster:
-    client = tt.connect(g.stack.cache.url, cluster=True)
+    return _client_of(g.stack.cache)
+
+
+def _client_of(cluster: RedisClusterServers) -> RedisCluster:
+    client = tt.connect(cluster.url, cluster=True)
     assert isinstance(client, RedisCluster)
     return client
 
@@ -189,3 +193,50 @@ def test_a_burst_waits_for_the_cluster_clients_connections(cluster: RedisCluster
     assert all(done) and len(done) == burst + len(positions)
     assert gets == [str(i).encode() for i in range(burst)]
     assert [r.value if r else None for r in read] == list(range(len(positions)))
+
+
+def test_an_unreachable_node_costs_the_evaluation_cache_only_its_own_keys(
+    cluster: RedisClusterServers,
+) -> None:
+    """One primary stops answering (no failover yet): the evaluations on the other primaries are
+    still read, exact; those on the stopped one fail, the first batch waiting out the timeout
+    and the next ones skipping the node at once."""
+    positions = [midgame("awale", plies, seed=200 + plies) for plies in range(4, 30)]
+    positions = list({p.key: p for p in positions}.values())
+    asked = int(cluster.url.rsplit(":", 1)[1].split("/")[0])
+    victim = next(n for n in cluster.primaries() if n.port != asked)
+    sync_client = _client_of(cluster)
+    try:
+        on_victim = [sync_client.get_node_from_key(entry_key(p)).port == victim.port for p in positions]
+    finally:
+        tt.close(sync_client)
+    assert any(on_victim) and not all(on_victim)
+
+    async def run() -> tuple[list[list[Any]], dict[str, int]]:
+        client = connect_cluster(cluster.url, max_connections=4)
+        b = batcher(client)
+        assert isinstance(b, ClusterBatcher)
+        cache = EvalCache(b, ttl_seconds=60)
+        try:
+            await asyncio.gather(
+                *(cache.put(pos, EvalResult(depth=4, value=i, best=None)) for i, pos in enumerate(positions))
+            )
+            rounds = []
+            with cluster.unreachable(victim):
+                for _ in range(3):
+                    rounds.append(
+                        await asyncio.gather(*(cache.get(p) for p in positions), return_exceptions=True)
+                    )
+            return rounds, dict(b.trips)
+        finally:
+            await b.aclose()
+            await client.aclose()
+
+    rounds, trips = asyncio.run(run())
+    assert trips == {f"127.0.0.1:{victim.port}": 1}
+    for n, got in enumerate(rounds):
+        for i, (stopped, r) in enumerate(zip(on_victim, got, strict=True)):
+            if stopped:
+                assert isinstance(r, NodeSkipped if n else Exception), r
+            else:
+                assert isinstance(r, EvalResult) and r.value == i, r
