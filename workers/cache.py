@@ -273,7 +273,7 @@ def node_of(client: RedisCluster, key: str) -> str:
     cluster: Any = client  # its methods carry no types
     try:
         node = cluster.get_node_from_key(key)
-    except (redis.exceptions.RedisClusterException, redis.RedisError):
+    except CACHE_ERRORS:
         return "?"
     return str(node.name) if node is not None else "?"
 
@@ -434,7 +434,7 @@ class Cache:
             for k, v in fields.items():
                 pipe.hincrby(key, k, v)
             self._breaker(key).call(pipe.execute)
-        except redis.RedisError:
+        except CACHE_ERRORS:
             pass
 
     # -- in-flight markers -------------------------------------------------------------------
@@ -525,7 +525,7 @@ class Heartbeat:
         cache, key, holder, _ = self._args
         try:
             cache.release(key, holder)
-        except redis.RedisError:
+        except CACHE_ERRORS:
             pass
 
     def _run(self) -> None:
@@ -533,7 +533,7 @@ class Heartbeat:
         while not self._stop.wait(ttl_ms / 3000):
             try:
                 cache.refresh(key, holder, ttl_ms)
-            except redis.RedisError:
+            except CACHE_ERRORS:
                 pass
 
 

@@ -296,7 +296,7 @@ def subtree(args: SubtreeSearch, request: Any) -> dict[str, Any]:
         assert cache is not None
         try:
             (e,) = cache.get_many([key])
-        except redis.RedisError:
+        except tt.CACHE_ERRORS:
             return None
         if e is None or not e.answers(depth, alpha, beta):
             return None
@@ -334,7 +334,7 @@ def subtree(args: SubtreeSearch, request: Any) -> dict[str, Any]:
                     out.update(hit, source="inflight", finished=time.time())
                     return out
                 claimed = cache.try_claim(key, holder, s.inflight_ttl_ms)
-        except redis.RedisError as e:
+        except tt.CACHE_ERRORS as e:
             log.warning("in-flight marker unavailable (%s): searching anyway", e)
 
     hook_depth = max(s.cache_min_depth, depth - s.cache_iterations + 1 if s.cache_iterations > 0 else 0)
