@@ -267,6 +267,35 @@ def breaker_of(client: CacheClient, node: str | None = None) -> Breaker:
         return breaker
 
 
+#: Replies of a cluster node about a slot it does not serve (now): MOVED, ASK, TRYAGAIN.
+_MOVED = (redis.exceptions.MovedError, redis.exceptions.AskError, redis.exceptions.TryAgainError)
+
+_refreshing: weakref.WeakSet[RedisCluster] = weakref.WeakSet()
+
+
+def refresh_slots(client: CacheClient) -> None:
+    """Has a cluster client learn the slots again (redis-py's ``nodes_manager.initialize``), in a
+    thread of its own so that no search waits for it; one at a time per client."""
+    if not isinstance(client, RedisCluster):
+        return
+    with _breakers_lock:
+        if client in _refreshing:
+            return
+        _refreshing.add(client)
+
+    def run() -> None:
+        try:
+            cluster: Any = client  # its methods carry no types
+            cluster.nodes_manager.initialize()
+        except CACHE_ERRORS as e:
+            log.warning("cannot learn the cluster's slots again (%s)", e)
+        finally:
+            with _breakers_lock:
+                _refreshing.discard(client)
+
+    threading.Thread(target=run, name="griot-cache-slots", daemon=True).start()
+
+
 def node_of(client: RedisCluster, key: str) -> str:
     """The name (``host:port``) of the primary serving ``key``'s slot, as the client knows it
     (``?`` while it knows none: the call goes and redis-py finds one)."""
@@ -332,9 +361,7 @@ class Cache:
         if isinstance(self.client, RedisCluster):
             for node, where in self._by_node(names).items():
                 try:
-                    got = breaker_of(self.client, node).call(
-                        self.client.mget_nonatomic, [names[i] for i in where]
-                    )
+                    got = self._on_node(node, self._read_on, node, [names[i] for i in where])
                 except CACHE_ERRORS as e:
                     errors.append(e)
                     continue
@@ -368,14 +395,18 @@ class Cache:
         written = kept = 0
         if isinstance(self.client, RedisCluster):
             groups = self._by_node([keys[0] for keys, _ in calls])
-            parts = [
-                (breaker_of(self.client, node), [calls[i] for i in where]) for node, where in groups.items()
+            parts: list[tuple[str | None, list[tuple[list[str], list[Any]]]]] = [
+                (node, [calls[i] for i in where]) for node, where in groups.items()
             ]
         else:
-            parts = [(self.breaker, calls)]
-        for breaker, part in parts:
+            parts = [(None, calls)]
+        for node, part in parts:
             try:
-                stored = sum(int(x) for x in breaker.call(self._run_script, self._store, part))
+                if node is None:
+                    replies = self.breaker.call(self._run_script, self._store, part)
+                else:
+                    replies = self._on_node(node, self._run_script, self._store, part, node)
+                stored = sum(int(x) for x in replies)
             except CACHE_ERRORS as e:
                 errors.append(e)
                 continue
@@ -383,33 +414,102 @@ class Cache:
             kept += len(part) - stored
         return written, kept, errors
 
-    def _evalsha(self, script: Script, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
-        """EVALSHA of each call through a cluster pipeline (redis-py's cluster pipeline runs
-        scripts as plain commands), error replies in place. Each goes to the node of its first
-        key, named: without ``target_nodes`` redis-py's cluster pipeline (8.x) asks a node for
-        the keys of every EVALSHA (``COMMAND GETKEYS``: a round trip each, all to one node). A
-        call that meets a moved slot is sent again where the cluster says (redis-py)."""
+    def _on_node(self, node: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)``, a call to the cluster node ``node``, through its breaker. A call that
+        does not reach it has the client's slot table refreshed meanwhile (a replica may be
+        taking over its slots)."""
+        try:
+            return breaker_of(self.client, node).call(fn, *args)
+        except CacheSkipped:
+            raise
+        except (redis.ConnectionError, redis.TimeoutError):
+            refresh_slots(self.client)
+            raise
+
+    def _node_client(self, node: str) -> Any:
+        """The client of the cluster node named ``node`` (None when the cluster client knows none
+        by that name)."""
         cluster: Any = self.client  # a RedisCluster (its methods carry no types)
+        found = cluster.get_node(node_name=node) if node != "?" else None
+        return cluster.get_redis_connection(found) if found is not None else None
+
+    def _read_on(self, node: str, names: list[str]) -> list[Any]:
+        """The values of ``names`` (keys the node ``node`` serves): an MGET per slot in one
+        pipeline to that node alone, so a node that does not answer costs one timeout (redis-py's
+        cluster pipeline sends each command of a node that failed again on its own, each waiting
+        out the timeout). The keys of a slot that moved meanwhile (MOVED, ASK) are read again
+        through the cluster client, which follows them."""
+        cluster: Any = self.client  # a RedisCluster (its methods carry no types)
+        client = self._node_client(node)
+        if client is None:
+            return list(cluster.mget_nonatomic(names))
+        by_slot: dict[int, list[int]] = {}
+        for i, name in enumerate(names):
+            by_slot.setdefault(cluster.keyslot(name), []).append(i)
+        pipe = client.pipeline(transaction=False)
+        for where in by_slot.values():
+            pipe.mget([names[i] for i in where])
+        out: list[Any] = [None] * len(names)
+        moved: list[int] = []
+        for where, reply in zip(by_slot.values(), pipe.execute(raise_on_error=False), strict=True):
+            if isinstance(reply, _MOVED):
+                moved.extend(where)
+            elif isinstance(reply, Exception):
+                raise reply
+            else:
+                for i, r in zip(where, reply, strict=True):
+                    out[i] = r
+        if moved:
+            for i, r in zip(moved, cluster.mget_nonatomic([names[i] for i in moved]), strict=True):
+                out[i] = r
+        return out
+
+    def _evalsha(
+        self, script: Script, calls: list[tuple[list[str], list[Any]]], node: str | None = None
+    ) -> list[Any]:
+        """EVALSHA of each call, error replies in place: with ``node``, in one pipeline to that
+        node alone (as :meth:`_read_on`; calls whose slot moved are sent again as below), else
+        through a cluster pipeline (redis-py's cluster pipeline runs scripts as plain commands).
+        There each goes to the node of its first key, named: without ``target_nodes`` redis-py's
+        cluster pipeline (8.x) asks a node for the keys of every EVALSHA (``COMMAND GETKEYS``: a
+        round trip each, all to one node). A call that meets a moved slot is sent again where
+        the cluster says (redis-py)."""
+        cluster: Any = self.client  # a RedisCluster (its methods carry no types)
+        client = self._node_client(node) if node is not None else None
+        if client is not None:
+            pipe = client.pipeline(transaction=False)
+            for keys, args in calls:
+                pipe.evalsha(script.sha, len(keys), *keys, *args)
+            replies = list(pipe.execute(raise_on_error=False))
+            moved = [i for i, r in enumerate(replies) if isinstance(r, _MOVED)]
+            if moved:
+                for i, r in zip(moved, self._evalsha(script, [calls[i] for i in moved]), strict=True):
+                    replies[i] = r
+            return replies
         pipe = cluster.pipeline(transaction=False)
         for keys, args in calls:
-            node = cluster.get_node_from_key(keys[0])
-            pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args, target_nodes=node)
+            target = cluster.get_node_from_key(keys[0])
+            pipe.execute_command("EVALSHA", script.sha, len(keys), *keys, *args, target_nodes=target)
         return list(pipe.execute(raise_on_error=False))
 
-    def _run_script(self, script: Script, calls: list[tuple[list[str], list[Any]]]) -> list[Any]:
-        """The replies of ``script`` run once per (keys, args) of ``calls``, in one pipeline. A
-        cluster node that does not know the script refuses its calls (NOSCRIPT): the script is
-        loaded on every primary and those calls are sent again. Raises redis errors."""
+    def _run_script(
+        self, script: Script, calls: list[tuple[list[str], list[Any]]], node: str | None = None
+    ) -> list[Any]:
+        """The replies of ``script`` run once per (keys, args) of ``calls``, in one pipeline (on
+        a cluster, to ``node`` when given: the node of every call's key). A cluster node that
+        does not know the script refuses its calls (NOSCRIPT): the script is loaded (on that
+        node, else on every primary) and those calls are sent again. Raises redis errors."""
         if not self.cluster:  # redis-py's pipeline loads the script itself
             pipe = self.client.pipeline(transaction=False)
             for keys, args in calls:
                 script(keys=keys, args=args, client=pipe)
             return list(pipe.execute())
-        replies = self._evalsha(script, calls)
+        replies = self._evalsha(script, calls, node)
         refused = [i for i, r in enumerate(replies) if isinstance(r, redis.exceptions.NoScriptError)]
         if refused:
-            self.client.script_load(script.script)
-            for i, r in zip(refused, self._evalsha(script, [calls[i] for i in refused]), strict=True):
+            client = self._node_client(node) if node is not None else None
+            (client or self.client).script_load(script.script)
+            for i, r in zip(refused, self._evalsha(script, [calls[i] for i in refused], node), strict=True):
                 replies[i] = r
         for r in replies:
             if isinstance(r, Exception):
