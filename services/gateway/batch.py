@@ -261,6 +261,7 @@ class ClusterBatcher(Batcher):
         self._skip_until: dict[str, float] = {}
         #: Pipelines that failed to reach each node (each started a pause), by node name.
         self.trips: dict[str, int] = {}
+        self._refreshing: asyncio.Task[None] | None = None
 
     def _node_of(self, args: tuple[Any, ...]) -> str:
         """The name of the node serving a command's first key (``?`` when the client knows none
@@ -307,12 +308,25 @@ class ClusterBatcher(Batcher):
             if node != "?":
                 self._skip_until[node] = loop.time() + NODE_PAUSE
                 self.trips[node] = self.trips.get(node, 0) + 1
+            self._refresh_slots()
             self._fail(batch, e)
             return
         except Exception as e:
             self._fail(batch, e)
             return
         self._settle(batch, replies)
+
+    def _refresh_slots(self) -> None:
+        """Has the client learn the slots again (a replica may be taking over the node's), in a
+        task of its own: the batch timeout may have cut redis-py's own refresh short."""
+        if self._refreshing is None or self._refreshing.done():
+            self._refreshing = self._get_loop().create_task(self._learn_slots())
+
+    async def _learn_slots(self) -> None:
+        try:
+            await self.cluster.nodes_manager.initialize()
+        except Exception as e:  # the next failure tries again
+            log.warning("cannot learn the cluster's slots again: %s", e)
 
     @staticmethod
     def _fail(batch: list[_Command], error: Exception) -> None:
@@ -331,6 +345,10 @@ class ClusterBatcher(Batcher):
         if self._loop is None:
             return
         await self._send_queued()
+        if self._refreshing is not None and not self._refreshing.done():
+            self._refreshing.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._refreshing
 
 
 class BatchedScript:
