@@ -27,12 +27,13 @@ cache's own instance, never the broker's, so eviction cannot touch queued tasks)
 entry (``GRIOT_CACHE_TTL``) for deployments that must share an instance (then use
 ``volatile-lru``).
 
-The cache is one Redis or a Redis Cluster (``GRIOT_CACHE_CLUSTER``, :func:`connect`): through
-redis-py's cluster client the MGET of an iteration is split by slot (``mget_nonatomic``: an entry
-read is one key's, atomicity across keys is not needed), the pipeline of EVALSHA by node, and
-every script touches one position's keys (one slot, their hash tag). A node that does not know a
-script yet (a replica promoted after a failover, say) answers NOSCRIPT: the script is loaded on
-every primary and the calls it refused are sent again.
+The cache is one Redis or a Redis Cluster (``GRIOT_CACHE_CLUSTER``, :func:`connect`): the keys of
+an iteration are grouped by the primary that serves them (redis-py's slot table), and each primary
+gets one pipeline from its own client (an MGET per slot: an entry read is one key's, atomicity
+across keys is not needed; an EVALSHA per entry), a slot that moved meanwhile being followed by
+redis-py's cluster client; every script touches one position's keys (one slot, their hash tag).
+A node that does not know a script yet (a replica promoted after a failover, say) answers
+NOSCRIPT: the script is loaded on that node and the calls it refused are sent again.
 
 Only nodes with a large remaining depth touch Redis (``min_depth``), one MGET per iteration and one
 pipeline of EVALSHA per iteration: never per node. Redis errors make the cache miss (counted in
@@ -43,7 +44,9 @@ the client's timeout, and a partitioned worker's tasks each take seconds longer 
 On a cluster the breaker is per node: a primary that does not answer (before its replica takes
 over, or with none) costs its own keys (misses), while the keys of the other primaries still
 reach the cache; the calls of an iteration go to each primary in turn, so that a node's failure
-is known to be its own.
+is known to be its own, and are not tried again (redis-py's cluster client would send each command
+of a node that failed again, each waiting out the timeout); the client learns the slots again
+meanwhile (a replica may be taking over).
 """
 
 from __future__ import annotations
