@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -59,6 +60,12 @@ def _entries_by_primary(cluster: RedisClusterServers) -> dict[int, int]:
         with redis.Redis(port=n.port, socket_timeout=2) as client:
             out[n.port] = sum(1 for _ in client.scan_iter(match="griot:tt:*", count=1000))
     return out
+
+
+def _connections_received(port: int) -> int:
+    """Client connections a node has accepted so far (this one included)."""
+    with redis.Redis(port=port, socket_timeout=2) as client:
+        return int(client.info("stats")["total_connections_received"])
 
 
 def _getkeys_calls(cluster: RedisClusterServers) -> int:
@@ -246,7 +253,11 @@ def test_an_unreachable_primary_costs_only_its_own_keys(cluster: RedisClusterSer
         breakers = {n.port: tt.breaker_of(client, f"127.0.0.1:{n.port}") for n in cluster.primaries()}
         for b in breakers.values():
             b.pause = 120  # no second try within the test
+        connections = _connections_received(victim.port)
         with cluster.unreachable(victim):
+            # A read of many keys, a third of them on the stopped node: their slots' MGETs fail.
+            _, errors = tt.Cache(client, "awale").read_many([p.key for p in positions("awale", 60, seed=52)])
+            assert len(errors) == 1 and isinstance(errors[0], redis.TimeoutError), errors
             for pos, value in zip(pos_list, expected, strict=True):
                 table, got = search(pos)
                 assert got == value, str(pos)
@@ -270,6 +281,11 @@ def test_an_unreachable_primary_costs_only_its_own_keys(cluster: RedisClusterSer
                 client.get_node_from_key(k).port == victim.port for k in redis_keys.tt_stats_keys()
             )
             assert on_victim and any(f"{on_victim} of " in note for note in report.notes), report.notes
+            # The stopped node was asked on the connections the client had: redis-py's cluster
+            # pipeline would have opened one for each of its commands, to send each again (a
+            # timeout each). Counted by the node once it runs again (status asked it once).
+            cluster.procs[victim.port].send_signal(signal.SIGCONT)
+            assert _connections_received(victim.port) - connections - 1 <= 2
         # One call waited for the stopped node; the others skipped it; no other node was skipped.
         assert {port: b.trips for port, b in breakers.items()} == {
             port: int(port == victim.port) for port in breakers
