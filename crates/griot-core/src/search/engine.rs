@@ -25,7 +25,7 @@
 //! - A position whose side to move does not change after a move (games with several moves in a
 //!   turn) is searched without negating the child's score.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering as AtomicOrdering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -182,8 +182,8 @@ pub struct SearchOptions {
     /// decisions). The search is still deterministic under depth and node limits.
     pub reductions: bool,
     /// Threads searching at once (default 1). The others are auxiliary threads sharing the
-    /// table (Lazy SMP): each searches the same iterations with its root moves in another order,
-    /// and their entries answer the main thread's nodes. The main thread's result is the
+    /// table (Lazy SMP): each keeps one iteration ahead of the main thread, with its root moves
+    /// in another order, and their entries answer the main thread's nodes. The main thread's result is the
     /// search's; it takes an auxiliary thread's value only where that thread searched exactly
     /// the depth it needs, so a full-width fixed-depth search finds the single-threaded value.
     /// Without a table (hash 0) or with a root window (subtree tasks) the search is
@@ -362,6 +362,10 @@ pub struct Searcher<G: Evaluate> {
     /// An auxiliary thread of a parallel search (its entries are marked, its result unused), and
     /// which one (its root moves are rotated by this much).
     auxiliary: usize,
+    /// The depth the main thread of a parallel search is searching: auxiliary threads keep one
+    /// iteration ahead of it, so the entries the main thread's next iteration needs are being
+    /// made while it finishes this one.
+    main_depth: Option<Arc<AtomicU32>>,
     ordering: Ordering<G>,
     /// The evaluator of `options.eval` (rebuilt when a search starts with another style).
     evaluator: G::Evaluator,
@@ -403,6 +407,7 @@ impl<G: Evaluate> Searcher<G> {
         Searcher {
             tt,
             auxiliary: 0,
+            main_depth: None,
             ordering: Ordering::new(),
             evaluator: game.evaluator(&options.eval),
             evaluator_style: options.eval,
@@ -456,7 +461,8 @@ impl<G: Evaluate> Searcher<G> {
             limits: Limits { depth: self.options.limits.depth, ..Limits::default() },
             multipv: 1,
             stop: Some(stop.clone()),
-            aspiration: false,
+            // Aspiration windows as the main thread's: a full-width root window makes an
+            // auxiliary thread slower than the main one, and its entries arrive too late.
             window: None,
             new_generation: false,
             iteration_windows: Vec::new(),
@@ -464,11 +470,14 @@ impl<G: Evaluate> Searcher<G> {
             threads: 1,
             ..self.options.clone()
         };
+        let main_depth = Arc::new(AtomicU32::new(0));
+        self.main_depth = Some(main_depth.clone());
         let auxiliary_nodes = AtomicU64::new(0);
         let mut result = std::thread::scope(|scope| {
             for i in 1..=auxiliaries {
                 let mut h = Searcher::sharing(self.game.clone(), options.clone(), self.tt.clone());
                 h.auxiliary = i;
+                h.main_depth = Some(main_depth.clone());
                 let (stop, nodes) = (&stop, &auxiliary_nodes);
                 scope.spawn(move || {
                     h.search_thread(root, history, Hooks::default());
@@ -481,6 +490,7 @@ impl<G: Evaluate> Searcher<G> {
             stop.store(true, AtomicOrdering::Relaxed);
             r
         });
+        self.main_depth = None;
         result.nodes += auxiliary_nodes.load(AtomicOrdering::Relaxed);
         result
     }
@@ -554,6 +564,13 @@ impl<G: Evaluate> Searcher<G> {
             }
         }
         while depth <= max_depth {
+            if let Some(main_depth) = &self.main_depth {
+                if self.auxiliary == 0 {
+                    main_depth.store(depth, AtomicOrdering::Relaxed);
+                } else {
+                    depth = depth.max((main_depth.load(AtomicOrdering::Relaxed) + 1).min(max_depth));
+                }
+            }
             // Depth 1 always completes; a resumed first iteration may stop (see below).
             self.can_stop = depth > 1;
             let iteration_start = self.start.elapsed();

@@ -721,20 +721,15 @@ fn reductions_reach_the_depth_with_fewer_nodes() {
 }
 
 #[test]
-fn two_threads_find_the_single_threaded_value_at_fixed_depths() {
+fn several_threads_find_the_single_threaded_value_at_fixed_depths() {
     for variant in ["abapa", "awale", "oware"] {
         let g = sowing(variant);
         for pos in sample_positions(&g, 2, 13).into_iter().step_by(9).take(4) {
-            for depth in [7, 10] {
+            for (depth, threads) in [(7, 2), (10, 2), (10, 3)] {
                 let one = search(&g, &pos, &[], &options(depth, 4), Hooks::default());
-                let two = search(
-                    &g,
-                    &pos,
-                    &[],
-                    &SearchOptions { threads: 2, ..options(depth, 4) },
-                    Hooks::default(),
-                );
-                let at = format!("{variant} {} depth {depth}", g.format_body(&pos));
+                let two =
+                    search(&g, &pos, &[], &SearchOptions { threads, ..options(depth, 4) }, Hooks::default());
+                let at = format!("{variant} {} depth {depth}, {threads} threads", g.format_body(&pos));
                 assert_eq!(two.value, one.value, "{at}");
                 // A proven result ends the iterations early, maybe at another depth.
                 assert!(two.depth == depth || score::is_proven(two.value), "{at}");
