@@ -49,7 +49,10 @@ class GatewayMetrics:
             **kw,
         )
         self.tasks = Counter(
-            "griot_gateway_tasks", "Search tasks, by event (sent, done, failed, cancelled; routed: sent to one worker's own queue).", ["event"], **kw
+            "griot_gateway_tasks",
+            "Search tasks, by event (sent, done, failed, cancelled; routed: sent to a worker's own queue).",
+            ["event"],
+            **kw,
         )
         self.rejected = Counter(
             "griot_gateway_rejected",
