@@ -2,7 +2,8 @@
 
 For each round trip on every link to Redis and the broker, a distributed evaluation through the
 gateway as a client calls it (cold: the cache Redis flushed before each run), with two workers and
-with one (the other host killed, then started again), interleaved, against the in-process search
+with one (the other host killed; each run starts its workers again, since a worker keeps its
+table between searches), interleaved, against the in-process search
 at the same depth in this process. Values are checked against the in-process search.
 
     python bench/lab_latency.py --depth 18 --pairs 3 --rtt 0 1 2 10
@@ -41,8 +42,13 @@ def set_round_trip(lab: Lab, rtt: float) -> None:
             lab.toxiproxy.add_toxic(name, "latency-downstream", "latency", latency=round(rtt))
 
 
-def through_gateway(lab: Lab, variant: str, depth: int, expected: dict[str, object]) -> float:
+def through_gateway(lab: Lab, variant: str, depth: int, expected: dict[str, object], workers: int) -> float:
+    # Cold: the workers keep their tables between searches, so each run starts them again.
     lab.redis("cache", lambda r: r.flushall())
+    for i in (1, 2):
+        lab.kill(f"worker-{i}")
+    for i in range(1, workers + 1):
+        lab.restart(f"worker-{i}")
     started = time.monotonic()
     lines = lab.client("evaluate", variant, "--depth", str(depth), "--timeout", "3600", timeout=3700)
     took = time.monotonic() - started
@@ -72,13 +78,17 @@ def main() -> None:
             set_round_trip(lab, rtt)
             two, one, local = [], [], []
             for _ in range(args.pairs):
-                two.append(through_gateway(lab, args.variant, args.depth, expected))
-                lab.kill("worker-2")
-                one.append(through_gateway(lab, args.variant, args.depth, expected))
-                lab.restart("worker-2")
+                two.append(through_gateway(lab, args.variant, args.depth, expected, 2))
+                one.append(through_gateway(lab, args.variant, args.depth, expected, 1))
                 t = time.monotonic()
                 griot.search(pos, depth=args.depth)
                 local.append(time.monotonic() - t)
+                print(
+                    f"  rtt {rtt:g} ms pair {len(two)}: two {two[-1]:.2f} s, one {one[-1]:.2f} s, "
+                    f"in-process {local[-1]:.2f} s (two/one {one[-1] / two[-1]:.2f}x, "
+                    f"one/in-process {local[-1] / one[-1]:.2f}x) load {os.getloadavg()[0]:.2f}",
+                    flush=True,
+                )
             m2, m1, m0 = (statistics.median(x) for x in (two, one, local))
             rows.append((rtt, m2, m1, m0))
             print(
