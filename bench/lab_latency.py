@@ -66,14 +66,18 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=18)
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--rtt", type=float, nargs="+", default=[0, 1, 2, 10])
+    parser.add_argument("--split", type=int, default=None, help="the gateway's --distributed-split")
     args = parser.parse_args()
+    env = dict(LAB_ENV)
+    if args.split is not None:
+        env["GRIOT_GATEWAY_DISTRIBUTED_SPLIT"] = str(args.split)
     pos = griot.Variant(args.variant).start()
     started = time.monotonic()
     reference = griot.search(pos, depth=args.depth)
     in_process_once = time.monotonic() - started
     expected = MessageToDict(score_message(reference.score.value))
     rows = []
-    with Lab(LabShape(workers=2, gateways=1), env=LAB_ENV) as lab:
+    with Lab(LabShape(workers=2, gateways=1), env=env) as lab:
         for rtt in args.rtt:
             set_round_trip(lab, rtt)
             two, one, local = [], [], []

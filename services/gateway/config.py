@@ -60,6 +60,11 @@ class GatewayConfig:
         help="seconds a distributed search's first task goes on past its direct depth while its next "
         "iteration is foreseen to end in time (0 = its direct depth only)",
     )
+    distributed_split: int = setting(
+        2,
+        help="plies a distributed search expands here: their leaves are the subtree tasks "
+        "(1 = the root's moves: fewer, longer tasks, fewer round trips)",
+    )
     api_keys_file: str | None = setting(
         None, help="API keys, one 'key name [limit=value ...]' a line; unset = no authentication"
     )
@@ -120,4 +125,6 @@ def from_args(args: argparse.Namespace) -> tuple[ServerConfig, GatewayConfig]:
     config = settings.from_args(GatewayConfig, args)
     if bool(config.tls_cert) != bool(config.tls_key):
         raise SystemExit("give both --tls-cert and --tls-key, or neither")
+    if not 1 <= config.distributed_split <= 3:
+        raise SystemExit(f"--distributed-split must be 1, 2 or 3, not {config.distributed_split}")
     return config_from_args(args), config

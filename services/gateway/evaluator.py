@@ -512,7 +512,7 @@ class Evaluator:
             queue=self.config.interactive_queue,
             capacity=capacity,
             workers=workers,
-            split=2,
+            split=self.config.distributed_split,
             direct_depth=min(8, want.depth),
             min_task_depth=4,
             # The first task searches on while a depth is foreseen to fit this time: the split
