@@ -157,8 +157,10 @@ class Entry:
             return None
 
     def answers(self, depth: int, alpha: int, beta: int) -> bool:
-        """Whether this entry settles a search to ``depth`` with window ``(alpha, beta)``."""
-        if self.depth < depth:
+        """Whether this entry settles a search to ``depth`` with window ``(alpha, beta)``: only
+        an entry of exactly that depth does (a deeper one would give the value at another depth,
+        as the engine's own table does not either)."""
+        if self.depth != depth:
             return False
         if self.bound == "exact":
             return True

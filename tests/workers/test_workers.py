@@ -163,11 +163,11 @@ def test_a_continuing_task_resumes_at_its_tables_depth(two_workers: Stack) -> No
     assert first == [1, 8, 9, 1, 1]
 
 
-def test_a_fresh_task_is_not_answered_by_an_earlier_searchs_table(two_workers: Stack) -> None:
-    """A pool process keeps its table between searches, and the deeper results an earlier search
-    left there answer a shallower search of the same position ("deeper wins"); a ``fresh`` task,
-    the first of its search on that process, empties the table first: it searches as a search
-    from an empty table does, to the in-process value."""
+def test_a_task_after_a_deeper_search_keeps_the_fresh_value(two_workers: Stack) -> None:
+    """A pool process keeps its table between searches, and an earlier search left deeper results
+    there: a shallower search of the same position uses them to order its moves, not for its
+    value, so with or without ``fresh`` (which empties the table first) it has the value a search
+    from an empty table has, the in-process one; the kept table still saves nodes."""
     app = two_workers.app()
     pos = griot.Variant("abapa").start().play("d").play("B")
     worker = sorted(cluster_workers(app, "griot.interactive"))[0]
@@ -183,8 +183,33 @@ def test_a_fresh_task_is_not_answered_by_an_earlier_searchs_table(two_workers: S
         return out
 
     warm, fresh = shallow_after_deep(False), shallow_after_deep(True)
-    assert fresh["value"] == griot.search(pos, depth=6).score.value
+    assert warm["value"] == fresh["value"] == griot.search(pos, depth=6).score.value
     assert warm["nodes"] < fresh["nodes"], (warm, fresh)
+
+
+def test_a_stated_depth_after_a_deeper_search_has_the_fresh_value(two_workers: Stack) -> None:
+    """A worker searches Abapa's start to depth 12 with the shared table (it keeps its table, and
+    the cache Redis keeps the deep entries of the top plies); then each worker, the warm one and
+    the other (cold table, the same cache), searches it to depth 8, as a position task and as a
+    subtree task answered or helped by the cache: every value is the in-process search's with a
+    new table (-96 here, where the warm table's deeper entries used to give -71)."""
+    app = two_workers.app()
+    two_workers.cache.flushdb()
+    pos = griot.Variant("abapa").start()
+    workers = sorted(cluster_workers(app, "griot.interactive"))
+    expected = griot.search(pos, depth=8).score.value
+    deep = dict(variant="abapa", position=str(pos), depth=12)
+    app.send_task("griot.search_position", kwargs=deep, queue=worker_direct(workers[0])).get(timeout=120)
+    with redis.Redis.from_url(two_workers.cache.url) as client:
+        assert client.keys("griot:tt:*"), "no deep entries in the cache for the next searches to meet"
+    values = {}
+    for worker in workers:
+        position = dict(variant="abapa", position=str(pos), depth=8)
+        subtree = dict(position, alpha=-1_000_001, beta=1_000_001, search_id=f"stated-{time.time()}")
+        for name, kwargs in (("search_position", position), ("search_subtree", subtree)):
+            out = app.send_task(f"griot.{name}", kwargs=kwargs, queue=worker_direct(worker)).get(timeout=60)
+            values[worker, name] = out["value"]
+    assert values == dict.fromkeys(values, expected), (expected, values)
 
 
 def test_a_task_searches_under_its_caller_s_evaluation_in_a_table_of_its_own(two_workers: Stack) -> None:

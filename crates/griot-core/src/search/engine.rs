@@ -16,6 +16,11 @@
 //!   depth plus a margin) the table is neither trusted nor written.
 //! - **No forward pruning** (null move): sowing games are full of zugzwang, and without a table
 //!   the search returns exactly the minimax value (tested against [`super::reference::minimax`]).
+//! - **A value at exactly the depth needed**: without reductions a table entry cuts a node only
+//!   when it was searched to that node's remaining depth; a deeper entry orders the moves but
+//!   does not answer. A fixed-depth search then has the full-width value at its depth whatever
+//!   the table held before (a kept table's earlier, deeper searches, the shared table's entries,
+//!   another distributed task's), the value the same search with a new table finds.
 //! - **Late-move reductions only for play** ([`SearchOptions::reductions`], off by default): late
 //!   quiet moves are searched a turn shallower first, and again to the full depth when they beat
 //!   alpha. They buy depth at equal time (measured in `bench/RESULTS-strength.md`), but the value
@@ -878,9 +883,15 @@ impl<G: Evaluate> Searcher<G> {
         if use_table {
             if let Some(e) = self.tt.probe(key) {
                 tt_move = e.best;
-                // An auxiliary thread's value only at exactly the depth needed (SearchOptions::threads).
+                // A full-width search takes a value only at exactly the depth needed: a deeper one
+                // (kept from an earlier search, fetched from the shared table, or a transposition
+                // searched deeper) would make the value depend on what the table held before. Its
+                // move still orders. With reductions (play) a deeper value answers too, except an
+                // auxiliary thread's to the main thread (SearchOptions::threads).
                 let deep_enough = e.depth as u32 == depth
-                    || (e.depth as u32 > depth && (!e.auxiliary || self.auxiliary > 0));
+                    || (self.options.reductions
+                        && e.depth as u32 > depth
+                        && (!e.auxiliary || self.auxiliary > 0));
                 if !pv_node && deep_enough {
                     let v = from_table(e.value, ply as u32);
                     let cut = match e.bound {
@@ -1340,8 +1351,11 @@ impl<G: Evaluate> Searcher<G> {
             let Some(p) = positions.iter().find(|p| p.key == e.key) else {
                 continue;
             };
+            // The entry at the depth this search needs is the one whose value it can use; a
+            // deeper one only orders, and does not displace the needed depth's.
+            let need = depth - p.ply;
             let known = self.tt.probe(p.hash).map_or(0, |t| t.depth as u32);
-            if e.depth > known {
+            if known != need && (e.depth == need || e.depth > known) {
                 self.tt.store(p.hash, e.value, e.depth.min(255) as u8, e.bound, e.best.unwrap_or(NO_MOVE));
             }
             let d = exchanged.entry(p.hash).or_insert(0);

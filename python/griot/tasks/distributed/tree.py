@@ -203,9 +203,9 @@ class ClusterSearch:
     ``overlap``: depth ``d + 1`` is searched beside depth ``d``, its tasks sent only into slots
     depth ``d`` has no task for (its eldest brothers' waits, its tail), at a lower priority than
     every task of depth ``d``; each depth's value stays exact (per-child intervals), depths are
-    still reported in order, the last one exact; an earlier depth's value may take a deeper
-    value from the next depth's entries in the workers' tables and the Redis tier ("deeper
-    wins"), so it can differ from the in-process value at that depth: off by default.
+    still reported in order, the last one exact; the next depth's entries in the workers' tables
+    and the Redis tier only order an earlier depth's nodes (the engine takes a table value only
+    at exactly the depth needed): off by default.
     ``overlap_after``: depth ``d + 1`` starts once depth ``d``'s
     principal-variation node at that ply has its eldest child's result (0: the root; the
     principal variation below it, which orders depth ``d + 1``'s, is then searched); None: at
@@ -218,10 +218,9 @@ class ClusterSearch:
     workers then search as many nodes as one).
     ``fresh_tables``: each pool process empties its kept table of the variant at this search's
     first task there. The workers keep their tables between searches (the next move's search
-    starts warm), and a deeper result a table kept from an earlier search answers a shallower
-    search of the same position ("deeper wins"), so a depth's value may differ from the
-    in-process search's at that depth; with fresh tables and without the Redis tier
-    (``use_cache=False``, or an empty cache) every depth has the in-process value.
+    starts warm); a deeper result a table kept from an earlier search, or the Redis tier, holds
+    orders a shallower search of the same position but does not answer it, so every depth has
+    the in-process value with or without fresh tables.
     """
 
     def __init__(
