@@ -85,15 +85,6 @@ def lab(lab_up: Lab) -> Iterator[Lab]:
                 lab_up.restart(host)
 
 
-def cold_workers(lab: Lab) -> None:
-    """Starts every worker host again, so that no worker keeps a transposition table from earlier
-    tests: a worker's kept table (and the shared one, flushed with the cache) holds positions
-    searched deeper before, whose entries make a later search's value at a given depth differ
-    from a fresh search's, the in-process search these tests compare with."""
-    for host in [h for h in lab.hosts if h.startswith("worker-")]:
-        lab.restart(host)
-
-
 def expected_score(variant: str, moves: list[str], depth: int) -> dict[str, Any]:
     """The in-process search's value at ``depth``, as the client's JSON shows a score."""
     pos = griot.Variant(variant).start()

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from griot.lab import Lab
 
-from .conftest import Client, cold_workers, expected_score, game_moves
+from .conftest import Client, expected_score, game_moves
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -209,7 +209,6 @@ def test_a_gateway_replica_dies_during_live_games(lab: Lab, background: Callable
     UNAVAILABLE, the web client sends them again and every later one is answered. No other error;
     every final value is the in-process search's at its depth."""
     variant, games, moves, depth = "abapa", 4, 8, 8
-    cold_workers(lab)
     common = ["--moves", str(moves), "--depth", str(depth), "--pause", "1", "--timeout", "60"]
     sdk = background("live", variant, "--games", str(games), *common)
     web = background("web", variant, "--games", "2", *common)
