@@ -616,6 +616,59 @@ def test_redis_restart_mid_search_gives_the_right_answer_or_a_clear_error() -> N
         s.cache.stop()
 
 
+def test_a_task_the_restarted_broker_lost_is_sent_again() -> None:
+    """A task waits in the broker's queue (no worker yet) when the broker's Redis starts again
+    without it (as after a kill that its append-only file had not yet kept the task through), so
+    quickly that the caller's result client, retrying as the gateway's does, never sees an error:
+    the caller sees the broker's new ``run_id``, sends the task again, and once a worker starts
+    it gets the result, the in-process value."""
+    import redis.asyncio as aioredis
+    from griot.priority import Priority
+    from griot.tasks.client import Task, TaskClient, backend_url
+    from redis.asyncio.retry import Retry
+    from redis.backoff import ExponentialBackoff
+
+    s = make_stack()
+    try:
+        app = s.app()
+        pos = griot.Variant("abapa").start().play("c")
+
+        async def run() -> tuple[dict[str, Any], int, int]:
+            backend = aioredis.Redis.from_url(
+                backend_url(app),
+                socket_connect_timeout=5,
+                retry=Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
+            )
+            client = TaskClient(app, backend, owns_backend=True, safety_poll=0.5)
+            client.start()
+            try:
+                task = Task(
+                    "griot.search_position",
+                    dict(variant="abapa", position=str(pos), depth=6),
+                    Priority.INTERACTIVE.queue,
+                )
+                client.assign(task)
+                await client.send([task])
+                end = time.monotonic() + 10
+                while client.broker_run_id is None:  # the first run_id read
+                    assert time.monotonic() < end, "the broker's run_id was never read"
+                    await asyncio.sleep(0.05)
+                await asyncio.to_thread(s.broker.restart)  # without its data: the task is gone
+                await asyncio.to_thread(s.start_worker, "lost1")
+                outcome = await asyncio.wait_for(task.future, 60)
+                return outcome.result(), client.broker_restarts, client.redispatched
+            finally:
+                await client.close()
+
+        result, restarts, redispatched = asyncio.run(run())
+        assert restarts == 1 and redispatched >= 1
+        assert result["value"] == griot.search(pos, depth=6).score.value
+    finally:
+        s.stop_workers()
+        s.broker.stop()
+        s.cache.stop()
+
+
 def test_lost_result_messages_are_recovered_by_the_safety_poll(
     two_workers: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:

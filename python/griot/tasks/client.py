@@ -180,6 +180,22 @@ def backend_url(app: Celery) -> str:
     return url.split("+", 1)[1] if "+" in url.split("://", 1)[0] else url
 
 
+def _redis_broker(app: Celery, backend: aioredis.Redis) -> aioredis.Redis | None:
+    """A client of ``app``'s broker when it is a Redis server: ``backend`` when the result backend
+    is the same URL, else a new one; None for another broker."""
+    url = str(app.conf.broker_url or "")
+    if not url.startswith(("redis://", "rediss://", "unix://")):
+        return None
+    if url == backend_url(app):
+        return backend
+    opts = app.conf.broker_transport_options or {}
+    return aioredis.Redis.from_url(
+        url,
+        socket_timeout=opts.get("socket_timeout", 5),
+        socket_connect_timeout=opts.get("socket_connect_timeout", 5),
+    )
+
+
 def _expires(at: float | None) -> dt.datetime | None:
     return dt.datetime.fromtimestamp(at, tz=dt.UTC) if at is not None else None
 
@@ -360,6 +376,8 @@ PUBLISH_STALL = 2.0
 """Seconds a task sent to a worker's own queue may wait to start before that worker is pinged."""
 PING_TIMEOUT = 2.0
 """Seconds a worker suspected dead has to answer a ping."""
+BROKER_WATCH_EVERY = 1.0
+"""Seconds between two reads of a Redis broker's ``run_id`` (:meth:`TaskClient._watch_broker`)."""
 
 
 def _new_future() -> asyncio.Future[TaskOutcome]:
@@ -459,6 +477,13 @@ class TaskClient:
         self._poll_now = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._side: set[asyncio.Future[Any]] = set()
+        #: A Redis broker's client (the result backend's when they are one server), watched for
+        #: restarts; None for another broker (RabbitMQ confirms each publish and redelivers).
+        self._broker = _redis_broker(app, backend)
+        #: The Redis broker's ``run_id`` as last read (None: not read yet, or another broker).
+        self.broker_run_id: str | None = None
+        #: Times a restarted Redis broker made the tasks not yet started go again.
+        self.broker_restarts = 0
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -468,6 +493,8 @@ class TaskClient:
             loop.create_task(self._safety(), name="griot-task-poll"),
             loop.create_task(self._delete_read(), name="griot-task-delete"),
         ]
+        if self._broker is not None:
+            self._tasks.append(loop.create_task(self._watch_broker(), name="griot-task-broker"))
 
     async def close(self) -> None:
         for task in list(self.running.values()):
@@ -486,6 +513,9 @@ class TaskClient:
         if self.owns_backend:
             with contextlib.suppress(Exception):
                 await self.backend.aclose()
+        if self._broker is not None and self._broker is not self.backend:
+            with contextlib.suppress(Exception):
+                await self._broker.aclose()
 
     def _spawn(self, coro: Any) -> None:
         f = asyncio.ensure_future(coro)
@@ -769,6 +799,35 @@ class TaskClient:
         except Exception as e:
             if not t.future.done():
                 t.future.set_exception(ClusterUnavailable(f"cannot reach the broker: {e}"))
+
+    async def _watch_broker(self) -> None:
+        """Reads a Redis broker's ``run_id`` every :data:`BROKER_WATCH_EVERY` seconds; when it
+        changes (the server started again) every running task no worker has been seen to start is
+        sent again. Such a task may be gone: published just before the restart and acknowledged
+        but not yet in the broker's append-only file, or taken from its queue by a worker (as a
+        prefetched message) that lost its connection before starting it, which the broker gives
+        back only after its visibility timeout. A restart that fell between two reads of the
+        result backend (redis-py's own retries can hide it) goes unseen there. Duplicates are
+        harmless: the earlier id is revoked."""
+        assert self._broker is not None
+        while True:
+            try:
+                info = await self._broker.info("server")
+                run = str(info.get("run_id", ""))
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # down or unreachable: the outage handling covers it
+                log.debug("broker run_id: %s", e)
+                await asyncio.sleep(BROKER_WATCH_EVERY)
+                continue
+            if self.broker_run_id is not None and run != self.broker_run_id:
+                waiting = [t for t in self.running.values() if not t.alive_seen]
+                log.warning("the broker started again: sending %d tasks not yet started again", len(waiting))
+                self.broker_restarts += 1
+                for t in waiting:
+                    self._spawn(self._redispatch(t, lost=False))
+            self.broker_run_id = run
+            await asyncio.sleep(BROKER_WATCH_EVERY)
 
     async def _delete_read(self) -> None:
         """Deletes the keys of read results and abandoned progress reports, in batches."""
