@@ -192,7 +192,7 @@ def test_a_stated_depth_after_a_deeper_search_has_the_fresh_value(two_workers: S
     the cache Redis keeps the deep entries of the top plies); then each worker, the warm one and
     the other (cold table, the same cache), searches it to depth 8, as a position task and as a
     subtree task answered or helped by the cache: every value is the in-process search's with a
-    new table (-96 here, where the warm table's deeper entries used to give -71)."""
+    new table (here the warm table's deeper entries, were they to answer, give another value)."""
     app = two_workers.app()
     two_workers.cache.flushdb()
     pos = griot.Variant("abapa").start()
