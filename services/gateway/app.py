@@ -112,6 +112,9 @@ class Gateway:
         self.jobs.start()
         loop = asyncio.get_running_loop()
         self._background.append(loop.create_task(self.metrics.flush_forever(self.cache_redis)))
+        if self.config.distributed_routing:
+            # The workers' broadcast once before the first distributed search needs it.
+            self._background.append(loop.create_task(self.evaluator.workers.learn()))
         # Every rule set's levels are opened (and their files checked) once, before the first
         # evaluation needs them.
         loaded = await asyncio.to_thread(self.databases.load_all)

@@ -60,8 +60,13 @@ class GatewayConfig:
         help="seconds a distributed search's first task goes on past its direct depth while its next "
         "iteration is foreseen to end in time (0 = its direct depth only)",
     )
+    distributed_routing: bool = setting(
+        False,
+        help="on: a distributed search sends each subtree back to the worker holding its table and "
+        "keeps no more tasks out than the workers have processes (the workers learnt by a broadcast)",
+    )
     distributed_split: int = setting(
-        2,
+        1,
         help="plies a distributed search expands here: their leaves are the subtree tasks "
         "(1 = the root's moves: fewer, longer tasks, fewer round trips)",
     )

@@ -501,11 +501,13 @@ class Evaluator:
         # The subtree tasks are the caller's interactive searches at the dispatcher: its quota,
         # its priority, the gateway's bounds and window.
         runner = DispatcherRunner(self.dispatcher, want.client, INTERACTIVE)
-        # Subtrees go back to the worker whose table holds their last depth, and no more tasks
-        # than the workers have processes are out at once: without it a subtree lands on any
-        # worker, with a cold table, and queued tasks wait with windows a finished sibling would
-        # have narrowed (through the gateway, two workers were no faster than one).
-        workers = await self.workers.get()
+        # Routed (``distributed_routing``), subtrees go back to the worker whose table holds
+        # their last depth, and no more tasks than the workers have processes are out at once:
+        # otherwise a subtree lands on any worker, with a cold table, and queued tasks wait with
+        # windows a finished sibling would have narrowed. Off by default: under live games a
+        # routed task waits on its busy worker's own queue, is suspected after 3 s, and the
+        # ping's thread holds the event loop for tens of milliseconds.
+        workers = await self.workers.get() if self.config.distributed_routing else None
         capacity = min(runner.capacity, sum(workers.values())) if workers else runner.capacity
         search = ClusterSearch(
             runner,
@@ -573,11 +575,13 @@ __all__ = ["BATCH", "END", "INTERACTIVE", "Evaluator", "Want", "Watch"]
 class WorkerMap:
     """The worker nodes serving the interactive queue and their pool sizes, as the distributed
     search routes subtrees by them (:func:`griot.tasks.distributed.cluster_workers`): asked with a
-    broadcast at most every :attr:`REFRESH` seconds, in a thread (it blocks), and shared by every
-    search of the replica. A search starts with the last answer; the first search waits for one.
-    An empty answer (no worker replied in time) leaves the search unrouted."""
+    broadcast when the gateway starts and then at most every :attr:`REFRESH` seconds, in a thread
+    (it blocks), and shared by every search of the replica. A search starts with the last answer;
+    one before any answer waits for it. An empty answer (no worker replied in time) leaves the
+    search unrouted. The broadcast's thread takes the interpreter's lock from the event loop for
+    a few milliseconds, hence once a minute, not per search."""
 
-    REFRESH = 15.0
+    REFRESH = 60.0
     TIMEOUT = 1.0
 
     def __init__(self, dispatcher: Dispatcher, queue: str) -> None:
@@ -586,6 +590,10 @@ class WorkerMap:
         self.known: dict[str, int] = {}
         self.asked_at: float | None = None
         self._asking: asyncio.Task[dict[str, int]] | None = None
+
+    async def learn(self) -> None:
+        """Asks the workers now (the gateway's start)."""
+        await self.get()
 
     async def get(self) -> dict[str, int] | None:
         now = time.monotonic()

@@ -237,11 +237,12 @@ def test_no_callback_holds_the_gateway_loop_under_live_games_and_a_distributed_s
 
 
 def test_subtrees_go_back_to_the_worker_that_holds_their_table(stack: Stack) -> None:
-    """With the window's default width (more slots than the workers have processes), a distributed
-    evaluation sends its subtrees to the worker that searched them one depth shallower, through
+    """Routed, with the window's default width (more slots than the workers have processes), a
+    distributed evaluation sends its subtrees to the worker that searched them one depth shallower, through
     that worker's own queue, and never has more tasks out than the workers have processes; its
     value is the engine's."""
-    g = Gateway(stack, ["--distributed-depth", "10", "--distributed-direct-seconds", "0"]).start()
+    flags = ["--distributed-routing", "on", "--distributed-depth", "10", "--distributed-direct-seconds", "0"]
+    g = Gateway(stack, flags).start()
     try:
         stack.cache.flushdb()
         pos = griot.Variant("abapa").start().play("b")
