@@ -66,7 +66,7 @@ class GatewayConfig:
         "keeps no more tasks out than the workers have processes (the workers learnt by a broadcast)",
     )
     distributed_split: int = setting(
-        1,
+        2,
         help="plies a distributed search expands here: their leaves are the subtree tasks "
         "(1 = the root's moves: fewer, longer tasks, fewer round trips)",
     )
