@@ -25,7 +25,7 @@ from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
 from redis.cluster import RedisCluster
 from redis.crc import key_slot
 from redis.exceptions import MaxConnectionsError
-from redis_cluster import RedisClusterServers
+from redis_cluster import RedisClusterServers, running_cluster
 from test_gateway import game, midgame
 
 pytestmark = pytest.mark.timeout(240)
@@ -33,12 +33,7 @@ pytestmark = pytest.mark.timeout(240)
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[RedisClusterServers]:
-    c = RedisClusterServers()
-    try:
-        c.start()
-        yield c
-    finally:
-        c.stop()
+    yield from running_cluster()
 
 
 @pytest.fixture(scope="module")

@@ -281,3 +281,13 @@ class RedisClusterServers:
                 proc.kill()
                 proc.wait(timeout=5)
         shutil.rmtree(self.base, ignore_errors=True)
+
+
+def running_cluster() -> Iterator[RedisClusterServers]:
+    """A started cluster, stopped after: the body of the tests' module-scoped ``cluster`` fixtures."""
+    c = RedisClusterServers()
+    try:
+        c.start()
+        yield c
+    finally:
+        c.stop()

@@ -23,7 +23,7 @@ from griot.tasks.distributed import ClusterSearch
 from griot.workers import cache as tt
 from griot.workers.cache import read_stats
 from redis.cluster import RedisCluster
-from redis_cluster import RedisClusterServers
+from redis_cluster import RedisClusterServers, running_cluster
 from test_workers import positions
 from workers_stack import Stack, make_stack
 
@@ -32,12 +32,7 @@ pytestmark = pytest.mark.timeout(240)
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[RedisClusterServers]:
-    c = RedisClusterServers()
-    try:
-        c.start()
-        yield c
-    finally:
-        c.stop()
+    yield from running_cluster()
 
 
 @pytest.fixture(scope="module")
