@@ -49,7 +49,7 @@ class Gateway:
         self.guard = Guard(self.keys)
         self.metrics: GatewayMetrics | None = None
         self.loop_monitor: LoopStallMonitor | None = None
-        self._background: list[asyncio.Task[None]] = []
+        self._background: list[asyncio.Task[Any]] = []
 
     def _celery(self) -> Any:
         return client_app(self.config.broker_url, self.config.result_url)
@@ -114,7 +114,7 @@ class Gateway:
         self._background.append(loop.create_task(self.metrics.flush_forever(self.cache_redis)))
         if self.config.distributed_routing:
             # The workers' broadcast once before the first distributed search needs it.
-            self._background.append(loop.create_task(self.evaluator.workers.learn()))
+            self._background.append(loop.create_task(self.evaluator.workers.get()))
         # Every rule set's levels are opened (and their files checked) once, before the first
         # evaluation needs them.
         loaded = await asyncio.to_thread(self.databases.load_all)

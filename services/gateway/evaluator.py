@@ -589,13 +589,11 @@ class WorkerMap:
         self.queue = queue
         self.known: dict[str, int] = {}
         self.asked_at: float | None = None
-        self._asking: asyncio.Task[dict[str, int]] | None = None
-
-    async def learn(self) -> None:
-        """Asks the workers now (the gateway's start)."""
-        await self.get()
+        self._asking: asyncio.Task[None] | None = None
 
     async def get(self) -> dict[str, int] | None:
+        """The usable workers (known and not lost), asking them first when the answer is older
+        than :attr:`REFRESH`; the gateway calls it once at its start."""
         now = time.monotonic()
         if self._asking is None and (self.asked_at is None or now - self.asked_at >= self.REFRESH):
             self.asked_at = now
@@ -611,15 +609,13 @@ class WorkerMap:
         workers = {w: n for w, n in self.known.items() if w not in lost and n > 0}
         return workers or None
 
-    async def _ask(self) -> dict[str, int]:
+    async def _ask(self) -> None:
         try:
             found = await asyncio.to_thread(cluster_workers, self.dispatcher.app, self.queue, self.TIMEOUT)
         except Exception as e:  # a broker outage: keep the last answer, ask again later
             log.warning("could not list the workers: %s", e)
-            found = self.known
         else:
             self.known = found
             self.dispatcher.tasks.workers_seen(found)
         finally:
             self._asking = None
-        return found

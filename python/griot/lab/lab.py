@@ -156,9 +156,20 @@ class Lab:
             )
         elif proc.health is not None:
             env = {**_base_env(), **self.extra_env, **proc.env}
+            health = proc.health
+
+            def healthy() -> bool:
+                # A probe that hangs (a service still binding its port) is a "not yet", like a
+                # failing one: the start timeout, not the probe's, decides when to give up.
+                left = max(1.0, min(10.0, deadline - time.monotonic()))
+                try:
+                    return self.net.run(host, health, env, timeout=left).returncode == 0
+                except subprocess.TimeoutExpired:
+                    return False
+
             _poll(
                 f"{host}'s {proc.role} health check",
-                lambda: self.net.run(host, proc.health or (), env, timeout=10).returncode == 0,
+                healthy,
                 deadline,
                 self,
                 alive=run.popen,

@@ -818,15 +818,16 @@ class TaskClient:
                 raise
             except Exception as e:  # down or unreachable: the outage handling covers it
                 log.debug("broker run_id: %s", e)
-                await asyncio.sleep(BROKER_WATCH_EVERY)
-                continue
-            if self.broker_run_id is not None and run != self.broker_run_id:
-                waiting = [t for t in self.running.values() if not t.alive_seen]
-                log.warning("the broker started again: sending %d tasks not yet started again", len(waiting))
-                self.broker_restarts += 1
-                for t in waiting:
-                    self._spawn(self._redispatch(t, lost=False))
-            self.broker_run_id = run
+            else:
+                if self.broker_run_id is not None and run != self.broker_run_id:
+                    waiting = [t for t in self.running.values() if not t.alive_seen]
+                    log.warning(
+                        "the broker started again: sending %d tasks not yet started again", len(waiting)
+                    )
+                    self.broker_restarts += 1
+                    for t in waiting:
+                        self._spawn(self._redispatch(t, lost=False))
+                self.broker_run_id = run
             await asyncio.sleep(BROKER_WATCH_EVERY)
 
     async def _delete_read(self) -> None:
