@@ -39,7 +39,7 @@ def test_a_short_chaos_soak_meets_the_targets(lab: Lab) -> None:
     assert {f.kind for f in result.faults} == set(KINDS), result.faults
     assert any(f.kind == "kill" and f.target.startswith("gateway-") for f in result.faults)
     assert result.analyses_done > 0 and result.live_updates > 0 and result.web_updates > 0, result
-    assert result.lost_jobs == [], result.lost_job_lines
+    assert result.lost_jobs == [], (result.lost_job_lines, result.lost_job_states, result.lost_job_logs)
     assert result.checked > 0 and result.wrong == []
     assert set(result.errors) <= ALLOWED_CODES, result.error_samples
     for fault in result.faults:

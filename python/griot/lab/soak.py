@@ -94,6 +94,10 @@ class SoakResult:
     lost_jobs: list[str] = field(default_factory=list)
     #: What the analyses' client printed about each lost job.
     lost_job_lines: list[dict[str, Any]] = field(default_factory=list)
+    #: The hosts' log lines that name a lost job (``host/role: line``), the first few per job.
+    lost_job_logs: list[str] = field(default_factory=list)
+    #: Each lost job as the cache Redis holds it after the soak (state, turns stored, lease).
+    lost_job_states: dict[str, Any] = field(default_factory=dict)
     probes: int = 0
     probes_answered: int = 0
     checked: int = 0
@@ -274,6 +278,8 @@ def run(lab: Lab, config: SoakConfig, log: Any = None) -> SoakResult:
         c.finish(deadline)
     result = SoakResult(config, faults, wall=round(time.monotonic() - started, 1))
     _tally(result, clients, t0)
+    result.lost_job_logs = _logged_about(lab, result.lost_jobs)
+    result.lost_job_states = _stored(lab, result.lost_jobs)
     _check_values(result, clients, config)
     return result
 
@@ -318,6 +324,48 @@ def _tally(result: SoakResult, clients: dict[str, _Lines], t0: float) -> None:
     for fault in result.faults:
         after = [at for sent, at in answered if sent >= fault.heal]
         fault.recovery = round(after[0] - fault.heal, 2) if after else None
+
+
+def _logged_about(lab: Lab, job_ids: list[str], per_job: int = 20) -> list[str]:
+    """What the hosts' logs say of each job (a lost job's trail: who ran it, paused it, lost it)."""
+    out: list[str] = []
+    for job_id in job_ids:
+        found = 0
+        for path in sorted(lab.data_dir.glob("*/*.log")):
+            for line in path.read_text(errors="replace").splitlines():
+                if job_id in line and found < per_job:
+                    out.append(f"{path.parent.name}/{path.stem}: {line[:300]}")
+                    found += 1
+    return out
+
+
+def _stored(lab: Lab, job_ids: list[str]) -> dict[str, Any]:
+    """What the cache Redis holds of each job: its fields but the turns' bytes, how many turns are
+    stored, the replica holding its lease, and whether it is still in the active set."""
+    from griot.redis_keys import ACTIVE_JOBS, JOB_PREFIX
+
+    def read(r: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for job_id in job_ids:
+            key = JOB_PREFIX + job_id
+            data = r.hgetall(key)
+            out[job_id] = {
+                **{
+                    k.decode(): v.decode(errors="replace")[:200]
+                    for k, v in data.items()
+                    if not k.startswith((b"turn:", b"report"))
+                },
+                "turns": sum(1 for k in data if k.startswith(b"turn:")),
+                "report": b"report" in data,
+                "lease": (r.get(key + ":lease") or b"").decode(),
+                "active": r.zscore(ACTIVE_JOBS, job_id) is not None,
+            }
+        return out
+
+    try:
+        return dict(lab.redis("cache", read)) if job_ids else {}
+    except Exception as e:  # the soak's report stands without it
+        return {"unreadable": repr(e)}
 
 
 def _check_values(result: SoakResult, clients: dict[str, _Lines], config: SoakConfig) -> None:
