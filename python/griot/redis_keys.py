@@ -39,6 +39,8 @@ found under one evaluation, or under other learned weights, is never served for 
 ``griot:gateway:databases:<replica>``                   the endgame databases a replica scores with
 ``griot:{jobs}:active`` / ``griot:{jobs}:job:<id>``    the running analyses (sorted set) and each
                                                         analysis job (and its ``:lease``)
+``griot:{jobs}:epoch``                                  the token of this server's life (and when it
+                                                        began), the start of every job id made in it
 ``griot:session:<id>``                                  a live session
 ``griot:progress:<task id>``                            (result backend) a search task's completed
                                                         depths so far, for the gateway's stream
@@ -89,6 +91,9 @@ ACTIVE_JOBS = PREFIX + JOBS_TAG + ":active"
 #: before it would refuse their fields, so the two never share entries.
 EVAL_PREFIX = PREFIX + "eval:v2:"
 JOB_PREFIX = PREFIX + JOBS_TAG + ":job:"
+#: ``<token>:<wall-clock seconds>``: the life of the cache Redis the jobs are in, set by the first
+#: gateway replica to find it missing; a job id starts with the token of the life it was made in.
+JOBS_EPOCH = PREFIX + JOBS_TAG + ":epoch"
 SESSION_PREFIX = PREFIX + "session:"
 PROGRESS_PREFIX = PREFIX + "progress:"
 #: Result-backend keys of running tasks: set by a caller that wants a task stopped, and renewed

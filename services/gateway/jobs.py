@@ -15,9 +15,19 @@ cache anyway). A client's stream only reads the hash, so it may reconnect to any
 ``job_id``.
 
 A cache Redis that cannot be reached, or comes back empty (restarted without persistence, as
-``griot up`` runs it), does not end a running job: the replica running it waits for the server
-(:data:`OUTAGE_GRACE` seconds at most), writes the job's hash again whole, with every turn it holds,
-when a write finds it gone, and a stream following a job this replica runs waits for that.
+``griot up`` runs it), loses no job: every replica holds in memory the hash of each job it made,
+runs or streamed to a client, and the fields it was made with (not its turns) of every job its
+sweep saw in the active set, so that a job whose replica died just before the server did is
+still held somewhere; each until :data:`FINISHED_KEEP` seconds after it no longer runs here or
+was last seen active. A replica waits for the server (:data:`OUTAGE_GRACE` seconds at most) and
+writes a hash it holds again when it finds it gone: at once for a job it is asked about, and at
+every sweep for the others (the fields of an unfinished job only where no replica wrote them
+first, so that a finished job is not made unfinished again). A replica asked about a job it
+does not hold cannot tell a lost job from one that never was, so a job id starts with the token
+of the Redis's life it was made in (``griot:{jobs}:epoch``, :data:`griot.redis_keys.JOBS_EPOCH`,
+set by the first replica to find it missing): a job of an earlier life whose hash is missing is
+waited for, :data:`RESTORE_WAIT` seconds from the start of the current life at most, as its
+holder writes it again; a job of the current life, or an id of no life, is unknown at once.
 """
 
 from __future__ import annotations
@@ -26,6 +36,9 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
+import secrets
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import asdict, dataclass
@@ -54,8 +67,15 @@ RETRY_EVERY = 0.25
 #: The reasons of a turn's failure that pause a job rather than fail it (they pass).
 PAUSING = frozenset({"broker_unavailable", "workers_unavailable"})
 FINISHED_KEEP = 120.0
-"""Seconds a replica keeps a job it finished, to write it again if a restarted cache Redis lost
-it before its client read the report."""
+"""Seconds a replica keeps a job it no longer runs (finished, paused or taken over), to write it
+again if a restarted cache Redis lost it before its client read the report."""
+RESTORE_WAIT = OUTAGE_GRACE
+"""Seconds from the start of a cache Redis's life during which a job of an earlier life whose hash
+is missing is waited for: its holder may still be waiting for the server itself."""
+RESTORE_POLL = 0.25
+EPOCH = redis_keys.JOBS_EPOCH
+#: Hex digits of a life's token, the start of every job id made in it.
+TOKEN_LEN = 8
 
 #: What a Redis server that is down or restarting raises.
 REDIS_DOWN = (RedisConnectionError, RedisTimeoutError, OSError)
@@ -85,6 +105,10 @@ def job_key(job_id: str) -> str:
     return f"{redis_keys.JOB_PREFIX}{job_id}"
 
 
+def _text(value: str | bytes | None) -> str | None:
+    return value.decode() if isinstance(value, bytes) else value
+
+
 def unknown_job(job_id: str) -> StatusError:
     return StatusError(
         grpc.StatusCode.NOT_FOUND, "unknown_job", f"no analysis job {job_id!r} (expired or never issued)"
@@ -103,8 +127,9 @@ class Jobs:
         self.metrics = metrics
         self.replica = replica
         self.running: dict[str, asyncio.Task[None]] = {}
-        #: Jobs this replica finished lately: when to forget each, and its hash as last written.
-        self.finished: dict[str, tuple[float, dict[str, Any]]] = {}
+        #: The jobs this replica made, runs or ran lately: when to forget each (never while it
+        #: runs here), and its hash as this replica knows it, to write again if Redis lost it.
+        self.held: dict[str, tuple[float, dict[str, Any]]] = {}
         self._sweeper: asyncio.Task[None] | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -131,9 +156,14 @@ class Jobs:
             await asyncio.sleep(every)
 
     async def sweep(self) -> None:
-        """Takes over every unfinished job whose replica is gone."""
-        for raw in await self.redis.zrange(ACTIVE, 0, -1):
-            job_id = raw.decode()
+        """Writes again every job it holds that Redis lost, and takes over every unfinished job
+        whose replica is gone."""
+        await self._epoch()
+        self._forget_old()
+        await self._restore_lost()
+        active = [raw.decode() for raw in await self.redis.zrange(ACTIVE, 0, -1)]
+        await self._mirror(active)
+        for job_id in active:
             if job_id in self.running:
                 continue
             if not await self.redis.exists(job_key(job_id)):
@@ -147,25 +177,48 @@ class Jobs:
     # -- creating and following ------------------------------------------------------------------
 
     async def create(self, spec: JobSpec) -> str:
-        job_id = uuid.uuid4().hex
+        token, _ = await self._epoch()
+        job_id = token + uuid.uuid4().hex
         key = job_key(job_id)
+        header: dict[str, Any] = {
+            "spec": json.dumps(asdict(spec)),
+            "total": len(spec.moves),
+            "state": "running",
+            "owner": spec.client,
+        }
         pipe = self.redis.pipeline(transaction=True)
-        pipe.hset(
-            key,
-            mapping={
-                "spec": json.dumps(asdict(spec)),
-                "total": len(spec.moves),
-                "state": "running",
-                "owner": spec.client,
-            },
-        )
+        pipe.hset(key, mapping=header)
         pipe.expire(key, self.config.job_ttl)
         pipe.zadd(ACTIVE, {job_id: asyncio.get_running_loop().time()})
         await pipe.execute()
+        # Held from here on: Redis may lose the hash before the job's first turn is written.
+        self._hold(job_id, header, running=True)
         self.metrics.count("jobs_started")
-        await self._claim(job_id)
+        with contextlib.suppress(*REDIS_DOWN):
+            await self._claim(job_id)  # else the running job's lease refresh takes it
         self._launch(job_id)
         return job_id
+
+    async def _epoch(self) -> tuple[str, float]:
+        """The token of the cache Redis's current life and when it started (wall clock, seconds):
+        made by the first replica to find none."""
+        fresh = f"{secrets.token_hex(TOKEN_LEN // 2)}:{time.time()}"
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.set(EPOCH, fresh, nx=True)
+        pipe.get(EPOCH)
+        _, raw = await pipe.execute()
+        token, _, since = (raw or fresh.encode()).decode().partition(":")
+        return token, float(since or 0.0)
+
+    async def _lost_wait(self, job_id: str) -> float:
+        """Seconds to wait for a job whose hash is missing to be written again by its holder: a job
+        made in an earlier life of the cache Redis, asked about early in the current one."""
+        if len(job_id) != TOKEN_LEN + 32:
+            return 0.0
+        token, since = await self._retrying(self._epoch)
+        if job_id[:TOKEN_LEN] == token:
+            return 0.0
+        return max(0.0, min(RESTORE_WAIT, since + RESTORE_WAIT - time.time()))
 
     async def _retrying(self, op: Callable[[], Awaitable[T]]) -> T:
         """``op()``, again every :data:`RETRY_EVERY` seconds while the cache Redis cannot be
@@ -184,49 +237,129 @@ class Jobs:
             await asyncio.sleep(RETRY_EVERY)
 
     async def _hash(self, job_id: str) -> dict[bytes, bytes]:
-        """The job's hash; while this replica runs the job, waits (:data:`OUTAGE_GRACE` at most)
-        for it to be written again when a restarted Redis lost it."""
+        """The job's hash. Lost by a restarted Redis: written again at once if this replica holds
+        the job, else waited for (:meth:`_lost_wait`) while its holder writes it again."""
         key = job_key(job_id)
-        end = asyncio.get_running_loop().time() + OUTAGE_GRACE
+        loop = asyncio.get_running_loop()
+        end: float | None = None
         while True:
             data: dict[bytes, bytes] = await self._retrying(lambda: self.redis.hgetall(key))
-            if not data and job_id in self.finished:
-                return await self._write_finished_again(job_id)
-            if data or job_id not in self.running or asyncio.get_running_loop().time() >= end:
+            if data:
                 return data
-            await asyncio.sleep(POLL)
+            if job_id in self.held:
+                return await self._restore(job_id)
+            if end is None:
+                end = loop.time() + await self._lost_wait(job_id)
+            if loop.time() >= end:
+                return data
+            await asyncio.sleep(RESTORE_POLL)
 
-    def _keep_finished(self, job_id: str, mapping: dict[str, Any]) -> None:
+    def _hold(self, job_id: str, mapping: dict[str, Any], running: bool = False) -> dict[str, Any]:
+        """Keeps ``mapping`` as the job's hash (the same dict, which its runner adds turns to):
+        while the job runs here, or :data:`FINISHED_KEEP` seconds."""
+        until = math.inf if running else asyncio.get_running_loop().time() + FINISHED_KEEP
+        self.held[job_id] = (until, mapping)
+        return mapping
+
+    def _forget_old(self) -> None:
         now = asyncio.get_running_loop().time()
-        for old, (until, _) in list(self.finished.items()):
-            if until < now:
-                del self.finished[old]
-        self.finished[job_id] = (now + FINISHED_KEEP, mapping)
+        for job_id, (until, _) in list(self.held.items()):
+            if until < now and job_id not in self.running:
+                del self.held[job_id]
 
-    async def _write_finished_again(self, job_id: str) -> dict[bytes, bytes]:
-        """A job this replica finished, lost by a restarted cache Redis: written again as it was."""
-        _, mapping = self.finished[job_id]
+    def _release(self, job_id: str) -> None:
+        """The job no longer runs here: held :data:`FINISHED_KEEP` seconds more."""
+        if job_id in self.held:
+            self._hold(job_id, self.held[job_id][1])
+
+    async def _restore(self, job_id: str) -> dict[bytes, bytes]:
+        """Writes the hash of a job this replica holds again, as it knows it: a finished job's
+        whole; an unfinished one's turns, and its other fields where no other replica (which may
+        have finished it) wrote them first. An unfinished job goes back in the active set (and
+        its lease, if it runs here)."""
+        _, mapping = self.held[job_id]
+        key = job_key(job_id)
+        turns = {k: v for k, v in mapping.items() if k.startswith("turn:")}
+        state = _text(mapping.get("state"))
+        unfinished = state == "running"
 
         async def write() -> None:
             pipe = self.redis.pipeline(transaction=True)
-            pipe.hset(job_key(job_id), mapping=mapping)
-            pipe.expire(job_key(job_id), self.config.job_ttl)
+            if unfinished:
+                for k, v in mapping.items():
+                    if k not in turns:
+                        pipe.hsetnx(key, k, v)
+                if turns:
+                    pipe.hset(key, mapping=turns)
+                pipe.zadd(ACTIVE, {job_id: asyncio.get_running_loop().time()})
+                if job_id in self.running:
+                    pipe.set(f"{key}:lease", self.replica, px=LEASE_MS)
+            else:
+                pipe.hset(key, mapping=mapping)
+            pipe.expire(key, self.config.job_ttl)
             await pipe.execute()
 
         await self._retrying(write)
-        log.warning("finished job lost from the cache Redis, written again", extra={"job_id": job_id})
+        log.warning(
+            "job lost from the cache Redis, written again",
+            extra={"job_id": job_id, "state": state, "turns": len(turns)},
+        )
+        self.metrics.count("jobs_restored")
         return {k.encode(): v if isinstance(v, bytes) else str(v).encode() for k, v in mapping.items()}
+
+    async def _mirror(self, active: list[str]) -> None:
+        """Holds the fields every active job was made with (one read per job new to this replica)
+        and keeps holding those already held; a held job that left the active set (held
+        unfinished, but it runs nowhere now: another replica finished it) is held as it ended."""
+        fields = ("spec", "total", "state", "owner")
+        seen = set(active)
+        fresh = [j for j in active if j not in self.held]
+        ended = [
+            j
+            for j, (_, m) in self.held.items()
+            if j not in seen and j not in self.running and _text(m.get("state")) == "running"
+        ]
+        for job_id in active:
+            if job_id in self.held and job_id not in self.running:
+                self._hold(job_id, self.held[job_id][1])
+        if fresh or ended:
+            pipe = self.redis.pipeline(transaction=False)
+            for job_id in fresh:
+                pipe.hmget(job_key(job_id), fields)
+            for job_id in ended:
+                pipe.hgetall(job_key(job_id))
+            replies = await pipe.execute()
+            for job_id, values in zip(fresh, replies, strict=False):
+                if values[0] is not None and job_id not in self.held:
+                    self._hold(job_id, {k: v for k, v in zip(fields, values, strict=True) if v is not None})
+            for job_id, data in zip(ended, replies[len(fresh) :], strict=True):
+                if data and job_id in self.held and job_id not in self.running:
+                    self._hold(job_id, {k.decode(): v for k, v in data.items()})
+        self.metrics.jobs_held.set(len(self.held))
+
+    async def _restore_lost(self) -> None:
+        """Writes again every job this replica holds whose hash Redis lost."""
+        ids = list(self.held)
+        if not ids:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for job_id in ids:
+            pipe.exists(job_key(job_id))
+        for job_id, there in zip(ids, await pipe.execute(), strict=True):
+            if not there and job_id in self.held:
+                await self._restore(job_id)
 
     async def resume(self, job_id: str, client: str, authenticated: bool) -> None:
         """Checks a resumed job exists (and belongs to the caller); runs it here if nobody does."""
-        owner = (await self._hash(job_id)).get(b"owner")
+        data = await self._hash(job_id)
+        owner = data.get(b"owner")
         if owner is None:
             raise unknown_job(job_id)
         if authenticated and owner.decode() != client:
             raise StatusError(
                 grpc.StatusCode.PERMISSION_DENIED, "not_owner", "this job belongs to another key"
             )
-        state = await self.redis.hget(job_key(job_id), "state")
+        state = data.get(b"state")
         if state == b"running" and job_id not in self.running and await self._claim(job_id):
             self.metrics.count("jobs_resumed")
             self._launch(job_id)
@@ -239,6 +372,8 @@ class Jobs:
             data = await self._hash(job_id)
             if not data:
                 raise unknown_job(job_id)
+            if job_id not in self.running:
+                self._hold(job_id, {k.decode(): v for k, v in data.items()})
             total = int(data[b"total"])
             fresh = sorted(i for i in (int(k[5:]) for k in data if k.startswith(b"turn:")) if i not in sent)
             for i in fresh:
@@ -300,17 +435,16 @@ class Jobs:
         key = job_key(job_id)
         lease = asyncio.get_running_loop().create_task(self._lease(job_id))
         try:
-            raw = await self.redis.hget(key, "spec")
+            stored = await self._hash(job_id)
+            raw = stored.get(b"spec")
             if raw is None:
                 return
             spec = JobSpec(**json.loads(raw))
             positions = spec.positions()
-            done = {int(k[5:]) for k in await self.redis.hkeys(key) if k.startswith(b"turn:")}
             turns: dict[int, analysis_pb2.TurnAnalysis] = {}
-            for i in done:
-                data = await self.redis.hget(key, f"turn:{i}")
-                if data is not None:
-                    turns[i] = analysis_pb2.TurnAnalysis.FromString(data)
+            for k, v in stored.items():
+                if k.startswith(b"turn:"):
+                    turns[int(k[5:])] = analysis_pb2.TurnAnalysis.FromString(v)
             limit = asyncio.Semaphore(max(2, self.config.window * 2))
             header: dict[str, str | int] = {
                 "spec": raw.decode(),
@@ -318,27 +452,21 @@ class Jobs:
                 "state": "running",
                 "owner": spec.client,
             }
-
-            async def restore() -> None:
-                pipe = self.redis.pipeline(transaction=True)
-                pipe.hset(
-                    key,
-                    mapping={**header, **{f"turn:{j}": t.SerializeToString() for j, t in turns.items()}},
-                )
-                pipe.expire(key, self.config.job_ttl)
-                pipe.zadd(ACTIVE, {job_id: asyncio.get_running_loop().time()})
-                pipe.set(f"{key}:lease", self.replica, px=LEASE_MS)
-                await pipe.execute()
+            held = self._hold(
+                job_id,
+                {**header, **{f"turn:{j}": t.SerializeToString() for j, t in turns.items()}},
+                running=True,
+            )
 
             async def analyse(i: int) -> None:
                 async with limit:
                     turn = await self._turn(spec, positions[i], spec.moves[i], i)
                 turns[i] = turn
-                mapping = {**header, f"turn:{i}": turn.SerializeToString()}
+                held[f"turn:{i}"] = turn.SerializeToString()
+                mapping = {**header, f"turn:{i}": held[f"turn:{i}"]}
                 added = await self._retrying(lambda: self.redis.hset(key, mapping=mapping))
                 if added > 1:  # the header was gone: a Redis restarted without the job
-                    log.warning("job lost from the cache Redis, written again", extra={"job_id": job_id})
-                    await self._retrying(restore)
+                    await self._restore(job_id)
 
             work = [asyncio.ensure_future(analyse(i)) for i in range(len(spec.moves)) if i not in turns]
             watch = asyncio.ensure_future(lease)
@@ -373,8 +501,8 @@ class Jobs:
                 pipe.zrem(ACTIVE, job_id)
                 await pipe.execute()
 
+            self._hold(job_id, final, running=True)
             await self._retrying(finish)
-            self._keep_finished(job_id, final)
             self.metrics.count("jobs_done")
         except asyncio.CancelledError:
             raise
@@ -394,8 +522,11 @@ class Jobs:
             await self._fail(job_id, f"{type(e).__name__}: {e}")
         finally:
             lease.cancel()
+            self._release(job_id)
 
     async def _fail(self, job_id: str, message: str) -> None:
+        if job_id in self.held:
+            self.held[job_id][1].update(state="failed", error=message)
         with contextlib.suppress(Exception):
             pipe = self.redis.pipeline(transaction=True)
             pipe.hset(job_key(job_id), mapping={"state": "failed", "error": message})

@@ -17,7 +17,8 @@ log = logging.getLogger("griot.gateway")
 STATS_KEY = redis_keys.GATEWAY_STATS
 """Hash of counters every replica adds to: ``requests``, ``cache_hits``, ``cache_misses``,
 ``dedup_local``, ``dedup_remote``, ``tasks_sent``, ``tasks_cancelled``, ``rejected``,
-``jobs_started``, ``jobs_resumed``, ``jobs_done``, ``sessions_started``, ``sessions_resumed``."""
+``jobs_started``, ``jobs_resumed``, ``jobs_done``, ``jobs_restored``, ``sessions_started``,
+``sessions_resumed``."""
 
 DATABASES_PREFIX = redis_keys.GATEWAY_DATABASES_PREFIX
 """``<prefix><replica>``: JSON ``{"dir": ..., "databases": [{"rules", "max_seeds"}]}``, the endgame
@@ -69,6 +70,11 @@ class GatewayMetrics:
         )
         self.sessions = Gauge("griot_gateway_live_sessions", "Live sessions streaming now.", **kw)
         self.jobs = Gauge("griot_gateway_jobs_running", "Game analyses this replica runs now.", **kw)
+        self.jobs_held = Gauge(
+            "griot_gateway_jobs_held",
+            "Game analyses this replica could write again if the cache Redis lost them.",
+            **kw,
+        )
         self.tally: Tally[str] = Tally()
 
     def count(self, name: str, n: int = 1) -> None:
