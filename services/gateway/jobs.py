@@ -40,7 +40,7 @@ import math
 import secrets
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
@@ -79,6 +79,8 @@ TOKEN_LEN = 8
 
 #: What a Redis server that is down or restarting raises.
 REDIS_DOWN = (RedisConnectionError, RedisTimeoutError, OSError)
+#: The retry hint of an analysis refused or ended by an unreachable cache Redis.
+CACHE_RETRY_AFTER = 2.0
 
 T = TypeVar("T")
 
@@ -107,6 +109,20 @@ def job_key(job_id: str) -> str:
 
 def _text(value: str | bytes | None) -> str | None:
     return value.decode() if isinstance(value, bytes) else value
+
+
+@contextlib.contextmanager
+def cache_reachable() -> Iterator[None]:
+    """An unreachable cache Redis as UNAVAILABLE (the client tries again), not an internal error."""
+    try:
+        yield
+    except REDIS_DOWN as e:
+        raise StatusError(
+            grpc.StatusCode.UNAVAILABLE,
+            "cache_unavailable",
+            f"the gateway cannot reach the cache Redis: try again in {CACHE_RETRY_AFTER:.0f} s",
+            retry_after=CACHE_RETRY_AFTER,
+        ) from e
 
 
 def unknown_job(job_id: str) -> StatusError:
@@ -177,7 +193,8 @@ class Jobs:
     # -- creating and following ------------------------------------------------------------------
 
     async def create(self, spec: JobSpec) -> str:
-        token, _ = await self._epoch()
+        with cache_reachable():
+            token, _ = await self._epoch()
         job_id = token + uuid.uuid4().hex
         key = job_key(job_id)
         header: dict[str, Any] = {
@@ -190,7 +207,8 @@ class Jobs:
         pipe.hset(key, mapping=header)
         pipe.expire(key, self.config.job_ttl)
         pipe.zadd(ACTIVE, {job_id: asyncio.get_running_loop().time()})
-        await pipe.execute()
+        with cache_reachable():
+            await pipe.execute()
         # Held from here on: Redis may lose the hash before the job's first turn is written.
         self._hold(job_id, header, running=True)
         self.metrics.count("jobs_started")
@@ -351,7 +369,8 @@ class Jobs:
 
     async def resume(self, job_id: str, client: str, authenticated: bool) -> None:
         """Checks a resumed job exists (and belongs to the caller); runs it here if nobody does."""
-        data = await self._hash(job_id)
+        with cache_reachable():
+            data = await self._hash(job_id)
         owner = data.get(b"owner")
         if owner is None:
             raise unknown_job(job_id)
@@ -360,16 +379,18 @@ class Jobs:
                 grpc.StatusCode.PERMISSION_DENIED, "not_owner", "this job belongs to another key"
             )
         state = data.get(b"state")
-        if state == b"running" and job_id not in self.running and await self._claim(job_id):
-            self.metrics.count("jobs_resumed")
-            self._launch(job_id)
+        with cache_reachable():
+            if state == b"running" and job_id not in self.running and await self._claim(job_id):
+                self.metrics.count("jobs_resumed")
+                self._launch(job_id)
 
     async def follow(self, job_id: str) -> AsyncIterator[analysis_pb2.AnalyzeGameResponse]:
         """Progress for every finished turn (as they land), then the report."""
         sent: set[int] = set()
         first = True
         while True:
-            data = await self._hash(job_id)
+            with cache_reachable():
+                data = await self._hash(job_id)
             if not data:
                 raise unknown_job(job_id)
             if job_id not in self.running:

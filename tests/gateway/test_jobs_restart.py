@@ -8,8 +8,10 @@ import dataclasses
 import signal
 import time
 
+import grpc
+import pytest
 from gateway_stack import Gateway, Stack
-from griot.client import AnalysisClient, search_limits
+from griot.client import AnalysisClient, ServiceError, search_limits
 from workers_stack import RedisServer, free_port
 
 #: Two turns of an awale opening, each searched for a second: a job is still
@@ -60,6 +62,13 @@ def test_jobs_survive_the_cache_redis_restarted_empty(stack: Stack) -> None:
         assert report_turns(other, orphan) == [0, 1]
         # And the first, finished, whose report the other replica streamed before.
         assert report_turns(other, running) == [0, 1]
+
+        # No cache Redis at all: a new analysis is refused as unavailable for now, not failed.
+        cache.stop()
+        with pytest.raises(ServiceError) as refused:
+            start_job(other)
+        assert refused.value.code == grpc.StatusCode.UNAVAILABLE
+        assert refused.value.reason == "cache_unavailable"
     finally:
         other.stop()
         runs.stop()
