@@ -1,7 +1,7 @@
 """Griot's capacity model and a discrete-event simulation of it.
 
     python bench/capacity_sim.py sim --games 10000 --seconds 60          # open load, a move per 10 s
-    python bench/capacity_sim.py check /tmp/capacity_check.jsonl        # against measured runs
+    python bench/capacity_sim.py check bench/capacity-runs/2026-11-29-quiet.jsonl --calibrate 100
     python bench/capacity_sim.py size --games 10000,100000,1000000      # the sizing table
 
 The model (docs/CAPACITY.md has it in words): a live game sends one evaluation request per move.
@@ -10,14 +10,18 @@ request), which looks the position up in the evaluation cache (one round trip to
 shard of the position's key). A hit is answered there; a request for a position another request
 is already searching joins that search (deduplication); a miss sends one task through the
 broker (a single Redis: one server, its time per command) to the worker pool (``cores``
-servers, first come first served, service time the search's CPU), whose search talks to the
-cache shards (its commands split over a few round trips, each to a random shard), and its result
-comes back through the broker and the gateway to every request waiting for it.
+single-process servers, first come first served), whose process computes the search and waits on
+its cache round trips (its commands split over a few round trips, each to a random shard) and on
+storing its result before it takes the next task; the result comes back through the broker and
+the gateway to every request waiting for it.
 
-Every station is a FIFO queue with its own servers; a server's time is the CPU the measured runs
-give per request, divided by the fraction of a core it gets (``speed``: 1 on a dedicated core,
-the probed share on a shared machine). Everything is seeded: the same arguments give the same
-figures. Standard library only.
+Every station is a FIFO queue with its own servers, each one thread: its time per request is the
+CPU the measured runs give. Where it runs is the model's other half: in a deployment each server
+has a core of its own (``speed``: the fraction of it it gets); on one machine (the measured runs:
+two cores for two workers, the gateway, two redis-servers and the load generator) the servers
+share the machine's cores (``machine_cores``) as the kernel shares them, each runnable one an
+equal share of at most one core (processor sharing), beside other users' runnable processes.
+Everything is seeded: the same arguments give the same figures. Standard library only.
 
 ``PARAMS`` holds every number of the model with the command it comes from.
 """
@@ -121,6 +125,21 @@ PARAMS: dict[str, Param] = {
         "`python bench/capacity_check.py --games 300 --spread`; a time-limited search is nearly "
         "constant (0.05)",
     ),
+    "search_share": Param(
+        0.48,
+        "the share of a search task's worker CPU that is the search itself (the rest, Celery and the "
+        "task's Redis client, does not vary with the position): the 192 distinct positions of 100 "
+        "live games searched in process to depth 12, each with a fresh 16 MB table, took 2.32 s of "
+        "CPU (load 2.6) against the workers' 4.81 s for the same 192 tasks in the quiet 100-game run; "
+        "17.8 ms against 39.5 ms per task (0.45) in the loaded runs",
+    ),
+    "load_client_cpu_ms": Param(
+        0.5,
+        "CPU of `bench/gateway_load.py live`'s own process per evaluation (it shares the machine with "
+        "the stack in the measured runs): 0.48-0.53 ms over 4,000 evaluations against "
+        "`bench/grpc_echo.py` at 2 and 3 messages per update (the echo server 0.33-0.36 ms), "
+        "two runs each, load 2.6-3.4; `python bench/capacity_check.py` records it from now on",
+    ),
     "target_util_workers": Param(0.8, "sizing target: worker cores busy at most 80 %"),
     "target_util_gateway": Param(
         0.6, "sizing target: a gateway replica's CPU at most 60 % (its event loop's lag)"
@@ -175,37 +194,118 @@ class Sim:
             fn()
 
 
-class Station:
-    """``servers`` identical servers, one FIFO queue; busy time kept for utilisation."""
+class Cpu:
+    """A machine's cores shared by its processes (processor sharing, as the kernel's scheduler
+    shares them): while ``n`` processes are runnable, each progresses at ``min(1, cores / n)`` of
+    a core (one thread uses at most one core). ``background`` processes of other users are
+    always runnable and take their share without being simulated."""
 
-    def __init__(self, sim: Sim, name: str, servers: int) -> None:
-        self.sim, self.name, self.servers = sim, name, servers
-        self.free = servers
-        self.queue: deque[tuple[float, Callable[[], None]]] = deque()
-        self.busy = 0.0
-        self.served = 0
-
-    def submit(self, service: float, done: Callable[[], None]) -> None:
-        if self.free:
-            self._start(service, done)
-        else:
-            self.queue.append((service, done))
-
-    def _start(self, service: float, done: Callable[[], None]) -> None:
-        self.free -= 1
-        self.busy += service
-
-        def finish() -> None:
-            self.served += 1
-            self.free += 1
-            if self.queue:
-                s, d = self.queue.popleft()
-                self._start(s, d)
-            done()
-
-        self.sim.at(self.sim.now + service, finish)
+    def __init__(self, sim: Sim, cores: float, background: float = 0.0) -> None:
+        self.sim, self.cores, self.background = sim, cores, background
+        self.jobs: dict[int, list[Any]] = {}  # id -> [CPU seconds left, done]
+        self._t = 0.0
+        self.used = 0.0  # core-seconds the jobs got
+        self._ids = 0
+        self._version = 0
 
     def utilisation(self, seconds: float) -> float:
+        """The share of the machine's cores the simulated processes used."""
+        self._advance()
+        return self.used / (self.cores * seconds) if seconds > 0 else 0.0
+
+    def rate(self) -> float:
+        n = len(self.jobs) + self.background
+        return min(1.0, self.cores / n) if n > 0 else 1.0
+
+    def run(self, work: float, done: Callable[[], None]) -> None:
+        self._advance()
+        self._ids += 1
+        self.jobs[self._ids] = [work, done]
+        self._schedule()
+
+    def _advance(self) -> None:
+        step = (self.sim.now - self._t) * self.rate()
+        self.used += step * len(self.jobs)
+        self._t = self.sim.now
+        if step > 0:
+            for job in self.jobs.values():
+                job[0] -= step
+
+    def _schedule(self) -> None:
+        self._version += 1
+        if self.jobs:
+            left = min(j[0] for j in self.jobs.values())
+            v = self._version
+            self.sim.at(self.sim.now + max(0.0, left) / self.rate(), lambda: self._fire(v))
+
+    def _fire(self, version: int) -> None:
+        if version != self._version:
+            return  # the runnable set changed since: a later event stands for this one
+        self._advance()
+        ended = [k for k, j in self.jobs.items() if j[0] <= 1e-12]
+        dones = [self.jobs.pop(k)[1] for k in ended]
+        self._schedule()
+        for d in dones:
+            d()
+
+
+class Station:
+    """``servers`` identical servers, one FIFO queue; busy time kept for utilisation. A server
+    computes on its own core at ``speed``, or on a shared machine's ``cpu``; ``acquire`` holds
+    one for a caller that also waits on others (a worker during its Redis round trips)."""
+
+    def __init__(self, sim: Sim, name: str, servers: int, speed: float = 1.0, cpu: Cpu | None = None) -> None:
+        self.sim, self.name, self.servers = sim, name, servers
+        self.speed, self.cpu = speed, cpu
+        self.free = servers
+        self.queue: deque[Callable[[], None]] = deque()
+        self.busy = 0.0
+        self.cpu_s = 0.0  # CPU seconds computed
+        self.served = 0
+        self._t = 0.0
+
+    def _account(self) -> None:
+        self.busy += (self.sim.now - self._t) * (self.servers - self.free)
+        self._t = self.sim.now
+
+    def acquire(self, start: Callable[[], None]) -> None:
+        if self.free:
+            self._account()
+            self.free -= 1
+            start()
+        else:
+            self.queue.append(start)
+
+    def release(self) -> None:
+        self.served += 1
+        if self.queue:
+            self.queue.popleft()()
+        else:
+            self._account()
+            self.free += 1
+
+    def compute(self, work: float, done: Callable[[], None]) -> None:
+        """``work`` CPU seconds on this station's processor (the caller holds a server)."""
+        self.cpu_s += work
+        if self.cpu is not None:
+            self.cpu.run(work, done)
+        else:
+            self.sim.at(self.sim.now + work / self.speed, done)
+
+    def submit(self, service: float, done: Callable[[], None]) -> None:
+        def finish() -> None:
+            self.release()
+            done()
+
+        self.acquire(lambda: self.compute(service, finish))
+
+    def reset(self) -> None:
+        self._account()
+        self.busy = 0.0
+        self.cpu_s = 0.0
+
+    def utilisation(self, seconds: float) -> float:
+        self._account()
         return self.busy / (self.servers * seconds) if seconds > 0 else 0.0
 
 
@@ -227,10 +327,16 @@ class Config:
     shards: int = 1
     brokers: int = 1
     speed: float = 1.0  # the fraction of a core one server gets (1: dedicated)
+    #: A shared machine's cores (0: every server on a core of its own at ``speed``): all the
+    #: servers' CPU then comes out of these cores, shared among the runnable ones.
+    machine_cores: float = 0.0
+    background: float = 0.0  # other runnable processes on that machine
+    client_cpu_s: float = 0.0  # the load generator's CPU per answer, when it shares the machine
     gateway_cpu_s: float = p("gateway_cpu_ms") / 1000
     gateway_cached_cpu_s: float = p("gateway_cpu_ms_cached") / 1000
     search_cpu_s: float = p("worker_cpu_ms_d12") / 1000
     search_cv: float = p("search_cv")
+    search_share: float = p("search_share")  # a task's CPU that is the search (spread by search_cv)
     search_commands: float = p("search_cache_commands_d12")
     gateway_commands: float = p("gateway_cache_commands")
     broker_commands: float = p("broker_commands_d12")
@@ -250,6 +356,7 @@ class Result:
     seconds: float = 0.0
     latencies: list[float] = field(default_factory=list)
     utilisation: dict[str, float] = field(default_factory=dict)
+    cpu_s: dict[str, float] = field(default_factory=dict)
 
     def percentile(self, q: float) -> float:
         if not self.latencies:
@@ -268,6 +375,7 @@ class Result:
             "p50_ms": round(1000 * self.percentile(0.5), 1),
             "p99_ms": round(1000 * self.percentile(0.99), 1),
             "utilisation": {k: round(v, 3) for k, v in self.utilisation.items()},
+            "cpu_s": {k: round(v, 3) for k, v in self.cpu_s.items()},
         }
 
 
@@ -276,20 +384,25 @@ class System:
         self.cfg = cfg
         self.sim = Sim(cfg.seed)
         self.rng = self.sim.rng
-        sp = cfg.speed
-        self.gw = [Station(self.sim, f"gateway{i}", 1) for i in range(cfg.gateways)]
-        self.workers = Station(self.sim, "workers", cfg.worker_cores)
-        self.shards = [Station(self.sim, f"shard{i}", 1) for i in range(cfg.shards)]
-        self.brokers = [Station(self.sim, f"broker{i}", 1) for i in range(cfg.brokers)]
+        cpu = Cpu(self.sim, cfg.machine_cores, cfg.background) if cfg.machine_cores > 0 else None
+        self.cpu = cpu
+
+        def station(name: str, servers: int = 1) -> Station:
+            return Station(self.sim, name, servers, cfg.speed, cpu)
+
+        self.gw = [station(f"gateway{i}") for i in range(cfg.gateways)]
+        self.workers = station("workers", cfg.worker_cores)
+        self.shards = [station(f"shard{i}") for i in range(cfg.shards)]
+        self.brokers = [station(f"broker{i}") for i in range(cfg.brokers)]
+        self.client = station("client")
         self.cache: set[Any] = set()
         self.flights: dict[Any, list[Callable[[], None]]] = {}
         self.res = Result()
-        self._sp = sp
 
     def _redis(self, stations: list[Station], commands: float, done: Callable[[], None]) -> None:
         st = stations[self.rng.randrange(len(stations))]
         per = self.cfg.broker_cmd_s if stations is self.brokers else self.cfg.redis_cmd_s
-        st.submit(commands * per / self._sp, done)
+        st.submit(commands * per, done)
 
     def _redis_chain(
         self, stations: list[Station], commands: float, trips: int, done: Callable[[], None]
@@ -333,16 +446,27 @@ class System:
                 self._redis(self.brokers, c.broker_commands / 2, dispatched)
 
         def dispatched() -> None:
-            self.workers.submit(lognormal(self.rng, c.search_cpu_s, c.search_cv) / self._sp, searched)
+            self.workers.acquire(search)
+
+        def search() -> None:
+            fixed = c.search_cpu_s * (1 - c.search_share)
+            spread = lognormal(self.rng, c.search_cpu_s * c.search_share, c.search_cv)
+            self.workers.compute(fixed + spread, searched)
 
         def searched() -> None:
+            # The worker process waits on its cache round trips and on storing its result: it
+            # takes its next task only after them.
             self._redis_chain(self.shards, c.search_commands, c.round_trips, returned)
 
         def returned() -> None:
-            self._redis(self.brokers, c.broker_commands / 2, result_in)
+            self._redis(self.brokers, c.broker_commands / 2, released)
+
+        def released() -> None:
+            self.workers.release()
+            result_in()
 
         def result_in() -> None:
-            gw.submit((c.gateway_cpu_s - c.gateway_cached_cpu_s) / self._sp, stored)
+            gw.submit(c.gateway_cpu_s - c.gateway_cached_cpu_s, stored)
 
         def stored() -> None:
             self.cache.add(key)
@@ -352,7 +476,7 @@ class System:
         def parsed() -> None:
             self._redis(self.shards, c.gateway_commands, looked_up)
 
-        gw.submit(c.gateway_cached_cpu_s / self._sp, parsed)
+        gw.submit(c.gateway_cached_cpu_s, parsed)
 
     def finish(self, seconds: float) -> Result:
         self.res.seconds = seconds
@@ -361,6 +485,11 @@ class System:
         u["workers"] = self.workers.utilisation(seconds)
         u["cache_shard"] = max(s.utilisation(seconds) for s in self.shards)
         u["broker"] = max(b.utilisation(seconds) for b in self.brokers)
+        if self.cpu is not None:
+            u["machine"] = self.cpu.utilisation(seconds)
+        groups = {"gateway": self.gw, "workers": [self.workers], "cache": self.shards}
+        groups.update(broker=self.brokers, client=[self.client])
+        self.res.cpu_s = {k: sum(st.cpu_s for st in v) for k, v in groups.items()}
         return self.res
 
 
@@ -399,6 +528,14 @@ def closed_load(
 
         def answered(_lat: float) -> None:
             last[0] = s.sim.now
+            # The load generator reads the answer and sends the next move (its CPU, when it
+            # shares the machine, as it does in the measured runs).
+            if cfg.client_cpu_s > 0:
+                s.client.submit(cfg.client_cpu_s, send)
+            else:
+                send()
+
+        def send() -> None:
             key = next(left, None)
             if key is not None:
                 s.request(key, answered)
@@ -453,7 +590,7 @@ def open_load(cfg: Config, games: int, seconds: float, period: float = p("move_p
     # Count only what arrives after the warm-up.
     s.res.latencies.clear()
     for st in [*s.gw, s.workers, *s.shards, *s.brokers]:
-        st.busy = 0.0
+        st.reset()
     s.sim.run(warm + seconds)
     return s.finish(seconds)
 
@@ -517,10 +654,13 @@ def size(
     cmd = p("redis_us_per_command") / 1e6
     gw_load = lam * p("gateway_cpu_ms") / 1000
     gateways = max(1, math.ceil(gw_load / p("target_util_gateway")))
-    cores = max(1, math.ceil(searches * search_cpu_s / p("target_util_workers")))
+    bcmd = p("broker_us_per_command") / 1e6
+    # A worker process holds its core through the search and its own Redis round trips (the
+    # table's commands, storing the result): it takes its next task only after them.
+    hold = search_cpu_s + search_commands * cmd + broker_commands / 2 * bcmd
+    cores = max(1, math.ceil(searches * hold / p("target_util_workers")))
     cache_cmds = lam * p("gateway_cache_commands") + searches * search_commands
     shards = max(1, math.ceil(cache_cmds * cmd * p("shard_imbalance") / p("target_util_redis")))
-    bcmd = p("broker_us_per_command") / 1e6
     broker_cmds = searches * broker_commands
     brokers = max(1, math.ceil(broker_cmds * bcmd / p("target_util_redis")))
     # Games at which one instance of each reaches its target.
@@ -574,42 +714,98 @@ def autoscaling() -> dict[str, Any]:
 # The check against measured runs
 
 
-def check(
-    rows: Iterable[dict[str, Any]], calibrate: int | None = None, exact: bool = True, in_run: bool = False
-) -> list[dict[str, Any]]:
-    """Simulates each measured run of ``bench/capacity_check.py``: two worker cores, one gateway,
-    one cache Redis and one broker, every server running at the probed core share. The search's
-    CPU per task, the gateway's CPU per request and the commands come from the calibration run
-    (``calibrate`` games; the first row by default): the other runs are predictions. ``exact``:
-    the games play the load's own positions (griot draws them); otherwise the branching model.
-    ``in_run``: each run's servers get the core share its workers had (their CPU over the wall
-    time: the cores the machine gave during that run) instead of the probe's before it."""
-    rows = list(rows)
-    base = next((r for r in rows if r["games"] == calibrate), rows[0]) if calibrate else rows[0]
+MACHINE_CORES = 2  # the measured runs' machine, when a run does not record its cores
+PROBE_PROCS = 2  # capacity_check.py's --probe-procs default: the busy loops of its probe
+
+
+def calibration(base: dict[str, Any]) -> dict[str, Any]:
+    """The costs a measured run gives, as ``Config`` fields: each process's CPU in that run is
+    what the model charges it (the workers per task, the gateway per request and per search
+    result, each Redis per command), the search's commands without the gateway's 3 per request.
+    The load generator's CPU is the run's own when it was recorded."""
     st = base["gateway_stats"]
     tasks = max(1, st.get("tasks_sent", 1))
     ev = max(1, base["evaluations"])
-    # The fraction of a core a worker got in the calibration run (busy throughout: a closed loop
-    # with more games than workers), moved to each run's load by the probe's ratio.
+    # The gateway's CPU, split evenly between a request's arrival and a search's result, so that
+    # the run's requests and searches add up to what the gateway used.
+    per = base["gateway_cpu_s"] / (ev + tasks)
+    costs: dict[str, Any] = {
+        "gateway_cpu_s": 2 * per,
+        "gateway_cached_cpu_s": per,
+        "search_cpu_s": base["workers_cpu_s"] / tasks,
+        "search_commands": max(0.0, (base["cache_commands"] - p("gateway_cache_commands") * ev) / tasks),
+        "gateway_commands": p("gateway_cache_commands"),
+        "broker_commands": base["broker_commands"] / tasks,
+        "client_cpu_s": base.get("client_cpu_s", p("load_client_cpu_ms") / 1000 * ev) / ev,
+    }
+    if base.get("cache_cpu_s") and base.get("broker_cpu_s"):
+        costs["redis_cmd_s"] = base["cache_cpu_s"] / base["cache_commands"]
+        costs["broker_cmd_s"] = base["broker_cpu_s"] / base["broker_commands"]
+    return costs
+
+
+def check(
+    rows: Iterable[dict[str, Any]],
+    calibrate: int | None = None,
+    exact: bool = True,
+    cores: str = "shared",
+    seeds: int = 8,
+) -> list[dict[str, Any]]:
+    """Simulates each measured run of ``bench/capacity_check.py``: two workers, one gateway, one
+    cache Redis, one broker and the load generator, all on the run's machine. The costs come from
+    the calibration run (``calibrate`` games; the first row by default, :func:`calibration`): the
+    other runs are predictions. ``exact``: the games play the load's own positions (griot draws
+    them); otherwise the branching model.
+
+    ``cores``: ``shared`` (the model): the machine's cores are shared by all those processes, as
+    the kernel shares them, beside the other users' runnable processes that the probe before the
+    run found (``core_share``: two busy loops each got that share of a core). ``probe`` and
+    ``in-run``: each server on a core of its own at the share a worker got in the calibration run
+    (moved by the probe's ratio), or at the share the run's own workers had.
+
+    Each run is simulated ``seeds`` times: throughput and percentiles are their means (the p99 of
+    400 latencies is the fourth slowest: one draw of the searches' times moves it by 10 %)."""
+    rows = list(rows)
+    base = next((r for r in rows if r["games"] == calibrate), rows[0]) if calibrate else rows[0]
+    costs = calibration(base)
+    # The fraction of a core a worker got in the calibration run, if it was busy throughout.
     share = base["workers_cpu_s"] / base["seconds"] / base["workers"]
     out = []
     for r in rows:
-        cfg = Config(
-            worker_cores=r["workers"],
-            speed=(
-                r["workers_cpu_s"] / r["seconds"] / r["workers"]
-                if in_run
-                else share * r["core_share"] / base["core_share"]
-            ),
-            gateway_cpu_s=base["gateway_cpu_s"] / ev,
-            gateway_cached_cpu_s=base["gateway_cpu_s"] / ev / 2,
-            search_cpu_s=base["workers_cpu_s"] / tasks,
-            search_commands=max(0.0, base["cache_commands"] / tasks - 3),
-            gateway_commands=3,
-            broker_commands=base["broker_commands"] / tasks,
-        )
+        if cores == "shared":
+            n = r.get("cores", MACHINE_CORES)
+            cfg = Config(
+                worker_cores=r["workers"],
+                machine_cores=n,
+                # The probe's loops got n / (others + loops) of a core each.
+                background=max(0.0, n / r["core_share"] - PROBE_PROCS),
+                **costs,
+            )
+        else:
+            cfg = Config(
+                worker_cores=r["workers"],
+                speed=(
+                    r["workers_cpu_s"] / r["seconds"] / r["workers"]
+                    if cores == "in-run"
+                    else share * r["core_share"] / base["core_share"]
+                ),
+                **{**costs, "client_cpu_s": 0.0},
+            )
         seqs = load_sequences(r["games"], r["moves"]) if exact else None
-        sim = closed_load(cfg, r["games"], r["moves"], sequences=seqs).summary()
+        runs = [
+            closed_load(replace(cfg, seed=k), r["games"], r["moves"], sequences=seqs).summary()
+            for k in range(1, seeds + 1)
+        ]
+        keys = ("throughput_per_s", "p50_ms", "p99_ms")
+        sim = {k: round(sum(x[k] for x in runs) / len(runs), 1) for k in keys}
+        first = runs[0]
+        measured_cpu = {
+            "gateway": r["gateway_cpu_s"],
+            "workers": r["workers_cpu_s"],
+            "cache": r.get("cache_cpu_s"),
+            "broker": r.get("broker_cpu_s"),
+            "client": r.get("client_cpu_s"),
+        }
         out.append(
             {
                 "games": r["games"],
@@ -617,11 +813,12 @@ def check(
                 "core_share": r["core_share"],
                 "measured": {k: r[k] for k in ("throughput_per_s", "p50_ms", "p99_ms")},
                 "measured_dedup": round(st_ratio(r), 3),
-                "simulated": {k: sim[k] for k in ("throughput_per_s", "p50_ms", "p99_ms")},
+                "simulated": sim,
                 "simulated_dedup": round(
-                    (sim["deduplicated"] + sim["cache_hits"]) / max(1, sim["requests"]), 3
+                    (first["deduplicated"] + first["cache_hits"]) / max(1, first["requests"]), 3
                 ),
-                "utilisation": sim["utilisation"],
+                "utilisation": first["utilisation"],
+                "cpu_s": {"measured": measured_cpu, "simulated": first["cpu_s"]},
                 "throughput_error": round(sim["throughput_per_s"] / r["throughput_per_s"] - 1, 3),
                 "p99_error": round(sim["p99_ms"] / r["p99_ms"] - 1, 3),
             }
@@ -652,7 +849,15 @@ def main() -> None:
     a_chk.add_argument("file")
     a_chk.add_argument("--calibrate", type=int, default=None, help="games of the calibration run")
     a_chk.add_argument("--branching", action="store_true", help="model the games' positions, not griot's")
-    a_chk.add_argument("--in-run-share", action="store_true", help="the core share the run's workers had")
+    a_chk.add_argument(
+        "--cores",
+        choices=["shared", "probe", "in-run"],
+        default="shared",
+        help="shared: the machine's cores shared by all its processes; probe / in-run: each server "
+        "its own core at the probe's share or at the share the run's workers had",
+    )
+    a_chk.add_argument("--seeds", type=int, default=8, help="simulations per run, their means")
+    a_chk.add_argument("--set", type=int, default=None, help="only the rows of this set (a file of several)")
     a_size = sub.add_parser("size", help="the sizing table")
     a_size.add_argument("--games", default="10000,100000,1000000")
     sub.add_parser("params", help="the parameters and their sources")
@@ -669,7 +874,8 @@ def main() -> None:
     elif a.cmd == "check":
         with open(a.file) as f:
             rows = [json.loads(line) for line in f if line.strip()]
-        for r in check(rows, a.calibrate, exact=not a.branching, in_run=a.in_run_share):
+        rows = [r for r in rows if a.set is None or r.get("set") == a.set]
+        for r in check(rows, a.calibrate, exact=not a.branching, cores=a.cores, seeds=a.seeds):
             print(json.dumps(r))
     else:
         if a.board:
@@ -677,6 +883,7 @@ def main() -> None:
             base = Config(
                 search_cpu_s=p("board_time_budget_s"),
                 search_cv=0.05,
+                search_share=1.0,
                 search_commands=p("search_cache_commands_board"),
                 broker_commands=p("broker_commands_board"),
             )

@@ -4,6 +4,7 @@ determinism, the load's deduplication, and the sizing's monotony."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import random
 import sys
 from dataclasses import replace
@@ -146,3 +147,57 @@ def test_keda_thresholds_are_the_models(cs: ModuleType) -> None:
         for e in d["spec"]["template"]["spec"]["containers"][0].get("env", [])
     }
     assert int(env["GRIOT_GATEWAY_WINDOW"]) == int(cs.p("gateway_window"))
+
+
+def test_shared_cpu_is_processor_sharing(cs: ModuleType) -> None:
+    """The machine's cores go to the runnable jobs in equal shares, at most one core each; other
+    users' runnable processes take their shares too."""
+
+    def finishes(cores: float, works: list[float], background: float = 0.0) -> list[float]:
+        sim = cs.Sim(1)
+        cpu = cs.Cpu(sim, cores, background)
+        ends: list[float] = []
+        for w in works:
+            cpu.run(w, lambda: ends.append(sim.now))
+        sim.run()
+        return ends
+
+    assert finishes(1, [1.0, 1.0]) == pytest.approx([2.0, 2.0])
+    assert finishes(2, [1.0, 1.0, 1.0]) == pytest.approx([1.5, 1.5, 1.5])
+    assert finishes(2, [1.0]) == pytest.approx([1.0])  # one thread, one core
+    # Two cores, jobs of 1 and 3 s: both at one core until 1 s, then the long one alone.
+    assert finishes(2, [1.0, 3.0]) == pytest.approx([1.0, 3.0])
+    # One core, jobs of 1 and 2 s: half a core each until 2 s, then the second alone.
+    assert finishes(1, [1.0, 2.0]) == pytest.approx([2.0, 3.0])
+    assert finishes(1, [1.0], background=1.0) == pytest.approx([2.0])
+
+
+def test_shared_machine_uses_what_it_is_charged(cs: ModuleType) -> None:
+    """On a shared machine the servers' CPU comes out of its cores: never more than all of them,
+    and a slower machine (fewer cores) is slower."""
+    cfg = cs.Config(machine_cores=2.0, client_cpu_s=0.0005)
+    r = cs.closed_load(cfg, 120, 3)
+    s = r.summary()
+    assert 0 < s["utilisation"]["machine"] <= 1.0
+    used = sum(s["cpu_s"].values())
+    assert used == pytest.approx(s["utilisation"]["machine"] * 2.0 * r.seconds, rel=0.02)
+    assert s["cpu_s"]["client"] == pytest.approx(120 * 4 * 0.0005)
+    slow = cs.closed_load(replace(cfg, machine_cores=1.0), 120, 3).summary()
+    assert slow["throughput_per_s"] < s["throughput_per_s"]
+
+
+def test_calibration_charges_each_process_its_measured_cpu(cs: ModuleType) -> None:
+    """The costs taken from a measured run add up, over that run's requests and searches, to the
+    CPU each process used in it."""
+    text = (ROOT / "bench" / "capacity-runs" / "2026-11-29-quiet.jsonl").read_text()
+    base = json.loads(text.splitlines()[0])
+    c = cs.calibration(base)
+    ev, tasks = base["evaluations"], base["gateway_stats"]["tasks_sent"]
+    gateway = ev * c["gateway_cached_cpu_s"] + tasks * (c["gateway_cpu_s"] - c["gateway_cached_cpu_s"])
+    assert gateway == pytest.approx(base["gateway_cpu_s"])
+    assert tasks * c["search_cpu_s"] == pytest.approx(base["workers_cpu_s"])
+    cache = ev * c["gateway_commands"] + tasks * c["search_commands"]
+    assert cache == pytest.approx(base["cache_commands"])
+    assert cache * c["redis_cmd_s"] == pytest.approx(base["cache_cpu_s"])
+    assert tasks * c["broker_commands"] * c["broker_cmd_s"] == pytest.approx(base["broker_cpu_s"])
+    assert c["client_cpu_s"] == pytest.approx(cs.p("load_client_cpu_ms") / 1000)
