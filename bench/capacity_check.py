@@ -5,13 +5,14 @@
 
 For each number of live games: first a probe of the CPU this machine gives a runnable process at
 its present load (``--probe-procs`` busy loops for ``--probe-seconds``; each one's CPU time over
-the wall time is the fraction of a core one process gets), then ``bench/gateway_load.py``'s live
-load on a fresh stack (two redis-servers, ``--workers`` Celery workers with one pool process
-each, one gateway): every game sends its start and ``--moves`` moves, each as soon as the
-previous update has its final evaluation (a closed loop, no pause). It records the throughput
-and latency percentiles, the gateway's counters (``griot:gateway:stats``: requests, cache hits,
-deduplicated requests, tasks sent), CPU of the gateway and of the workers, Redis commands and
-CPU (``INFO cpu``) on the cache and on the broker, and the load average before and after. One
+the wall time is the fraction of a core one process gets, its rounds per CPU second how fast that
+core computes), then ``bench/gateway_load.py``'s live load on a fresh stack (two redis-servers,
+``--workers`` Celery workers with one pool process each, one gateway): every game sends its start
+and ``--moves`` moves, each as soon as the previous update has its final evaluation (a closed
+loop, no pause). It records the throughput and latency percentiles, the gateway's counters
+(``griot:gateway:stats``: requests, cache hits, deduplicated requests, tasks sent), CPU of the
+gateway, of the workers and of the load generator (this process), Redis commands and CPU
+(``INFO cpu``) on the cache and on the broker, and the load average before and after. One
 JSON object per run; ``capacity_sim.py check FILE`` reads them.
 """
 
@@ -38,22 +39,28 @@ def _busy(seconds: float, out: Any) -> None:
     t0 = time.perf_counter()
     c0 = time.process_time()
     x = 0
+    rounds = 0
     while time.perf_counter() - t0 < seconds:
         for i in range(10_000):
             x += i
-    out.put((time.process_time() - c0) / (time.perf_counter() - t0))
+        rounds += 1
+    cpu = time.process_time() - c0
+    out.put((cpu / (time.perf_counter() - t0), rounds / max(cpu, 1e-9)))
 
 
-def core_share(procs: int, seconds: float) -> float:
-    """The fraction of a core one runnable process gets now (median over ``procs`` at once)."""
+def core_share(procs: int, seconds: float) -> tuple[float, float]:
+    """The fraction of a core one runnable process gets now, and how fast that core computes
+    (the loop's rounds per CPU second): medians over ``procs`` at once."""
     q: Any = multiprocessing.Queue()
     ps = [multiprocessing.Process(target=_busy, args=(seconds, q)) for _ in range(procs)]
     for p in ps:
         p.start()
-    shares = sorted(q.get(timeout=seconds + 30) for _ in ps)
+    got = [q.get(timeout=seconds + 30) for _ in ps]
     for p in ps:
         p.join()
-    return shares[len(shares) // 2]
+    shares = sorted(g[0] for g in got)
+    rates = sorted(g[1] for g in got)
+    return shares[len(shares) // 2], rates[len(rates) // 2]
 
 
 def counters(port: int) -> dict[str, int]:
@@ -72,13 +79,15 @@ def gateway_stats(port: int) -> dict[str, int]:
 
 def measure(a: argparse.Namespace, games: int) -> dict[str, Any]:
     load0 = os.getloadavg()[0]
-    share = core_share(a.probe_procs, a.probe_seconds)
+    share, rate = core_share(a.probe_procs, a.probe_seconds)
     stack = LocalStack(a.workers, a.window, [])
     try:
         time.sleep(1.5)
         c0, b0, cpu0 = counters(stack.cache), counters(stack.broker), stack.cpu()
         s0 = gateway_stats(stack.cache)
+        client0 = time.process_time()
         r = asyncio.run(run_live(stack.target, games, a.moves, a.depth, 8))
+        client = time.process_time() - client0  # the load generator: this process
         cpu1 = stack.cpu()
         time.sleep(1.5)  # the gateway adds its counters once a second
         c1, b1, s1 = counters(stack.cache), counters(stack.broker), gateway_stats(stack.cache)
@@ -93,12 +102,16 @@ def measure(a: argparse.Namespace, games: int) -> dict[str, Any]:
         "workers": a.workers,
         "load_before": round(load0, 1),
         "load_after": round(os.getloadavg()[0], 1),
+        "cores": os.cpu_count(),
         "core_share": round(share, 3),
+        "probe_rate": round(rate),
+        "probe_procs": a.probe_procs,
         **{k: rep[k] for k in ("evaluations", "errors", "seconds", "throughput_per_s", "p50_ms", "p99_ms")},
         "cache_hit_rate": rep["cache_hit_rate"],
         "gateway_stats": stats,
         "gateway_cpu_s": round(cpu1[0] - cpu0[0], 3),
         "workers_cpu_s": round(cpu1[1] - cpu0[1], 3),
+        "client_cpu_s": round(client, 3),
         "cache_commands": c1["commands"] - c0["commands"],
         "broker_commands": b1["commands"] - b0["commands"],
         "cache_cpu_s": round((c1["cpu_us"] - c0["cpu_us"]) / 1e6, 3),

@@ -759,7 +759,9 @@ def check(
 
     ``cores``: ``shared`` (the model): the machine's cores are shared by all those processes, as
     the kernel shares them, beside the other users' runnable processes that the probe before the
-    run found (``core_share``: two busy loops each got that share of a core). ``probe`` and
+    run found (``core_share``: two busy loops each got that share of a core), each cost moved by
+    how much faster the probe found the cores than before the calibration run, when both runs
+    recorded it (``probe_rate``). ``probe`` and
     ``in-run``: each server on a core of its own at the share a worker got in the calibration run
     (moved by the probe's ratio), or at the share the run's own workers had.
 
@@ -774,12 +776,14 @@ def check(
     for r in rows:
         if cores == "shared":
             n = r.get("cores", MACHINE_CORES)
+            # A run whose probe found the cores faster or slower than the calibration run's.
+            pace = base["probe_rate"] / r["probe_rate"] if "probe_rate" in base and "probe_rate" in r else 1.0
             cfg = Config(
                 worker_cores=r["workers"],
                 machine_cores=n,
                 # The probe's loops got n / (others + loops) of a core each.
-                background=max(0.0, n / r["core_share"] - PROBE_PROCS),
-                **costs,
+                background=max(0.0, n / r["core_share"] - r.get("probe_procs", PROBE_PROCS)),
+                **{k: v * pace if k.endswith(("_cpu_s", "_cmd_s")) else v for k, v in costs.items()},
             )
         else:
             cfg = Config(
