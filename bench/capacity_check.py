@@ -5,7 +5,7 @@
 
 For each number of live games: first a probe of the CPU this machine gives a runnable process at
 its present load (``--probe-procs`` busy loops for ``--probe-seconds``; each one's CPU time over
-the wall time is the fraction of a core one process gets, its rounds per CPU second how fast that
+the wall time is the fraction of a core one process gets, its loops per CPU second how fast that
 core computes), then ``bench/gateway_load.py``'s live load on a fresh stack (two redis-servers,
 ``--workers`` Celery workers with one pool process each, one gateway): every game sends its start
 and ``--moves`` moves, each as soon as the previous update has its final evaluation (a closed
@@ -39,18 +39,18 @@ def _busy(seconds: float, out: Any) -> None:
     t0 = time.perf_counter()
     c0 = time.process_time()
     x = 0
-    rounds = 0
+    loops = 0
     while time.perf_counter() - t0 < seconds:
         for i in range(10_000):
             x += i
-        rounds += 1
+        loops += 1
     cpu = time.process_time() - c0
-    out.put((cpu / (time.perf_counter() - t0), rounds / max(cpu, 1e-9)))
+    out.put((cpu / (time.perf_counter() - t0), loops / max(cpu, 1e-9)))
 
 
 def core_share(procs: int, seconds: float) -> tuple[float, float]:
     """The fraction of a core one runnable process gets now, and how fast that core computes
-    (the loop's rounds per CPU second): medians over ``procs`` at once."""
+    (its loops of 10,000 additions per CPU second): medians over ``procs`` at once."""
     q: Any = multiprocessing.Queue()
     ps = [multiprocessing.Process(target=_busy, args=(seconds, q)) for _ in range(procs)]
     for p in ps:
