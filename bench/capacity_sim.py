@@ -242,7 +242,8 @@ class Cpu:
         if version != self._version:
             return  # the runnable set changed since: a later event stands for this one
         self._advance()
-        ended = [k for k, j in self.jobs.items() if j[0] <= 1e-12]
+        # A nanosecond of CPU left is rounding: ending there keeps the next event after now.
+        ended = [k for k, j in self.jobs.items() if j[0] <= 1e-9]
         dones = [self.jobs.pop(k)[1] for k in ended]
         self._schedule()
         for d in dones:
