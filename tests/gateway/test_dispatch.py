@@ -327,3 +327,73 @@ def test_a_task_whose_worker_died_is_sent_again(broker_stack: Stack) -> None:
     app.close()
     assert sent[0]["kwargsrepr"] == sent[1]["kwargsrepr"]
     assert got == {"depth": 4, "value": 1} and redispatched == 1
+
+
+def test_a_task_taken_from_its_queue_and_never_received_is_sent_again(broker_stack: Stack) -> None:
+    """A task leaves its queue and no worker ever receives it (a worker whose network was cut while
+    it waited on the queue: the broker hands it the next message, which never arrives; no alive key
+    is ever written). Once its queue is empty and the task still unseen, it is sent again under a
+    new id with the same arguments; the new task's result ends the search (on each broker)."""
+    stack = broker_stack
+    app = stack.app()
+    r = redis.Redis.from_url(stack.result_url)
+
+    async def run() -> tuple[list[dict[str, Any]], dict[str, Any], int]:
+        d, clients = _dispatcher(stack, app, NOBODY)
+        d.start()
+        try:
+            s = d.submit("griot.search_position", {"variant": "abapa", "depth": 4}, INTERACTIVE, "me", None)
+            # Taken and acknowledged, as by a consumer that vanishes with it: gone from the broker.
+            first = await asyncio.to_thread(_take, stack.broker_url, NOBODY, 1)
+            assert s.task_id == first[0]["id"]
+            second = await asyncio.to_thread(
+                _take, stack.broker_url, NOBODY, 1, 3 * task_client.START_PATIENCE
+            )
+            assert s.sent is not None and second[0]["id"] == s.sent.task_id != first[0]["id"]
+            meta = {"status": "SUCCESS", "task_id": s.sent.task_id, "result": {"depth": 4, "value": 1}}
+            r.publish(RESULT_PREFIX + s.sent.task_id, json.dumps(meta))
+            got = await _bounded(lambda: d.wait(s))
+            return first + second, got, d.tasks.redispatched
+        finally:
+            await d.close()
+            for c in clients:
+                await c.aclose()
+
+    sent, got, redispatched = asyncio.run(run())
+    app.close()
+    assert sent[0]["kwargsrepr"] == sent[1]["kwargsrepr"]
+    assert got == {"depth": 4, "value": 1} and redispatched == 1
+
+
+def test_a_task_waiting_in_its_queue_is_not_sent_again(broker_stack: Stack) -> None:
+    """A task that waits in its queue past the start patience (every worker busy) is left there:
+    its queue is looked at, found holding it, and nothing is sent again."""
+    stack = broker_stack
+    app = stack.app()
+
+    async def run() -> tuple[str, list[dict[str, Any]], int]:
+        d, clients = _dispatcher(stack, app, NOBODY)
+        d.start()
+        try:
+            s = d.submit("griot.search_position", {"variant": "abapa", "depth": 4}, INTERACTIVE, "me", None)
+
+            async def looked_at() -> None:
+                while s.sent is None or s.sent.queue_check_at == 0.0:
+                    await asyncio.sleep(0.05)
+
+            await _bounded(looked_at, 4 * task_client.START_PATIENCE)
+            assert s.task_id is not None
+            return (
+                s.task_id,
+                await asyncio.to_thread(_take, stack.broker_url, NOBODY, 1),
+                d.tasks.redispatched,
+            )
+        finally:
+            await d.close()
+            for c in clients:
+                await c.aclose()
+
+    task_id, taken, redispatched = asyncio.run(run())
+    app.close()
+    assert redispatched == 0
+    assert [m["id"] for m in taken] == [task_id]

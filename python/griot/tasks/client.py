@@ -407,6 +407,9 @@ class Task:
     dispatches: int = 0
     alive_seen: bool = False
     start_checked: bool = False
+    #: Sent to a shared queue and not seen started: when its queue is next looked at (Unix
+    #: seconds; :meth:`TaskClient._check_unstarted`).
+    queue_check_at: float = 0.0
     #: When it was last sent and when its result came (Unix seconds), and how: ``"message"`` or
     #: ``"poll"`` (a message lost or late).
     sent_at: float = 0.0
@@ -427,7 +430,8 @@ class TaskClient:
     and progress reports, through ``redis.asyncio``) with a safety poll, cancels them, and
     re-dispatches a task whose worker died under it (its alive key, renewed while it runs, expired
     without a result; or, sent to a worker's own queue, it did not start and the worker does not
-    answer a ping: it then goes to the shared queue, and the worker is in :attr:`lost_workers`).
+    answer a ping: it then goes to the shared queue, and the worker is in :attr:`lost_workers`), or
+    that left the shared queue without reaching any worker (:meth:`_check_unstarted`).
 
     Outages: a send that fails is retried (:data:`RETRY_POLICY`, then on for ``outage_grace``
     seconds); while the result backend cannot be read, running tasks wait, and fail with
@@ -473,6 +477,7 @@ class TaskClient:
         self._subscribed_once = False
         self._progress_due = False
         self._pinging: set[str] = set()
+        self._checking_queues = False
         self._stale: list[str] = []
         self._poll_now = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -724,6 +729,7 @@ class TaskClient:
             if value is not None and t is not None and t.on_progress is not None:
                 t.on_progress(value)
         dead: list[Task] = []
+        unstarted: list[Task] = []
         now = time.time()
         for task_id, value, alive in zip(ids, raw[:n], raw[n : 2 * n], strict=True):
             if value is not None and task_id in self.running:
@@ -740,10 +746,66 @@ class TaskClient:
                 # between tasks, and nothing else would take its queue's tasks.
                 t.start_checked = True
                 self._suspect(t.worker)
+            elif t.worker is None and now - t.sent_at > START_PATIENCE and now >= t.queue_check_at:
+                unstarted.append(t)
+        if unstarted and not self._checking_queues:
+            self._checking_queues = True
+            self._spawn(self._check_unstarted(unstarted))
         for t in dead:
             if t.worker is not None:
                 self._suspect(t.worker)
             await self._redispatch(t)
+
+    async def _check_unstarted(self, tasks: list[Task]) -> None:
+        """Sends again the tasks of ``tasks`` that left their shared queue without any worker
+        receiving them. A worker whose network was cut while it waited on the queue (its blocking
+        read still open at the broker, or at a proxy in between) is handed the next message, which
+        then never reaches it: nothing is acknowledged, nothing is redelivered (a Redis broker
+        takes it off the list as it hands it out), no alive key is written, and the search would
+        wait for it until its deadline. A task still waiting in its queue is left there (a busy
+        cluster); one whose queue is empty and whose alive key is still unseen went to such a
+        worker. Looked at again every :data:`START_PATIENCE` seconds while unstarted; a task
+        that was only slow to write its key runs twice, harmlessly (the first id is revoked)."""
+        try:
+            queues = sorted({t.queue for t in tasks if isinstance(t.queue, str)})
+            try:
+                sizes = await asyncio.to_thread(self._queue_sizes, queues)
+            except Exception as e:  # the broker unreachable: its outage handling covers that
+                log.debug("queue sizes: %s", e)
+                return
+            now = time.time()
+            for t in tasks:
+                t.queue_check_at = now + START_PATIENCE
+            gone = [t for t in tasks if sizes.get(t.queue) == 0 and self.running.get(t.task_id) is t]
+            if not gone:
+                return
+            # A worker that took one just before the count writes its key at once: read them now.
+            alive = await self.backend.mget([redis_keys.ALIVE_PREFIX + t.task_id for t in gone])
+            for t, key in zip(gone, alive, strict=True):
+                if key is not None:
+                    t.alive_seen = True
+                elif self.running.get(t.task_id) is t and not t.alive_seen:
+                    await self._redispatch(t, why="left its queue and no worker received it")
+        finally:
+            self._checking_queues = False
+
+    def _queue_sizes(self, queues: Sequence[str]) -> dict[str, int]:
+        """The messages waiting in each of ``queues`` (a passive declare on a fresh connection:
+        blocking). A queue the broker does not know is empty (a Redis broker's empty queue has no
+        key)."""
+        sizes: dict[str, int] = {}
+        with self.app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1)
+            for name in queues:
+                channel = conn.channel()
+                try:
+                    sizes[name] = int(channel.queue_declare(queue=name, passive=True).message_count)
+                except conn.channel_errors:
+                    sizes[name] = 0
+                finally:
+                    with contextlib.suppress(Exception):
+                        channel.close()
+        return sizes
 
     def workers_seen(self, workers: Iterable[str]) -> None:
         """``workers`` answered a broadcast just now: none of them is lost any more (a host
@@ -775,7 +837,7 @@ class TaskClient:
         for t in [t for t in self.running.values() if t.worker == worker and not t.alive_seen]:
             await self._redispatch(t)
 
-    async def _redispatch(self, t: Task, lost: bool = True) -> None:
+    async def _redispatch(self, t: Task, lost: bool = True, why: str = "died with its worker") -> None:
         """Sends again, under a new id, a task whose worker died under it (its alive key expired
         without a result) or that a broker outage may have lost; gives up after
         :data:`MAX_DISPATCHES` lost workers."""
@@ -788,10 +850,11 @@ class TaskClient:
             t.future.set_exception(ClusterUnavailable(f"task {t.name} lost its worker {t.dispatches} times"))
             return
         if lost:
-            log.warning("task %s died with its worker: dispatching it again", t.task_id)
+            log.warning("task %s %s: dispatching it again", t.task_id, why)
             if t.worker is not None:
                 t.worker = None  # wherever a worker is free
         t.alive_seen = t.start_checked = False
+        t.queue_check_at = 0.0
         self.assign(t)
         self.redispatched += 1
         try:
