@@ -6,13 +6,15 @@ heavier cases are bench/lab_latency.py's.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from griot.lab import Lab
+from griot.services.gateway.config import GatewayConfig
 
 from .conftest import Client, expected_score, game_moves
 
@@ -22,6 +24,9 @@ pytestmark = pytest.mark.timeout(240)
 #: which it completes on the others (a lost task is sent again once its in-flight marker, 5 s
 #: without a heartbeat, has expired).
 WORKER_LOSS_BOUND = 90.0
+
+#: The lab gateways' distributed split (the gateway's default).
+DEFAULT_SPLIT = next(f.default for f in dataclasses.fields(GatewayConfig) if f.name == "distributed_split")
 
 
 def _is_depth(at_least: int) -> Callable[[dict[str, Any]], bool]:
@@ -48,11 +53,33 @@ def _final(lines: list[dict[str, Any]], depth: int) -> dict[str, Any]:
     return final
 
 
-def test_worker_host_cut_then_killed_mid_search(lab: Lab, background: Callable[..., Client]) -> None:
+@pytest.fixture(params=[1, 2], ids=lambda split: f"split{split}")
+def split(request: pytest.FixtureRequest, lab: Lab) -> Iterator[int]:
+    """The gateways' distributed split (``GRIOT_GATEWAY_DISTRIBUTED_SPLIT``) for one test: gateways
+    with another split than the lab's run for that test only."""
+    value: int = request.param
+    if value == DEFAULT_SPLIT:
+        yield value
+        return
+    gateways = [h for h in lab.hosts if h.startswith("gateway-")]
+    for host in gateways:
+        lab.restart(host, env={"GRIOT_GATEWAY_DISTRIBUTED_SPLIT": str(value)})
+    try:
+        yield value
+    finally:
+        for host in gateways:
+            lab.restart(host)
+
+
+def test_worker_host_cut_then_killed_mid_search(
+    lab: Lab, split: int, background: Callable[..., Client]
+) -> None:
     """A worker host's network is cut while it holds a task of a distributed search, then the host
     dies. The client sees its evaluation stream go on, depth by depth, and end with the final depth
     within its deadline (WORKER_LOSS_BOUND), no error; the value is the in-process search's: the
-    lost task was searched again by the other worker."""
+    lost task was searched again by the other worker. With either split: with one ply the cut
+    often falls between two of the worker's short tasks, and the task it was handed next never
+    reaches it."""
     moves, depth = ["c", "D"], 14
     before = _received(lab, "worker-1")
     client = background(

@@ -137,11 +137,11 @@ class Lab:
 
     # --- processes ------------------------------------------------------------------------------
 
-    def _start(self, host: str, proc: layout.Process) -> Running:
+    def _start(self, host: str, proc: layout.Process, env: dict[str, str] | None = None) -> Running:
         log_path = self.data_dir / host / f"{proc.role}.log"
         offset = log_path.stat().st_size if log_path.exists() else 0
         log = open(log_path, "ab")  # closed by down() or restart()
-        env = {**_base_env(), **self.extra_env, **proc.env}
+        env = {**_base_env(), **self.extra_env, **proc.env, **(env or {})}
         popen = self.net.spawn(host, proc.argv, env, log=log, cwd=self.data_dir / host)
         run = Running(proc, popen, log_path, log, offset)
         self.running.setdefault(host, []).append(run)
@@ -193,15 +193,16 @@ class Lab:
             if role is None or r.spec.role == role
         )
 
-    def restart(self, host: str, timeout: float = 90.0) -> None:
-        """Starts again what the host ran (after :meth:`kill`, or stops it first)."""
+    def restart(self, host: str, timeout: float = 90.0, env: dict[str, str] | None = None) -> None:
+        """Starts again what the host ran (after :meth:`kill`, or stops it first); ``env``: settings
+        over the lab's for this run of its processes (a later restart goes back to the lab's)."""
         assert self.plan is not None
         for r in self.running.pop(host, []):
             _stop(r.popen)
             r.log.close()
         deadline = time.monotonic() + timeout
         for proc in self.plan.processes[host]:
-            self._start(host, proc)
+            self._start(host, proc, env)
         for proc in self.plan.processes[host]:
             self._wait_ready(host, proc, deadline)
 
