@@ -766,6 +766,13 @@ class TaskClient:
         cluster); one whose queue is empty and whose alive key is still unseen went to such a
         worker. Looked at again every :data:`START_PATIENCE` seconds while unstarted; a task
         that was only slow to write its key runs twice, harmlessly (the first id is revoked)."""
+        # Each as it was sent when found unstarted: one sent again meanwhile (a broker restart,
+        # its worker lost) is a new task, not looked at yet.
+        sent = {id(t): t.task_id for t in tasks}
+
+        def unchanged(t: Task) -> bool:
+            return t.task_id == sent[id(t)] and self.running.get(t.task_id) is t and not t.alive_seen
+
         try:
             queues = sorted({t.queue for t in tasks if isinstance(t.queue, str)})
             try:
@@ -776,7 +783,7 @@ class TaskClient:
             now = time.time()
             for t in tasks:
                 t.queue_check_at = now + START_PATIENCE
-            gone = [t for t in tasks if sizes.get(t.queue) == 0 and self.running.get(t.task_id) is t]
+            gone = [t for t in tasks if sizes.get(t.queue) == 0 and unchanged(t)]
             if not gone:
                 return
             # A worker that took one just before the count writes its key at once: read them now.
@@ -784,7 +791,7 @@ class TaskClient:
             for t, key in zip(gone, alive, strict=True):
                 if key is not None:
                     t.alive_seen = True
-                elif self.running.get(t.task_id) is t and not t.alive_seen:
+                elif unchanged(t):
                     await self._redispatch(t, why="left its queue and no worker received it")
         finally:
             self._checking_queues = False
