@@ -746,7 +746,12 @@ class TaskClient:
                 # between tasks, and nothing else would take its queue's tasks.
                 t.start_checked = True
                 self._suspect(t.worker)
-            elif t.worker is None and now - t.sent_at > START_PATIENCE and now >= t.queue_check_at:
+            elif (
+                t.worker is None
+                and isinstance(t.queue, str)
+                and now - t.sent_at > START_PATIENCE
+                and now >= t.queue_check_at
+            ):
                 unstarted.append(t)
         if unstarted and not self._checking_queues:
             self._checking_queues = True
@@ -774,7 +779,7 @@ class TaskClient:
             return t.task_id == sent[id(t)] and self.running.get(t.task_id) is t and not t.alive_seen
 
         try:
-            queues = sorted({t.queue for t in tasks if isinstance(t.queue, str)})
+            queues = sorted({t.queue for t in tasks})
             try:
                 sizes = await asyncio.to_thread(self._queue_sizes, queues)
             except Exception as e:  # the broker unreachable: its outage handling covers that
@@ -787,7 +792,11 @@ class TaskClient:
             if not gone:
                 return
             # A worker that took one just before the count writes its key at once: read them now.
-            alive = await self.backend.mget([redis_keys.ALIVE_PREFIX + t.task_id for t in gone])
+            try:
+                alive = await self.backend.mget([redis_keys.ALIVE_PREFIX + t.task_id for t in gone])
+            except Exception as e:  # the result backend's outage: the safety poll handles it
+                log.debug("alive keys: %s", e)
+                return
             for t, key in zip(gone, alive, strict=True):
                 if key is not None:
                     t.alive_seen = True
