@@ -368,12 +368,16 @@ DELETE_EVERY = 0.1
 MAX_DISPATCHES = 3
 """Times a task is sent in all when its worker keeps dying under it."""
 START_PATIENCE = 3.0
+"""Seconds a task may wait to start before its worker is pinged (sent to a worker's own queue) or
+its queue is looked at (sent to a shared one), and between two such looks."""
+QUEUE_CHECK_EVERY = 1.0
+"""Seconds between two looks at the queues of tasks that have not started
+(:meth:`TaskClient._check_unstarted`)."""
 #: Seconds between two fresh connections to a broker a publish could not reach.
 BROKER_PROBE_EVERY = 1.0
 #: Seconds a publish may take before the broker counts as unreachable (a healthy one answers in
 #: milliseconds; a partition lets a publish hang for the client's timeouts, 2 x 5 s).
 PUBLISH_STALL = 2.0
-"""Seconds a task sent to a worker's own queue may wait to start before that worker is pinged."""
 PING_TIMEOUT = 2.0
 """Seconds a worker suspected dead has to answer a ping."""
 BROKER_WATCH_EVERY = 1.0
@@ -478,6 +482,7 @@ class TaskClient:
         self._progress_due = False
         self._pinging: set[str] = set()
         self._checking_queues = False
+        self._next_queue_check = 0.0
         self._stale: list[str] = []
         self._poll_now = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -753,8 +758,12 @@ class TaskClient:
                 and now >= t.queue_check_at
             ):
                 unstarted.append(t)
-        if unstarted and not self._checking_queues:
+        if unstarted and not self._checking_queues and now >= self._next_queue_check:
+            # One look at the queues a second at most, however many tasks wait: behind a long
+            # queue many tasks pass the patience at different polls, and each look is a broker
+            # connection.
             self._checking_queues = True
+            self._next_queue_check = now + QUEUE_CHECK_EVERY
             self._spawn(self._check_unstarted(unstarted))
         for t in dead:
             if t.worker is not None:
