@@ -310,21 +310,13 @@ def queue_lengths(broker_url: str, queues: tuple[str, ...], timeout: float = 2.0
     the broker does not know holds none)."""
     from kombu.connection import Connection
 
-    lengths: dict[str, int] = {}
+    from griot.tasks.queues import waiting_messages
+
     with Connection(  # type: ignore[no-untyped-call]
         broker_url, connect_timeout=timeout, transport_options={"socket_timeout": timeout}
     ) as conn:
         conn.ensure_connection(max_retries=1)
-        for q in queues:
-            # A channel per queue: an AMQP broker closes the channel that asked for a missing one.
-            channel = conn.channel()
-            try:
-                lengths[q] = int(channel.queue_declare(queue=q, passive=True).message_count)
-            except conn.channel_errors:
-                lengths[q] = 0
-            finally:
-                channel.close()
-    return lengths
+        return waiting_messages(conn, queues)
 
 
 def tt_stats(

@@ -19,7 +19,7 @@ from griot.redis_keys import progress_key
 from griot.services.gateway.batch import Batcher, connect
 from griot.services.gateway.cache import EvalCache, EvalResult, entry_key, flight_key
 from griot.services.gateway.config import GatewayConfig
-from griot.services.gateway.dispatch import INTERACTIVE, Dispatcher
+from griot.services.gateway.dispatch import INTERACTIVE, Dispatcher, Search
 from griot.services.gateway.metrics import GatewayMetrics
 from griot.tasks import client as task_client
 from griot.tasks.client import RESULT_PREFIX
@@ -290,11 +290,12 @@ def test_result_subscription_survives_a_cut_and_a_restart(stack: Stack) -> None:
         backend.stop()
 
 
-def test_a_task_whose_worker_died_is_sent_again(broker_stack: Stack) -> None:
-    """A task whose alive key was seen and then expired without a result (its worker died under
-    it: the key is what a running task renews) is sent again under a new id with the same
-    arguments; the new task's result ends the search (on each broker)."""
-    stack = broker_stack
+def _sent_again(
+    stack: Stack, lose: Callable[[Search, redis.Redis], Awaitable[None]], wait: float = 30.0
+) -> None:
+    """A task taken from its queue, then lost as ``lose(search, result_redis)`` makes it, is sent
+    again under a new id with the same arguments (taken within ``wait`` seconds), and the new
+    task's result ends the search."""
     app = stack.app()
     r = redis.Redis.from_url(stack.result_url)
 
@@ -305,50 +306,8 @@ def test_a_task_whose_worker_died_is_sent_again(broker_stack: Stack) -> None:
             s = d.submit("griot.search_position", {"variant": "abapa", "depth": 4}, INTERACTIVE, "me", None)
             first = await asyncio.to_thread(_take, stack.broker_url, NOBODY, 1)
             assert s.task_id == first[0]["id"]
-            r.set(redis_keys.ALIVE_PREFIX + s.task_id, b"1", px=1500)  # taken by a worker...
-            for _ in range(500):
-                if s.sent is not None and s.sent.alive_seen:
-                    break
-                await asyncio.sleep(0.01)
-            assert s.sent is not None and s.sent.alive_seen
-            # ...that dies: the key expires without a result, and the task goes out again.
-            second = await asyncio.to_thread(_take, stack.broker_url, NOBODY, 1)
-            assert second[0]["id"] == s.sent.task_id != first[0]["id"]
-            meta = {"status": "SUCCESS", "task_id": s.sent.task_id, "result": {"depth": 4, "value": 1}}
-            r.publish(RESULT_PREFIX + s.sent.task_id, json.dumps(meta))
-            got = await _bounded(lambda: d.wait(s))
-            return first + second, got, d.tasks.redispatched
-        finally:
-            await d.close()
-            for c in clients:
-                await c.aclose()
-
-    sent, got, redispatched = asyncio.run(run())
-    app.close()
-    assert sent[0]["kwargsrepr"] == sent[1]["kwargsrepr"]
-    assert got == {"depth": 4, "value": 1} and redispatched == 1
-
-
-def test_a_task_taken_from_its_queue_and_never_received_is_sent_again(broker_stack: Stack) -> None:
-    """A task leaves its queue and no worker ever receives it (a worker whose network was cut while
-    it waited on the queue: the broker hands it the next message, which never arrives; no alive key
-    is ever written). Once its queue is empty and the task still unseen, it is sent again under a
-    new id with the same arguments; the new task's result ends the search (on each broker)."""
-    stack = broker_stack
-    app = stack.app()
-    r = redis.Redis.from_url(stack.result_url)
-
-    async def run() -> tuple[list[dict[str, Any]], dict[str, Any], int]:
-        d, clients = _dispatcher(stack, app, NOBODY)
-        d.start()
-        try:
-            s = d.submit("griot.search_position", {"variant": "abapa", "depth": 4}, INTERACTIVE, "me", None)
-            # Taken and acknowledged, as by a consumer that vanishes with it: gone from the broker.
-            first = await asyncio.to_thread(_take, stack.broker_url, NOBODY, 1)
-            assert s.task_id == first[0]["id"]
-            second = await asyncio.to_thread(
-                _take, stack.broker_url, NOBODY, 1, 3 * task_client.START_PATIENCE
-            )
+            await lose(s, r)
+            second = await asyncio.to_thread(_take, stack.broker_url, NOBODY, 1, wait)
             assert s.sent is not None and second[0]["id"] == s.sent.task_id != first[0]["id"]
             meta = {"status": "SUCCESS", "task_id": s.sent.task_id, "result": {"depth": 4, "value": 1}}
             r.publish(RESULT_PREFIX + s.sent.task_id, json.dumps(meta))
@@ -363,6 +322,36 @@ def test_a_task_taken_from_its_queue_and_never_received_is_sent_again(broker_sta
     app.close()
     assert sent[0]["kwargsrepr"] == sent[1]["kwargsrepr"]
     assert got == {"depth": 4, "value": 1} and redispatched == 1
+
+
+def test_a_task_whose_worker_died_is_sent_again(broker_stack: Stack) -> None:
+    """A task whose alive key was seen and then expired without a result (its worker died under
+    it: the key is what a running task renews) is sent again under a new id with the same
+    arguments; the new task's result ends the search (on each broker)."""
+
+    async def worker_dies(s: Search, r: redis.Redis) -> None:
+        assert s.task_id is not None
+        r.set(redis_keys.ALIVE_PREFIX + s.task_id, b"1", px=1500)  # taken by a worker...
+        for _ in range(500):
+            if s.sent is not None and s.sent.alive_seen:
+                break
+            await asyncio.sleep(0.01)
+        assert s.sent is not None and s.sent.alive_seen
+        # ...that dies: the key expires without a result, and the task goes out again.
+
+    _sent_again(broker_stack, worker_dies)
+
+
+def test_a_task_taken_from_its_queue_and_never_received_is_sent_again(broker_stack: Stack) -> None:
+    """A task leaves its queue and no worker ever receives it (a worker whose network was cut while
+    it waited on the queue: the broker hands it the next message, which never arrives; no alive key
+    is ever written). Once its queue is empty and the task still unseen, it is sent again under a
+    new id with the same arguments; the new task's result ends the search (on each broker)."""
+
+    async def never_received(_s: Search, _r: redis.Redis) -> None:
+        """Taken and acknowledged, as by a consumer that vanishes with it: gone from the broker."""
+
+    _sent_again(broker_stack, never_received, wait=3 * task_client.START_PATIENCE)
 
 
 def test_a_task_waiting_in_its_queue_is_not_sent_again(broker_stack: Stack) -> None:

@@ -8,6 +8,7 @@ this package; it never imports them.
 - :mod:`griot.tasks.errors`: the typed errors callers see (no Celery needed);
 - :mod:`griot.tasks.outcome`: a finished task as a typed value, decoded once from Celery's result
   meta (no Celery needed);
+- :mod:`griot.tasks.queues`: the messages waiting in a broker's queues (kombu, no Celery);
 - :mod:`griot.tasks.app`: the Celery settings both sides share and a caller's Celery app;
 - :mod:`griot.tasks.client`: the asynchronous task client (:class:`~griot.tasks.client.TaskClient`,
   :class:`~griot.tasks.client.Task`), the publisher, result notifications, cancelling, and the
@@ -18,5 +19,5 @@ this package; it never imports them.
   scheduler of its tasks).
 
 Celery comes with the ``server`` extra: ``import griot`` does not import this package, and
-``args``, ``errors`` and ``outcome`` import no Celery.
+``args``, ``errors``, ``outcome`` and ``queues`` import no Celery.
 """

@@ -42,6 +42,7 @@ from redis.backoff import NoBackoff
 from griot import redis_keys
 from griot.tasks.errors import ClusterUnavailable
 from griot.tasks.outcome import TaskOutcome
+from griot.tasks.queues import waiting_messages
 
 log = logging.getLogger(__name__)
 
@@ -818,19 +819,9 @@ class TaskClient:
         """The messages waiting in each of ``queues`` (a passive declare on a fresh connection:
         blocking). A queue the broker does not know is empty (a Redis broker's empty queue has no
         key)."""
-        sizes: dict[str, int] = {}
         with self.app.connection_for_write() as conn:
             conn.ensure_connection(max_retries=1)
-            for name in queues:
-                channel = conn.channel()
-                try:
-                    sizes[name] = int(channel.queue_declare(queue=name, passive=True).message_count)
-                except conn.channel_errors:
-                    sizes[name] = 0
-                finally:
-                    with contextlib.suppress(Exception):
-                        channel.close()
-        return sizes
+            return waiting_messages(conn, queues)
 
     def workers_seen(self, workers: Iterable[str]) -> None:
         """``workers`` answered a broadcast just now: none of them is lost any more (a host
