@@ -63,7 +63,17 @@ PARAMS: dict[str, Param] = {
     ),
     "gateway_cpu_ms_cached": Param(
         0.37,
-        "gateway CPU per cached evaluation, the middle of 0.26-0.48 ms, the same command's --warm pass",
+        "gateway CPU per cached evaluation, the mean of 20 runs (0.29-0.48 ms), the same command's "
+        "--warm pass (every update answered from the cache): the check's per-evaluation part of the "
+        "gateway's CPU, the rest of a calibration run's gateway CPU charged per search task",
+    ),
+    "gateway_task_cpu_ms": Param(
+        1.1,
+        "gateway CPU per search task beyond a cached evaluation's (the task out, its progress reports "
+        "and result in, the cache store, the depths fanned out to its subscribers): the 0.534 ms per "
+        "evaluation of the same command's cold pass less 0.37 ms for each of its 4,000 evaluations, "
+        "over its ~594 tasks ((0.534 - 0.37) x 4,000 / 594); the sizing charges a request 0.37 ms "
+        "and a search this",
     ),
     "gateway_cache_commands": Param(
         3.0,
@@ -138,7 +148,8 @@ PARAMS: dict[str, Param] = {
         "CPU of `bench/gateway_load.py live`'s own process per evaluation (it shares the machine with "
         "the stack in the measured runs): 0.48-0.53 ms over 4,000 evaluations against "
         "`bench/grpc_echo.py` at 2 and 3 messages per update (the echo server 0.33-0.36 ms), "
-        "two runs each, load 2.6-3.4; `python bench/capacity_check.py` records it from now on",
+        "two runs each, load 2.6-3.4: the check's per-evaluation part of the load generator's CPU, the "
+        "rest of a calibration run's `client_cpu_s` (the progress messages of a search) per search task",
     ),
     "target_util_workers": Param(0.8, "sizing target: worker cores busy at most 80 %"),
     "target_util_gateway": Param(
@@ -333,7 +344,11 @@ class Config:
     machine_cores: float = 0.0
     background: float = 0.0  # other runnable processes on that machine
     client_cpu_s: float = 0.0  # the load generator's CPU per answer, when it shares the machine
-    gateway_cpu_s: float = p("gateway_cpu_ms") / 1000
+    #: The load generator's CPU per search task (the depths a search streams to its subscribers).
+    client_task_cpu_s: float = 0.0
+    #: The gateway's CPU for an evaluation that searches (its request's part and its task's), and
+    #: for one that does not (a hit, or a request that joins a search).
+    gateway_cpu_s: float = (p("gateway_cpu_ms_cached") + p("gateway_task_cpu_ms")) / 1000
     gateway_cached_cpu_s: float = p("gateway_cpu_ms_cached") / 1000
     search_cpu_s: float = p("worker_cpu_ms_d12") / 1000
     search_cv: float = p("search_cv")
@@ -444,7 +459,16 @@ class System:
             else:
                 self.flights[key] = [answered]
                 self.res.searches += 1
-                self._redis(self.brokers, c.broker_commands / 2, dispatched)
+                gw.submit(task_cpu / 2, sent)
+
+        # A search task's own gateway CPU, half for sending it (Celery's message, published from
+        # a thread of the gateway), half for its result (notification, cache store, fan-out); the
+        # progress reports between come in while the worker searches. One run's total does not
+        # say how it splits: halves are the assumption.
+        task_cpu = c.gateway_cpu_s - c.gateway_cached_cpu_s
+
+        def sent() -> None:
+            self._redis(self.brokers, c.broker_commands / 2, dispatched)
 
         def dispatched() -> None:
             self.workers.acquire(search)
@@ -467,10 +491,13 @@ class System:
             result_in()
 
         def result_in() -> None:
-            gw.submit(c.gateway_cpu_s - c.gateway_cached_cpu_s, stored)
+            gw.submit(task_cpu / 2, stored)
 
         def stored() -> None:
             self.cache.add(key)
+            if c.client_task_cpu_s > 0:
+                # The load generator reads the depths the search streamed before its result.
+                self.client.submit(c.client_task_cpu_s, lambda: None)
             for w in self.flights.pop(key):
                 w()
 
@@ -653,7 +680,9 @@ def size(
     lam = games / period
     searches = lam * (1 - hit_rate)
     cmd = p("redis_us_per_command") / 1e6
-    gw_load = lam * p("gateway_cpu_ms") / 1000
+    # The gateway: every request its cached part, every search its task's part.
+    gw_eval = (p("gateway_cpu_ms_cached") + (1 - hit_rate) * p("gateway_task_cpu_ms")) / 1000
+    gw_load = lam * gw_eval
     gateways = max(1, math.ceil(gw_load / p("target_util_gateway")))
     bcmd = p("broker_us_per_command") / 1e6
     # A worker process holds its core through the search and its own Redis round trips (the
@@ -666,7 +695,7 @@ def size(
     brokers = max(1, math.ceil(broker_cmds * bcmd / p("target_util_redis")))
     # Games at which one instance of each reaches its target.
     one = {
-        "gateway": p("target_util_gateway") / (p("gateway_cpu_ms") / 1000) * period,
+        "gateway": p("target_util_gateway") / gw_eval * period,
         "cache": p("target_util_redis")
         / (cmd * (p("gateway_cache_commands") + (1 - hit_rate) * search_commands))
         * period,
@@ -719,25 +748,44 @@ MACHINE_CORES = 2  # the measured runs' machine, when a run does not record its 
 PROBE_PROCS = 2  # capacity_check.py's --probe-procs default: the busy loops of its probe
 
 
+def split_cpu(cpu_s: float, evaluations: int, tasks: int, per_evaluation: float) -> tuple[float, float]:
+    """A process's CPU over a run as a part per evaluation and a part per search task:
+    ``per_evaluation`` (measured on its own: an evaluation that does not search) for every
+    evaluation, the rest over the tasks. The two parts cannot be told apart from one run's
+    total, so one is measured elsewhere; never more per evaluation than the run used."""
+    each = min(per_evaluation, cpu_s / max(1, evaluations))
+    return each, max(0.0, cpu_s - each * evaluations) / max(1, tasks)
+
+
 def calibration(base: dict[str, Any]) -> dict[str, Any]:
     """The costs a measured run gives, as ``Config`` fields: each process's CPU in that run is
-    what the model charges it (the workers per task, the gateway per request and per search
-    result, each Redis per command), the search's commands without the gateway's 3 per request.
-    The load generator's CPU is the run's own when it was recorded."""
+    what the model charges it (the workers per task, each Redis per command), the search's
+    commands without the gateway's 3 per request. The gateway and the load generator are
+    charged per evaluation what one that is answered without a search costs them (measured on
+    its own: ``gateway_cpu_ms_cached``, ``load_client_cpu_ms``) and the rest of their CPU in
+    the run per search task (the task out, its progress and result in, the cache store, the
+    depths it streams): a deduplicated or cached request costs them little, a search a lot.
+    The load generator's CPU is the run's own when it was recorded, else 0.5 ms per evaluation."""
     st = base["gateway_stats"]
     tasks = max(1, st.get("tasks_sent", 1))
     ev = max(1, base["evaluations"])
-    # The gateway's CPU, split evenly between a request's arrival and a search's result, so that
-    # the run's requests and searches add up to what the gateway used.
-    per = base["gateway_cpu_s"] / (ev + tasks)
+    gw_each, gw_task = split_cpu(base["gateway_cpu_s"], ev, tasks, p("gateway_cpu_ms_cached") / 1000)
+    client = base.get("client_cpu_s")
+    cl_each, cl_task = (
+        split_cpu(client, ev, tasks, p("load_client_cpu_ms") / 1000)
+        if client is not None
+        else (p("load_client_cpu_ms") / 1000, 0.0)
+    )
     costs: dict[str, Any] = {
-        "gateway_cpu_s": 2 * per,
-        "gateway_cached_cpu_s": per,
+        # A request's arrival is charged the cached part, a search's result the rest.
+        "gateway_cpu_s": gw_each + gw_task,
+        "gateway_cached_cpu_s": gw_each,
         "search_cpu_s": base["workers_cpu_s"] / tasks,
         "search_commands": max(0.0, (base["cache_commands"] - p("gateway_cache_commands") * ev) / tasks),
         "gateway_commands": p("gateway_cache_commands"),
         "broker_commands": base["broker_commands"] / tasks,
-        "client_cpu_s": base.get("client_cpu_s", p("load_client_cpu_ms") / 1000 * ev) / ev,
+        "client_cpu_s": cl_each,
+        "client_task_cpu_s": cl_task,
     }
     if base.get("cache_cpu_s") and base.get("broker_cpu_s"):
         costs["redis_cmd_s"] = base["cache_cpu_s"] / base["cache_commands"]
@@ -751,6 +799,7 @@ def check(
     exact: bool = True,
     cores: str = "shared",
     seeds: int = 8,
+    probe_pace: bool = False,
 ) -> list[dict[str, Any]]:
     """Simulates each measured run of ``bench/capacity_check.py``: two workers, one gateway, one
     cache Redis, one broker and the load generator, all on the run's machine. The costs come from
@@ -760,9 +809,12 @@ def check(
 
     ``cores``: ``shared`` (the model): the machine's cores are shared by all those processes, as
     the kernel shares them, beside the other users' runnable processes that the probe before the
-    run found (``core_share``: two busy loops each got that share of a core), each cost moved by
-    how much faster the probe found the cores than before the calibration run, when both runs
-    recorded it (``probe_rate``). ``probe`` and
+    run found (``core_share``: two busy loops each got that share of a core). ``probe_pace``:
+    each cost moved by how much faster the probe found the cores than before the calibration
+    run, when both runs recorded it (``probe_rate``); off by default, as the probe's speed does
+    not follow the stack's costs (the 2026-11-29 second quiet set: the probe found the
+    calibration run's cores 1.19-1.23x faster, its workers used 6-9 % more CPU per task, not
+    less). ``probe`` and
     ``in-run``: each server on a core of its own at the share a worker got in the calibration run
     (moved by the probe's ratio), or at the share the run's own workers had.
 
@@ -778,7 +830,11 @@ def check(
         if cores == "shared":
             n = r.get("cores", MACHINE_CORES)
             # A run whose probe found the cores faster or slower than the calibration run's.
-            pace = base["probe_rate"] / r["probe_rate"] if "probe_rate" in base and "probe_rate" in r else 1.0
+            pace = (
+                base["probe_rate"] / r["probe_rate"]
+                if probe_pace and "probe_rate" in base and "probe_rate" in r
+                else 1.0
+            )
             cfg = Config(
                 worker_cores=r["workers"],
                 machine_cores=n,
@@ -794,7 +850,7 @@ def check(
                     if cores == "in-run"
                     else share * r["core_share"] / base["core_share"]
                 ),
-                **{**costs, "client_cpu_s": 0.0},
+                **{**costs, "client_cpu_s": 0.0, "client_task_cpu_s": 0.0},
             )
         seqs = load_sequences(r["games"], r["moves"]) if exact else None
         runs = [
@@ -862,6 +918,11 @@ def main() -> None:
         "its own core at the probe's share or at the share the run's workers had",
     )
     a_chk.add_argument("--seeds", type=int, default=8, help="simulations per run, their means")
+    a_chk.add_argument(
+        "--probe-pace",
+        action="store_true",
+        help="move each cost by the probe's speed against the calibration run's (not followed by the costs)",
+    )
     a_chk.add_argument("--set", type=int, default=None, help="only the rows of this set (a file of several)")
     a_size = sub.add_parser("size", help="the sizing table")
     a_size.add_argument("--games", default="10000,100000,1000000")
@@ -880,7 +941,10 @@ def main() -> None:
         with open(a.file) as f:
             rows = [json.loads(line) for line in f if line.strip()]
         rows = [r for r in rows if a.set is None or r.get("set") == a.set]
-        for r in check(rows, a.calibrate, exact=not a.branching, cores=a.cores, seeds=a.seeds):
+        runs = check(
+            rows, a.calibrate, exact=not a.branching, cores=a.cores, seeds=a.seeds, probe_pace=a.probe_pace
+        )
+        for r in runs:
             print(json.dumps(r))
     else:
         if a.board:

@@ -201,3 +201,31 @@ def test_calibration_charges_each_process_its_measured_cpu(cs: ModuleType) -> No
     assert cache * c["redis_cmd_s"] == pytest.approx(base["cache_cpu_s"])
     assert tasks * c["broker_commands"] * c["broker_cmd_s"] == pytest.approx(base["broker_cpu_s"])
     assert c["client_cpu_s"] == pytest.approx(cs.p("load_client_cpu_ms") / 1000)
+
+
+def test_gateway_and_client_are_charged_per_evaluation_and_per_task(cs: ModuleType) -> None:
+    """The gateway and the load generator are charged the measured cost of an evaluation that does
+    not search for every evaluation and the rest of their CPU in the calibration run per search
+    task: the calibration adds up to the run's CPU, and a simulated load whose games share their
+    positions costs them less than one whose games do not, by the tasks it saves."""
+    text = (ROOT / "bench" / "capacity-runs" / "2026-11-29-quiet-2.jsonl").read_text()
+    base = json.loads(text.splitlines()[0])
+    c = cs.calibration(base)
+    ev, tasks = base["evaluations"], base["gateway_stats"]["tasks_sent"]
+    each, task = c["gateway_cached_cpu_s"], c["gateway_cpu_s"] - c["gateway_cached_cpu_s"]
+    assert each == pytest.approx(cs.p("gateway_cpu_ms_cached") / 1000)
+    assert ev * each + tasks * task == pytest.approx(base["gateway_cpu_s"])
+    assert c["client_cpu_s"] == pytest.approx(cs.p("load_client_cpu_ms") / 1000)
+    assert ev * c["client_cpu_s"] + tasks * c["client_task_cpu_s"] == pytest.approx(base["client_cpu_s"])
+    assert task > 5 * each  # a search costs the gateway far more than a request
+    cfg = cs.Config(machine_cores=2.0, **c)
+    games, plies = 40, 4
+    shared = cs.closed_load(cfg, games, plies - 1, sequences=[[("s", i) for i in range(plies)]] * games)
+    own = cs.closed_load(
+        cfg, games, plies - 1, sequences=[[(g, i) for i in range(plies)] for g in range(games)]
+    )
+    assert (shared.searches, own.searches) == (plies, games * plies)
+    for r in (shared, own):
+        assert r.cpu_s["gateway"] == pytest.approx(games * plies * each + r.searches * task)
+        client = games * plies * c["client_cpu_s"] + r.searches * c["client_task_cpu_s"]
+        assert r.cpu_s["client"] == pytest.approx(client)
