@@ -328,15 +328,15 @@ def _tally(result: SoakResult, clients: dict[str, _Lines], t0: float) -> None:
 
 def _logged_about(lab: Lab, job_ids: list[str], per_job: int = 20) -> list[str]:
     """What the hosts' logs say of each job (a lost job's trail: who ran it, paused it, lost it)."""
-    out: list[str] = []
-    for job_id in job_ids:
-        found = 0
-        for path in sorted(lab.data_dir.glob("*/*.log")):
-            for line in path.read_text(errors="replace").splitlines():
-                if job_id in line and found < per_job:
-                    out.append(f"{path.parent.name}/{path.stem}: {line[:300]}")
-                    found += 1
-    return out
+    if not job_ids:
+        return []
+    found: dict[str, list[str]] = {job_id: [] for job_id in job_ids}
+    for path in sorted(lab.data_dir.glob("*/*.log")):  # each log read once, whatever the jobs
+        for line in path.read_text(errors="replace").splitlines():
+            for job_id, lines in found.items():
+                if job_id in line and len(lines) < per_job:
+                    lines.append(f"{path.parent.name}/{path.stem}: {line[:300]}")
+    return [line for lines in found.values() for line in lines]
 
 
 def _stored(lab: Lab, job_ids: list[str]) -> dict[str, Any]:
