@@ -137,17 +137,22 @@ class Lab:
 
     # --- processes ------------------------------------------------------------------------------
 
+    def _env(self, proc: layout.Process, env: dict[str, str] | None) -> dict[str, str]:
+        """A process's environment (and its health probe's): the lab's, the process's, ``env``."""
+        return {**_base_env(), **self.extra_env, **proc.env, **(env or {})}
+
     def _start(self, host: str, proc: layout.Process, env: dict[str, str] | None = None) -> Running:
         log_path = self.data_dir / host / f"{proc.role}.log"
         offset = log_path.stat().st_size if log_path.exists() else 0
         log = open(log_path, "ab")  # closed by down() or restart()
-        env = {**_base_env(), **self.extra_env, **proc.env, **(env or {})}
-        popen = self.net.spawn(host, proc.argv, env, log=log, cwd=self.data_dir / host)
+        popen = self.net.spawn(host, proc.argv, self._env(proc, env), log=log, cwd=self.data_dir / host)
         run = Running(proc, popen, log_path, log, offset)
         self.running.setdefault(host, []).append(run)
         return run
 
-    def _wait_ready(self, host: str, proc: layout.Process, deadline: float) -> None:
+    def _wait_ready(
+        self, host: str, proc: layout.Process, deadline: float, env: dict[str, str] | None = None
+    ) -> None:
         run = next(r for r in self.running[host] if r.spec is proc)
         if proc.role in ("redis", "sentinel"):
             port = layout.SENTINEL_PORT if proc.role == "sentinel" else 6379
@@ -155,7 +160,7 @@ class Lab:
                 f"{host}'s {proc.role}", lambda: self.redis_ping(host, port), deadline, self, alive=run.popen
             )
         elif proc.health is not None:
-            env = {**_base_env(), **self.extra_env, **proc.env}
+            probe_env = self._env(proc, env)
             health = proc.health
 
             def healthy() -> bool:
@@ -163,7 +168,7 @@ class Lab:
                 # failing one: the start timeout, not the probe's, decides when to give up.
                 left = max(1.0, min(10.0, deadline - time.monotonic()))
                 try:
-                    return self.net.run(host, health, env, timeout=left).returncode == 0
+                    return self.net.run(host, health, probe_env, timeout=left).returncode == 0
                 except subprocess.TimeoutExpired:
                     return False
 
@@ -204,7 +209,7 @@ class Lab:
         for proc in self.plan.processes[host]:
             self._start(host, proc, env)
         for proc in self.plan.processes[host]:
-            self._wait_ready(host, proc, deadline)
+            self._wait_ready(host, proc, deadline, env)
 
     # --- faults ---------------------------------------------------------------------------------
 
